@@ -1,0 +1,54 @@
+"""`gpuplan`: the command line for every surface.
+
+Each subcommand lives in its own module with `add_arguments(parser)` and `run(args) -> int`, imported
+only when that subcommand runs, so `gpuplan ask` never pays for slack-bolt or discord.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "ask": ("adapters.console.ask", "answer one question in the terminal"),
+    "chat": ("adapters.console.chat", "a conversation, one message per line; threads persist"),
+    "parse": ("adapters.console.parse_cmd", "print the JobSpec read from free text"),
+    "estimate": ("adapters.console.estimate", "plan JobSpec JSON (--spec FILE|- or --jsonl)"),
+    "render": ("adapters.console.render_cmd", "print the exact Slack or Discord payload"),
+    "serve": ("adapters.serve", "run the Slack or Discord bot"),
+    "discord-commands": ("adapters.discord.commands_cmd", "print the synced command JSON"),
+    "bench": ("adapters.console.bench_cmd", "parse + plan throughput and latency in-process"),
+}
+
+
+def _usage() -> str:
+    lines = ["usage: gpuplan COMMAND [ARGS]", "", "commands:"]
+    lines += [f"  {name:<18}{about}" for name, (_, about) in SUBCOMMANDS.items()]
+    lines += ["", 'example: gpuplan ask "13B QLoRA, 4k ctx, 20M tokens x3"']
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(_usage())
+        return 0
+    name, rest = args[0], args[1:]
+    if name not in SUBCOMMANDS:
+        print(f"gpuplan: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    module_path, about = SUBCOMMANDS[name]
+    module = importlib.import_module(module_path)
+    parser = argparse.ArgumentParser(prog=f"gpuplan {name}", description=about)
+    module.add_arguments(parser)
+    try:
+        return int(module.run(parser.parse_args(rest)) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

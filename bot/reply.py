@@ -1,0 +1,60 @@
+"""The platform-neutral reply document every surface renders. Renderers compute nothing.
+
+All text here is plain (no markup); strings that came from the user are marked so renderers know
+to escape them, but every renderer escapes every string anyway.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+ReplyKind = Literal["plan", "clarify", "error", "help", "rate_limited"]
+
+
+class MemoryLine(BaseModel):
+    component: str
+    gib: float
+
+
+class CardRow(BaseModel):
+    """One line of the card table: a card × count and how the job fares on it."""
+
+    gpu_name: str
+    count: int
+    verdict: Literal["fits", "tight", "no"]
+    headroom_gib: float
+    hours: float | None
+    cost_usd: float | None
+    cost_usd_median: float | None
+    usd_per_hour: float | None
+    highlight: str | None = None  # "cheapest", "fastest", "requested", …
+
+
+class WhatIf(BaseModel):
+    """A button: pressing it sends `text` to the thread as a follow-up."""
+
+    id: str  # stable, for persistent views / action ids
+    label: str
+    text: str
+
+
+class Reply(BaseModel):
+    kind: ReplyKind
+    title: str
+    verdict: str = ""
+    required_gib: float | None = None
+    range_gib: tuple[float, float] | None = None
+    memory: list[MemoryLine] = []
+    table: list[CardRow] = []
+    recommendation: list[str] = []
+    suggestions: list[str] = []
+    changes: list[str] = []
+    assumptions: list[str] = []
+    warnings: list[str] = []
+    price_date: str | None = None
+    followups: list[str] = []
+    whatifs: list[WhatIf] = []
+    has_chart: bool = False
+    body: str = ""  # free text for help / clarify / error replies

@@ -1,0 +1,26 @@
+"""ParseResult: what `planner.parse` read from free text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from planner.spec import JobSpec
+
+
+class ParseResult(BaseModel):
+    """`fields` holds only what the text said (JobSpec field names), so a follow-up can patch a job.
+
+    `spec` is the job when the text names enough to plan (a model or a size); otherwise `clarify`
+    asks for what is missing, with an example. `alternatives` holds the other jobs of a comparison
+    ("7B/13B", "4090 vs H100"), `spec` being the first.
+    """
+
+    spec: JobSpec | None = None
+    fields: dict[str, Any] = {}
+    assumptions: list[str] = []
+    unread: list[str] = []
+    clarify: str | None = None
+    alternatives: list[JobSpec] = []
+    error: str | None = None

@@ -1,0 +1,115 @@
+"""Plan: what the planner answers for one JobSpec. Its JSON field names are a public interface."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from planner.spec import JobSpec
+
+Verdict = Literal["fits", "tight", "no"]
+
+
+class MemoryBreakdown(BaseModel):
+    """Per-GPU bytes by component, in GiB; they sum to `peak_allocated_gib` plus `overhead`."""
+
+    weights: float
+    adapter: float
+    gradients: float
+    optimizer: float
+    activations: float
+    logits: float
+    overhead: float
+
+
+class MemoryEstimate(BaseModel):
+    """Per-GPU memory for the job at `num_gpus` GPUs with `sharding`."""
+
+    num_gpus: int
+    sharding: str
+    peak_allocated_gib: float = Field(description="≈ torch.cuda.max_memory_allocated")
+    peak_reserved_gib: float = Field(
+        description="≈ torch.cuda.max_memory_reserved (allocator pool)"
+    )
+    required_gib: float = Field(description="≈ nvidia-smi: what the card must hold")
+    range_gib: tuple[float, float] = Field(description="[low, high] of required_gib")
+    breakdown_gib: MemoryBreakdown
+
+
+class ModelInfo(BaseModel):
+    """The architecture the plan used, so a reader sees what '13B' was taken to mean."""
+
+    key: str
+    name: str
+    hf_id: str | None = None
+    params_b: float
+    active_params_b: float | None = None
+    num_layers: int
+    hidden_size: int
+    vocab_size: int
+    max_context: int | None = None
+    source: str
+
+
+class Option(BaseModel):
+    """One card × count the job could run on."""
+
+    gpu: str = Field(description="catalog key")
+    gpu_name: str
+    count: int
+    sharding: str
+    verdict: Verdict
+    required_gib: float = Field(description="per GPU, at this count and sharding")
+    usable_gib: float = Field(description="per GPU, as nvidia-smi reports")
+    headroom_gib: float
+    tokens_per_s: float | None
+    hours: float | None = Field(description="total wall-clock hours, overhead included")
+    overhead_hours: float | None
+    usd_per_hour: float | None = Field(description="cheapest price per GPU-hour")
+    cost_usd: float | None = Field(description="hours × cheapest price × count")
+    cost_usd_median: float | None
+    price_source: str | None
+    price_date: str | None
+
+
+class Recommendation(BaseModel):
+    cheapest: Option | None = None
+    fastest: Option | None = None
+    best_value: Option | None = None
+    within_budget: Option | None = None
+    meets_deadline: Option | None = None
+    summary: str = ""
+
+
+class Suggestion(BaseModel):
+    """A concrete change to the job and its effect, e.g. gradient checkpointing 31 → 19 GiB."""
+
+    change: str = Field(description="plain-language change and its effect")
+    patch: dict[str, object] = Field(description="JobSpec fields to set for this change")
+    required_gib_before: float
+    required_gib_after: float
+    hours_change_pct: float | None = None
+    cheapest_option: Option | None = None
+
+
+class AfterTraining(BaseModel):
+    adapter_mb: float | None
+    merged_model_gib: float
+    serve_bf16_gib: float
+    serve_4bit_gib: float
+    notes: list[str] = []
+
+
+class Plan(BaseModel):
+    spec: JobSpec = Field(description="the job as planned, every default filled in")
+    model: ModelInfo
+    assumptions: list[str] = []
+    warnings: list[str] = []
+    memory: MemoryEstimate
+    options: list[Option] = []
+    requested: Option | None = None
+    recommendation: Recommendation = Recommendation()
+    suggestions: list[Suggestion] = []
+    after_training: AfterTraining | None = None
+    price_date: str | None = None

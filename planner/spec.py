@@ -1,0 +1,113 @@
+"""JobSpec: the fine-tuning job a user describes. Its JSON field names are a public interface.
+
+Every field but `method` is optional: the planner fills what is missing the way most people run
+(see `planner.defaults`) and records each choice as a plain-language assumption.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Method(StrEnum):
+    full = "full"
+    lora = "lora"
+    qlora = "qlora"
+
+
+class Quant(StrEnum):
+    nf4 = "nf4"
+    int8 = "int8"
+    int4 = "int4"
+
+
+class Precision(StrEnum):
+    bf16_mixed = "bf16-mixed"
+    bf16 = "bf16"
+    fp16_mixed = "fp16-mixed"
+    fp32 = "fp32"
+
+
+class Optimizer(StrEnum):
+    adamw = "adamw"
+    adamw_8bit = "adamw_8bit"
+    paged_adamw = "paged_adamw"
+    paged_adamw_8bit = "paged_adamw_8bit"
+    sgd = "sgd"
+    adafactor = "adafactor"
+
+
+class LoraTarget(StrEnum):
+    q = "q"
+    k = "k"
+    v = "v"
+    o = "o"
+    gate = "gate"
+    up = "up"
+    down = "down"
+
+
+class Sharding(StrEnum):
+    none = "none"
+    ddp = "ddp"
+    fsdp = "fsdp"
+    zero2 = "zero2"
+    zero3 = "zero3"
+    device_map = "device_map"
+
+
+class Framework(StrEnum):
+    hf = "hf"
+    unsloth = "unsloth"
+    torchtune = "torchtune"
+    litgpt = "litgpt"
+    axolotl = "axolotl"
+    llama_factory = "llama-factory"
+    ms_swift = "ms-swift"
+
+
+ALL_LINEAR: Literal["all-linear"] = "all-linear"
+
+# Upper bounds reject typos and hostile numbers with a message naming the field, not a crash deep in
+# the arithmetic; each is far beyond any real job.
+MAX_PARAMS_B = 5_000.0
+MAX_SEQ_LEN = 10_000_000
+MAX_MICRO_BATCH = 65_536
+MAX_GPUS = 100_000
+MAX_TOKENS = 1e16
+
+
+class JobSpec(BaseModel):
+    """One fine-tuning job. `None` means "not said": the planner picks and states a default."""
+
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False, use_enum_values=False)
+
+    model: str | None = Field(None, max_length=200, description="HF id, alias or loose name")
+    params_b: float | None = Field(None, gt=0, le=MAX_PARAMS_B, description="parameters, billions")
+    method: Method
+    quant: Quant | None = None
+    precision: Precision | None = None
+    optimizer: Optimizer | None = None
+    lora_rank: int | None = Field(None, ge=1, le=65_536)
+    lora_alpha: float | None = Field(None, gt=0, le=1e6)
+    lora_targets: list[LoraTarget] | Literal["all-linear"] | None = None
+    seq_len: int | None = Field(None, ge=1, le=MAX_SEQ_LEN)
+    micro_batch: int | None = Field(None, ge=1, le=MAX_MICRO_BATCH)
+    grad_accum: int | None = Field(None, ge=1, le=1_000_000)
+    gradient_checkpointing: bool | None = None
+    flash_attention: bool | None = None
+    packing: bool | None = None
+    num_gpus: int | None = Field(None, ge=1, le=MAX_GPUS)
+    sharding: Sharding | None = None
+    cpu_offload: bool | None = None
+    framework: Framework | None = None
+    gpu: str | None = Field(None, max_length=200, description="card name, loosely written")
+    gpu_vram_gb: float | None = Field(None, gt=0, le=10_000)
+    dataset_tokens: float | None = Field(None, ge=0, le=MAX_TOKENS)
+    epochs: float | None = Field(None, gt=0, le=100_000)
+    tokens_per_s: float | None = Field(None, gt=0, le=1e9, description="the user's measured figure")
+    budget_usd: float | None = Field(None, ge=0, le=1e9)
+    deadline_hours: float | None = Field(None, gt=0, le=1e6)
