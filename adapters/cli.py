@@ -1,6 +1,7 @@
 """`gpuplan`: the command line for every surface.
 
-Each subcommand lives in its own module with `add_arguments(parser)` and `run(args) -> int`, imported
+Each subcommand lives in its own module with `add_arguments(parser)` and `run(args) -> int`,
+imported
 only when that subcommand runs, so `gpuplan ask` never pays for slack-bolt or discord.py.
 """
 

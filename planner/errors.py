@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class PlanningError(ValueError):
-    """A job that cannot be planned as given. `field` names the JobSpec field at fault, if one is."""
+    """A job that cannot be planned as given; `field` names the JobSpec field at fault."""
 
     def __init__(self, message: str, field: str | None = None) -> None:
         super().__init__(message)
