@@ -32,7 +32,7 @@ WRITER = textwrap.dedent(
 )
 
 
-def test_thread_survives_kill_9_mid_write(tmp_path: Path) -> None:
+def test_thread_survives_kill_9_mid_write(tmp_path: Path, monkeypatch) -> None:
     env = {**os.environ, "GPUPLAN_STATE_DIR": str(tmp_path)}
     writer = subprocess.Popen(
         [sys.executable, "-c", WRITER],
@@ -52,7 +52,7 @@ def test_thread_survives_kill_9_mid_write(tmp_path: Path) -> None:
         with sqlite3.connect(database) as connection:
             assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
-    os.environ["GPUPLAN_STATE_DIR"] = str(tmp_path)
+    monkeypatch.setenv("GPUPLAN_STATE_DIR", str(tmp_path))
     reply = Conversation().handle(
         ThreadKey(platform="test", channel="c", thread="durable"), "what if 8k ctx?"
     )
