@@ -1,0 +1,124 @@
+"""The Discord bot: slash command, mentions that open a thread per job, re-plans inside threads.
+
+Every message goes out with AllowedMentions.none(), so text echoed from a question never pings.
+Planning runs in a worker thread (`Conversation.handle` is sync) so the event loop stays free to
+acknowledge other interactions within Discord's 3 s deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import Any, Protocol
+
+import discord
+
+from adapters.discord import deliver, limits
+from adapters.discord.commands import build_tree
+from adapters.discord.keys import key_for_interaction, key_for_message
+from adapters.discord.views import WhatIfButton
+from bot.reply import Reply
+from bot.threads import ThreadKey
+
+log = logging.getLogger(__name__)
+
+# The interaction token dies after 15 minutes; give up planning early enough to still say so.
+PLAN_TIMEOUT_S = limits.INTERACTION_TOKEN_TTL_S - 60
+
+
+class Handles(Protocol):
+    def handle(self, key: ThreadKey, text: str, user: str = "") -> Reply: ...
+
+
+class GpuplanClient(discord.AutoShardedClient):
+    def __init__(
+        self,
+        conversation: Handles,
+        *,
+        message_content: bool = False,
+        sync_guild_id: int | None = None,
+        **options: Any,
+    ) -> None:
+        intents = discord.Intents.default()
+        # Privileged: without it, thread replies that do not mention the bot arrive blank.
+        intents.message_content = message_content
+        super().__init__(
+            intents=intents, allowed_mentions=discord.AllowedMentions.none(), **options
+        )
+        self.conversation = conversation
+        self.sync_guild_id = sync_guild_id
+        self.tree = build_tree(self)
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(WhatIfButton)
+        # One process syncs the commands; the others (later shards) leave it alone.
+        if self.shard_ids and 0 not in self.shard_ids:
+            return
+        if self.sync_guild_id is None:
+            await self.tree.sync()
+            return
+        guild = discord.Object(id=self.sync_guild_id)
+        self.tree.copy_global_to(guild=guild)
+        await self.tree.sync(guild=guild)
+
+    async def plan(self, key: ThreadKey, text: str, user: str) -> Reply:
+        """The conversation's answer; a crash or a hang becomes a short error reply."""
+        try:
+            return await asyncio.wait_for(
+                asyncio.to_thread(self.conversation.handle, key, text, user), PLAN_TIMEOUT_S
+            )
+        except TimeoutError:
+            return _error_reply("That took too long to plan. Try a simpler question.")
+        except Exception:
+            log.exception("planning failed for %s", key)
+            return _error_reply("Something went wrong while planning that. Try rephrasing it.")
+
+    async def answer(self, interaction: discord.Interaction, text: str, *, ephemeral: bool) -> None:
+        """Defer first (the 3 s deadline), then plan, then fill in the answer."""
+        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+        reply = await self.plan(key_for_interaction(interaction), text, str(interaction.user.id))
+        await deliver.to_interaction(interaction, reply, ephemeral=ephemeral)
+
+    async def on_message(self, message: discord.Message) -> None:
+        me = self.user
+        if me is None or message.author.bot:
+            return
+        channel = message.channel
+        in_own_thread = isinstance(channel, discord.Thread) and channel.owner_id == me.id
+        mentioned = me in message.mentions
+        if not (mentioned or in_own_thread or message.guild is None):
+            return
+        text = _without_mention(message.content, me.id)
+        if not text:
+            if not mentioned:  # blank: a thread reply seen without the message_content intent
+                return
+            text = "help"
+        key = key_for_message(message)
+        target, reference = await _job_thread(message, text)
+        async with target.typing():
+            reply = await self.plan(key, text, str(message.author.id))
+        await deliver.to_channel(target, reply, reference=reference)
+
+
+async def _job_thread(
+    message: discord.Message, text: str
+) -> tuple[discord.abc.Messageable, discord.Message | None]:
+    """Where to answer: a new thread on a channel mention, else in place as a reply."""
+    if not isinstance(message.channel, discord.TextChannel):
+        return message.channel, None
+    name = f"gpuplan: {' '.join(text.split())}"[: limits.THREAD_NAME]
+    try:
+        # The thread shares the message's id, which is the root of this job's ThreadKey.
+        return await message.create_thread(name=name, auto_archive_duration=1440), None
+    except discord.HTTPException:
+        log.warning("could not open a thread in channel %s; replying in place", message.channel.id)
+        return message.channel, message
+
+
+def _without_mention(content: str, user_id: int) -> str:
+    return " ".join(re.sub(rf"<@!?{user_id}>", " ", content).split())
+
+
+def _error_reply(body: str) -> Reply:
+    return Reply(kind="error", title="gpuplan could not answer", body=body)

@@ -1,0 +1,118 @@
+"""`gpuplan serve discord`: run the Discord bot over the Gateway.
+
+Environment: DISCORD_TOKEN (required, never logged), DISCORD_GUILD_ID (sync commands to one
+guild instantly, for testing), DISCORD_SHARD_COUNT and DISCORD_SHARD_IDS (e.g. "0-3" or "4,5": run
+a large bot as several processes), GPUPLAN_DISCORD_MESSAGE_CONTENT=1 (the privileged intent that
+lets plain thread replies re-plan without a mention).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+class SettingsError(ValueError):
+    """An environment variable that is missing or malformed; the message says which and how."""
+
+
+@dataclass(frozen=True)
+class DiscordSettings:
+    token: str
+    sync_guild_id: int | None
+    shard_count: int | None
+    shard_ids: list[int] | None
+    message_content: bool
+
+    def __repr__(self) -> str:  # the token must never reach a log line
+        return (
+            f"DiscordSettings(sync_guild_id={self.sync_guild_id}, shard_count={self.shard_count},"
+            f" shard_ids={self.shard_ids}, message_content={self.message_content})"
+        )
+
+
+def settings_from_env(env: Mapping[str, str]) -> DiscordSettings:
+    token = env.get("DISCORD_TOKEN", "").strip()
+    if not token:
+        raise SettingsError(
+            "DISCORD_TOKEN is not set: copy the bot token from the Developer Portal "
+            "(your application → Bot → Reset Token) into the environment."
+        )
+    shard_count = _int(env, "DISCORD_SHARD_COUNT", minimum=1)
+    shard_ids = _shard_ids(env.get("DISCORD_SHARD_IDS", ""), shard_count)
+    return DiscordSettings(
+        token=token,
+        sync_guild_id=_int(env, "DISCORD_GUILD_ID", minimum=1),
+        shard_count=shard_count,
+        shard_ids=shard_ids,
+        message_content=env.get("GPUPLAN_DISCORD_MESSAGE_CONTENT", "").strip() in ("1", "true"),
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = __doc__.splitlines()[0] if __doc__ else None
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        settings = settings_from_env(os.environ)
+    except SettingsError as error:
+        print(f"gpuplan serve discord: {error}", file=sys.stderr)
+        return 2
+    import discord
+
+    from adapters.discord.client import GpuplanClient
+    from bot.conversation import Conversation
+
+    client = GpuplanClient(
+        Conversation(),
+        message_content=settings.message_content,
+        sync_guild_id=settings.sync_guild_id,
+        shard_count=settings.shard_count,
+        shard_ids=settings.shard_ids,
+    )
+    try:
+        client.run(settings.token, root_logger=True)
+    except discord.LoginFailure:
+        print("gpuplan serve discord: Discord rejected DISCORD_TOKEN (reset it?)", file=sys.stderr)
+        return 1
+    except discord.PrivilegedIntentsRequired:
+        print(
+            "gpuplan serve discord: enable the Message Content intent in the Developer Portal "
+            "(Bot → Privileged Gateway Intents) or unset GPUPLAN_DISCORD_MESSAGE_CONTENT.",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _int(env: Mapping[str, str], name: str, *, minimum: int) -> int | None:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < minimum:
+        raise SettingsError(f"{name} must be a whole number ≥ {minimum}, not {raw!r}.")
+    return int(raw)
+
+
+def _shard_ids(raw: str, shard_count: int | None) -> list[int] | None:
+    """ "0-3" or "4,5,7" → ids, each below DISCORD_SHARD_COUNT (which they require)."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    if shard_count is None:
+        raise SettingsError("DISCORD_SHARD_IDS needs DISCORD_SHARD_COUNT (the total shard count).")
+    ids: list[int] = []
+    for part in raw.split(","):
+        low, _, high = part.strip().partition("-")
+        if not low.isdigit() or (high and not high.isdigit()):
+            raise SettingsError(f"DISCORD_SHARD_IDS must look like '0-3' or '4,5', not {raw!r}.")
+        ids += range(int(low), int(high or low) + 1)
+    if any(i >= shard_count for i in ids) or len(set(ids)) != len(ids):
+        raise SettingsError(
+            f"DISCORD_SHARD_IDS must be distinct ids below DISCORD_SHARD_COUNT={shard_count}."
+        )
+    return ids
