@@ -1,0 +1,154 @@
+"""What changed between two plans of a thread: the job, memory, verdicts, time and cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot import format as fmt
+from planner.plan import Option, Plan
+
+# How a JobSpec field reads in a sentence; fields not listed read as their own name.
+FIELD_LABELS: dict[str, str] = {
+    "model": "model",
+    "params_b": "parameters (B)",
+    "method": "method",
+    "quant": "quantization",
+    "seq_len": "context",
+    "micro_batch": "micro-batch",
+    "grad_accum": "gradient accumulation",
+    "gradient_checkpointing": "gradient checkpointing",
+    "flash_attention": "flash attention",
+    "num_gpus": "GPUs",
+    "gpu": "card",
+    "gpu_vram_gb": "card memory (GB)",
+    "dataset_tokens": "dataset tokens",
+    "lora_rank": "LoRA rank",
+    "lora_alpha": "LoRA alpha",
+    "lora_targets": "LoRA targets",
+    "cpu_offload": "CPU offload",
+    "budget_usd": "budget ($)",
+    "deadline_hours": "deadline (h)",
+    "tokens_per_s": "measured tokens/s",
+}
+MAX_FLIP_LINES = 4
+
+
+@dataclass(frozen=True)
+class VerdictFlip:
+    gpu_name: str
+    count: int
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class PlanChanges:
+    spec: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    required_gib: tuple[float, float] | None = None
+    flips: list[VerdictFlip] = field(default_factory=list)
+    headline: tuple[str, Option | None, Option | None] | None = None  # (label, before, after)
+
+    def lines(self) -> list[str]:
+        """Plain sentences, e.g. "context: 4096 → 8192"; raw values so a reader can search them."""
+        out = [
+            f"{FIELD_LABELS.get(name, name)}: {_value(before)} → {_value(after)}"
+            for name, (before, after) in self.spec.items()
+        ]
+        if self.required_gib is not None:
+            before_gib, after_gib = self.required_gib
+            out.append(
+                f"memory per GPU: {fmt.gib(before_gib)} → {fmt.gib(after_gib)} "
+                f"({fmt.signed(after_gib - before_gib, 'GiB')})"
+            )
+        out += [
+            f"{fmt.card(flip.gpu_name, flip.count)}: {flip.before} → {flip.after}"
+            for flip in self.flips[:MAX_FLIP_LINES]
+        ]
+        if len(self.flips) > MAX_FLIP_LINES:
+            out.append(f"…and {len(self.flips) - MAX_FLIP_LINES} more cards changed verdict")
+        if self.headline is not None:
+            out.append(_headline_line(*self.headline))
+        return out
+
+
+def diff_plans(before: Plan, after: Plan) -> PlanChanges:
+    before_spec = before.spec.model_dump(mode="json")
+    after_spec = after.spec.model_dump(mode="json")
+    spec = {
+        name: (before_spec.get(name), value)
+        for name, value in after_spec.items()
+        if before_spec.get(name) != value
+    }
+    memory = (before.memory.required_gib, after.memory.required_gib)
+    before_options = {(o.gpu, o.count): o for o in before.options}
+    flips = [
+        VerdictFlip(option.gpu_name, option.count, old.verdict, option.verdict)
+        for option in after.options
+        if (old := before_options.get((option.gpu, option.count))) is not None
+        and old.verdict != option.verdict
+    ]
+    return PlanChanges(
+        spec=spec,
+        required_gib=memory if abs(memory[1] - memory[0]) >= 0.05 else None,
+        flips=flips,
+        headline=_headline(before, after),
+    )
+
+
+def _headline(before: Plan, after: Plan) -> tuple[str, Option | None, Option | None] | None:
+    """The option whose time and cost a reader follows: the card they named, else the cheapest."""
+    if before.requested is not None and after.requested is not None:
+        pair = ("your card", before.requested, after.requested)
+    else:
+        pair = ("cheapest", before.recommendation.cheapest, after.recommendation.cheapest)
+    label, old, new = pair
+    if old is None and new is None:
+        return None
+    if old is not None and new is not None and _same_outcome(old, new):
+        return None
+    return label, old, new
+
+
+def _same_outcome(old: Option, new: Option) -> bool:
+    return (old.gpu, old.count, old.hours, old.cost_usd) == (
+        new.gpu,
+        new.count,
+        new.hours,
+        new.cost_usd,
+    )
+
+
+def _headline_line(label: str, old: Option | None, new: Option | None) -> str:
+    def where(option: Option | None) -> str:
+        return fmt.card(option.gpu_name, option.count) if option else "none fits"
+
+    parts = [f"{label}: {where(old)}" + (f" → {where(new)}" if _card(old) != _card(new) else "")]
+    if old is not None and new is not None:
+        if old.hours is not None and new.hours is not None:
+            parts.append(
+                f"{fmt.hours(old.hours)} → {fmt.hours(new.hours)} "
+                f"({fmt.signed(new.hours - old.hours, 'h')})"
+            )
+        if old.cost_usd is not None and new.cost_usd is not None:
+            parts.append(
+                f"{fmt.usd(old.cost_usd)} → {fmt.usd(new.cost_usd)} "
+                f"({fmt.signed(new.cost_usd - old.cost_usd, '$')})"
+            )
+    return ", ".join(parts)
+
+
+def _card(option: Option | None) -> tuple[str, int] | None:
+    return (option.gpu, option.count) if option else None
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "default"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return str(value)

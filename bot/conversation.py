@@ -1,0 +1,391 @@
+"""The conversation: a question or a follow-up in a thread → a Reply, the same on every surface.
+
+A thread keeps the JobSpec history of what its users said (not the filled-in plan), so a follow-up
+such as "what if 8k ctx?" patches the job and every default is chosen afresh for the new job.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import unicodedata
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from bot.cache import TTLCache
+from bot.changes import FIELD_LABELS, diff_plans
+from bot.followups import (
+    Cheapest,
+    Compare,
+    Help,
+    Intent,
+    Question,
+    Reset,
+    Undo,
+    apply_patch,
+    patch_from_fields,
+    read_intent,
+)
+from bot.ratelimit import RateLimiter, wait_text
+from bot.reply import Reply
+from bot.reply_builder import EXAMPLE, help_reply, message_reply, plan_reply
+from bot.store import SpecJson, SQLiteStore, StateStore
+from bot.threads import ThreadKey
+from planner.errors import PlanningError
+from planner.parse.result import ParseResult
+from planner.plan import Plan
+from planner.spec import JobSpec
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE_CHARS = 4_000
+MAX_HISTORY = 20  # how many steps "undo" can go back
+MAX_SAVE_ATTEMPTS = 5
+MAX_UNREAD_SHOWN = 3
+CACHE_TTL_S = 60.0
+
+PlanFn = Callable[[JobSpec], Plan]
+ParseFn = Callable[[str], ParseResult]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One answer: the Reply, and for the machine-readable forms the plan and what changed."""
+
+    reply: Reply
+    plan: Plan | None = None
+    changes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    turn: Turn
+    history: tuple[SpecJson, ...] | None = None  # the thread's new history; None leaves it as is
+
+
+class Conversation:
+    def __init__(
+        self,
+        store: StateStore | None = None,
+        *,
+        plan_fn: PlanFn | None = None,
+        parse_fn: ParseFn | None = None,
+        rate_limiter: RateLimiter | None = None,
+        limit_rate: bool = True,
+        cache_ttl_s: float = CACHE_TTL_S,
+    ) -> None:
+        self.store = store if store is not None else SQLiteStore()
+        self._plan_fn = plan_fn or _default_plan_fn()
+        self._parse_fn = parse_fn or _default_parse_fn()
+        self._limiter = (rate_limiter or RateLimiter()) if limit_rate else None
+        # Identical jobs within a minute (a repeated question, the "before" side of a follow-up)
+        # are planned once.
+        self._plans: TTLCache[Plan] = TTLCache(ttl_s=cache_ttl_s)
+        self._parses: TTLCache[ParseResult] = TTLCache(ttl_s=cache_ttl_s)
+        self._locks = _KeyLocks()
+
+    def handle(self, key: ThreadKey, text: str, user: str = "") -> Reply:
+        return self.respond(key, text, user).reply
+
+    def respond(self, key: ThreadKey, text: str, user: str = "") -> Turn:
+        """Like `handle`, with the plan and the field changes for machine-readable forms."""
+        try:
+            return self._respond(key, text, user)
+        except Exception:
+            logger.exception("answering a message in %s failed", key)
+            return Turn(
+                message_reply(
+                    "error",
+                    "Something went wrong",
+                    "I could not answer that; the thread's job is unchanged. Please try again.",
+                )
+            )
+
+    def _respond(self, key: ThreadKey, text: str, user: str) -> Turn:
+        text = _clean(text)
+        if not text:
+            return Turn(
+                message_reply(
+                    "clarify",
+                    "What job should I plan?",
+                    f"Describe it in one line, e.g. “{EXAMPLE}”, or say “help”.",
+                )
+            )
+        if len(text) > MAX_MESSAGE_CHARS:
+            return Turn(
+                message_reply(
+                    "error",
+                    "That message is too long",
+                    f"It has {len(text):,} characters; I read up to {MAX_MESSAGE_CHARS:,}. "
+                    f"Send just the job, e.g. “{EXAMPLE}”.",
+                )
+            )
+        if self._limiter is not None:
+            scope = f"{key.platform}/{key.workspace}"
+            wait_s = self._limiter.acquire(
+                f"{scope}/{user}" if user else "", f"{scope}/{key.channel}"
+            )
+            if wait_s > 0:
+                return Turn(
+                    message_reply(
+                        "rate_limited",
+                        "One moment",
+                        f"That is a lot of questions at once. Try again in {wait_text(wait_s)}.",
+                    )
+                )
+        intent = read_intent(text)
+        if isinstance(intent, Help):
+            return Turn(help_reply())
+        thread = str(key)
+        # Follow-ups in one thread take turns here; across processes the store's version check
+        # makes a writer that lost the race answer again from the winner's job.
+        with self._locks.hold(thread):
+            for _ in range(MAX_SAVE_ATTEMPTS):
+                state = self.store.load(thread)
+                outcome = self._answer(state.history, intent)
+                if outcome.history is None or self.store.save(
+                    thread, outcome.history[-MAX_HISTORY:], state.version
+                ):
+                    return outcome.turn
+        return Turn(
+            message_reply(
+                "error", "This thread is busy", "Several answers were racing; please ask again."
+            )
+        )
+
+    def _answer(self, history: Sequence[SpecJson], intent: Intent) -> _Outcome:
+        try:
+            return self._answer_intent(tuple(history), intent)
+        except PlanningError as error:
+            return _Outcome(Turn(message_reply("error", "I can't plan that", error.message)))
+
+    def _answer_intent(self, history: tuple[SpecJson, ...], intent: Intent) -> _Outcome:
+        current = _current_job(history)
+        match intent:
+            case Reset(question=""):
+                return _Outcome(
+                    Turn(
+                        message_reply(
+                            "clarify",
+                            "Started over",
+                            f"This thread has no job now. Ask a new one, e.g. “{EXAMPLE}”.",
+                        )
+                    ),
+                    history=(),
+                )
+            case Reset(question=question):
+                return self._new_question(question)
+            case Question(text=text) if current is None:
+                return self._new_question(text)
+            case _ if current is None:
+                return _no_job_yet()
+            case Undo():
+                return self._undo(history)
+            case Compare(gpus=gpus, gpu_names=names):
+                plan = self._plan(current)
+                note = f"Comparing {' vs '.join(names)} for this job."
+                return _Outcome(Turn(plan_reply(plan, only_gpus=gpus, notes=[note]), plan))
+            case Cheapest(budget_usd=budget_usd):
+                return self._cheapest(history, current, budget_usd)
+            case Question(text=text):
+                return self._followup(history, current, text)
+        raise AssertionError(f"unhandled intent {intent!r}")
+
+    def _new_question(self, text: str) -> _Outcome:
+        result = self._parse(text)
+        if result.spec is None:
+            if result.error:
+                return _Outcome(Turn(message_reply("error", "I can't read that", result.error)))
+            return _Outcome(
+                Turn(
+                    message_reply(
+                        "clarify",
+                        "Which model?",
+                        result.clarify
+                        or f"Tell me the model or its size and the method, e.g. “{EXAMPLE}”.",
+                    )
+                )
+            )
+        plan = self._plan(result.spec)
+        notes = list(result.assumptions)
+        if result.alternatives:
+            notes.append(
+                f"You asked about {len(result.alternatives) + 1} jobs; this is the first. "
+                "Ask about the others one at a time."
+            )
+        reply = plan_reply(plan, notes=notes)
+        reply.warnings += _unread_warnings(result)
+        return _Outcome(Turn(reply, plan), history=(_as_json(result.spec),))
+
+    def _followup(self, history: tuple[SpecJson, ...], current: JobSpec, text: str) -> _Outcome:
+        result = self._parse(text)
+        if result.error:
+            return _Outcome(Turn(message_reply("error", "I can't read that", result.error)))
+        patch = patch_from_fields(result.fields, text)
+        if not patch:
+            return _Outcome(
+                Turn(
+                    message_reply(
+                        "clarify",
+                        "What should change?",
+                        "I could not read a change to this thread's job from that, so it is "
+                        "unchanged. Try “what if 8k ctx?”, “and 2 epochs?”, “on 2x4090?” or "
+                        "“help”; say “new” to start another job.",
+                    )
+                )
+            )
+        return self._patched(history, current, patch, notes=result.assumptions, parsed=result)
+
+    def _cheapest(
+        self, history: tuple[SpecJson, ...], current: JobSpec, budget_usd: float | None
+    ) -> _Outcome:
+        budget_patch: SpecJson = {} if budget_usd is None else {"budget_usd": budget_usd}
+        plan = self._plan(_validated(apply_patch(_as_json(current), budget_patch)))
+        recommendation = plan.recommendation
+        pick = recommendation.within_budget if budget_usd is not None else recommendation.cheapest
+        if pick is None:
+            why = "within that budget" if budget_usd is not None else "with a known price"
+            return _Outcome(
+                Turn(message_reply("clarify", "Nothing cheaper", f"No card fits this job {why}."))
+            )
+        patch = {**budget_patch, "gpu": pick.gpu, "num_gpus": pick.count}
+        return self._patched(history, current, patch, notes=[])
+
+    def _patched(
+        self,
+        history: tuple[SpecJson, ...],
+        current: JobSpec,
+        patch: SpecJson,
+        notes: Sequence[str],
+        parsed: ParseResult | None = None,
+    ) -> _Outcome:
+        try:
+            job = _validated(apply_patch(_as_json(current), patch))
+        except ValidationError as error:
+            return _Outcome(Turn(message_reply("error", "I can't use that", _first_error(error))))
+        before, after = self._plan(current), self._plan(job)
+        changes = diff_plans(before, after)
+        reply = plan_reply(
+            after,
+            changes=changes.lines() or ["Nothing changed: that is the job as it was."],
+            notes=notes,
+        )
+        if parsed is not None:
+            reply.warnings += _unread_warnings(parsed)
+        unchanged = _as_json(job) == _as_json(current)
+        return _Outcome(
+            Turn(reply, after, changes.spec),
+            history=None if unchanged else (*history, _as_json(job)),
+        )
+
+    def _undo(self, history: tuple[SpecJson, ...]) -> _Outcome:
+        if len(history) < 2:
+            return _Outcome(
+                Turn(
+                    message_reply(
+                        "clarify", "Nothing to undo", "This is the thread's first job as asked."
+                    )
+                )
+            )
+        undone, restored = _validated(history[-1]), _validated(history[-2])
+        before, after = self._plan(undone), self._plan(restored)
+        changes = diff_plans(before, after)
+        reply = plan_reply(after, changes=["Undid the last change.", *changes.lines()])
+        return _Outcome(Turn(reply, after, changes.spec), history=history[:-1])
+
+    def _plan(self, job: JobSpec) -> Plan:
+        return self._plans.get_or_compute(job.model_dump_json(), lambda: self._plan_fn(job))
+
+    def _parse(self, text: str) -> ParseResult:
+        return self._parses.get_or_compute(text, lambda: self._parse_fn(text))
+
+
+class _KeyLock:
+    __slots__ = ("__weakref__", "lock")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+
+class _KeyLocks:
+    """One lock per thread key, dropped once no one holds or waits on it."""
+
+    def __init__(self) -> None:
+        self._locks: weakref.WeakValueDictionary[str, _KeyLock] = weakref.WeakValueDictionary()
+        self._guard = threading.Lock()
+
+    @contextmanager
+    def hold(self, key: str) -> Iterator[None]:
+        with self._guard:
+            entry = self._locks.get(key)
+            if entry is None:
+                entry = self._locks[key] = _KeyLock()
+        with entry.lock:
+            yield
+
+
+def _default_plan_fn() -> PlanFn:
+    from planner import make_plan
+
+    return make_plan
+
+
+def _default_parse_fn() -> ParseFn:
+    from planner import parse
+
+    return parse
+
+
+def _clean(text: str) -> str:
+    """Drop control and invisible formatting characters (zero-width, bidi overrides) that only
+    hide what a message says; keep line breaks and tabs."""
+    return "".join(
+        char for char in text if char in "\n\t" or unicodedata.category(char) not in ("Cc", "Cf")
+    ).strip()
+
+
+def _as_json(job: JobSpec) -> SpecJson:
+    return job.model_dump(mode="json", exclude_none=True)
+
+
+def _validated(job_json: SpecJson) -> JobSpec:
+    return JobSpec.model_validate(job_json)
+
+
+def _current_job(history: Sequence[SpecJson]) -> JobSpec | None:
+    if not history:
+        return None
+    try:
+        return _validated(history[-1])
+    except ValidationError:
+        logger.warning("a stored job no longer validates; treating the thread as new")
+        return None
+
+
+def _no_job_yet() -> _Outcome:
+    return _Outcome(
+        Turn(
+            message_reply(
+                "clarify",
+                "No job in this thread yet",
+                "This thread has no job to change (or it expired). Ask a full question first, "
+                f"e.g. “{EXAMPLE}”.",
+            )
+        )
+    )
+
+
+def _first_error(error: ValidationError) -> str:
+    first = error.errors()[0]
+    name = str(first["loc"][0]) if first["loc"] else "job"
+    return f"{FIELD_LABELS.get(name, name)}: {first['msg']}"
+
+
+def _unread_warnings(result: ParseResult) -> list[str]:
+    unread = [part[:80] for part in result.unread[:MAX_UNREAD_SHOWN]]
+    return [f"I did not understand: {'; '.join(unread)}"] if unread else []

@@ -1,0 +1,44 @@
+"""How numbers read in replies, in one place: every surface says "3.2 h" and "$12.40" alike."""
+
+from __future__ import annotations
+
+
+def gib(value_gib: float) -> str:
+    return f"{value_gib:.1f} GiB"
+
+
+def hours(value_h: float | None) -> str:
+    if value_h is None:
+        return "–"
+    if value_h < 1:
+        return f"{max(1, round(value_h * 60))} min"
+    if value_h < 48:
+        return f"{value_h:.1f} h"
+    return f"{value_h / 24:.1f} days"
+
+
+def usd(value_usd: float | None) -> str:
+    if value_usd is None:
+        return "–"
+    if value_usd < 100:
+        return f"${value_usd:,.2f}"
+    return f"${value_usd:,.0f}"
+
+
+def signed(delta: float, unit: str = "") -> str:
+    """A change with its sign, e.g. "+2.5 GiB" or "−$3.10"; the unit goes after the number."""
+    sign = "+" if delta >= 0 else "−"
+    if unit == "$":
+        return f"{sign}{usd(abs(delta))}"
+    return f"{sign}{abs(delta):.1f}{' ' + unit if unit else ''}"
+
+
+def card(gpu_name: str, count: int) -> str:
+    return f"{count}× {gpu_name}"
+
+
+def tokens(value: float) -> str:
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if value >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.0f}"

@@ -1,0 +1,226 @@
+"""Plan → Reply: every sentence and row a surface shows is decided here, once."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from bot import format as fmt
+from bot.reply import CardRow, MemoryLine, Reply, ReplyKind, WhatIf
+from planner.plan import Option, Plan
+from planner.spec import Method
+
+MAX_TABLE_ROWS = 10
+MAX_WHATIFS = 5  # one row of buttons on Discord
+EXAMPLE = "13B QLoRA, 4k ctx, 20M tokens x3"
+FOLLOWUP_HINTS = ("what if 8k ctx?", "and on 2x4090?", "cheapest under $20?", "undo")
+_VERDICT_ORDER = {"fits": 0, "tight": 1, "no": 2}
+_METHOD_LABELS = {Method.full: "full fine-tune", Method.lora: "LoRA", Method.qlora: "QLoRA"}
+
+
+def plan_reply(
+    plan: Plan,
+    *,
+    changes: Collection[str] = (),
+    only_gpus: Collection[str] | None = None,
+    notes: Collection[str] = (),
+) -> Reply:
+    """The answer to a planned job; `only_gpus` (catalog keys) narrows the table to a comparison."""
+    table = card_table(plan, only_gpus)
+    return Reply(
+        kind="plan",
+        title=title(plan),
+        verdict=verdict(plan),
+        required_gib=plan.memory.required_gib,
+        range_gib=plan.memory.range_gib,
+        memory=memory_lines(plan),
+        table=table,
+        recommendation=recommendation_lines(plan),
+        suggestions=[suggestion.change for suggestion in plan.suggestions],
+        changes=list(changes),
+        assumptions=[*notes, *plan.assumptions],
+        warnings=list(plan.warnings),
+        price_date=plan.price_date,
+        followups=list(FOLLOWUP_HINTS),
+        whatifs=whatifs(plan),
+        has_chart=any(row.hours is not None or row.cost_usd is not None for row in table),
+    )
+
+
+def title(plan: Plan) -> str:
+    spec = plan.spec
+    parts = [plan.model.name, _METHOD_LABELS[Method(spec.method)]]
+    if spec.seq_len:
+        parts.append(f"{spec.seq_len:,} ctx")
+    if spec.dataset_tokens:
+        epochs = f" × {spec.epochs:g}" if spec.epochs and spec.epochs != 1 else ""
+        parts.append(f"{fmt.tokens(spec.dataset_tokens)} tokens{epochs}")
+    return " · ".join(parts)
+
+
+def verdict(plan: Plan) -> str:
+    memory = plan.memory
+    low_gib, high_gib = memory.range_gib
+    need = f"Needs {fmt.gib(memory.required_gib)} per GPU ({low_gib:.1f}–{high_gib:.1f})"
+    if plan.requested is not None:
+        option = plan.requested
+        outcome = {"fits": "fits", "tight": "is tight", "no": "does not fit"}[option.verdict]
+        return f"{need}; {outcome} on {fmt.card(option.gpu_name, option.count)}{_cost(option)}."
+    cheapest = plan.recommendation.cheapest
+    if cheapest is None:
+        return f"{need}; no card in the catalog fits it as planned."
+    return f"{need}. Cheapest: {fmt.card(cheapest.gpu_name, cheapest.count)}{_cost(cheapest)}."
+
+
+def memory_lines(plan: Plan) -> list[MemoryLine]:
+    breakdown = plan.memory.breakdown_gib.model_dump()
+    return [
+        MemoryLine(component=name, gib=round(value_gib, 2))
+        for name, value_gib in breakdown.items()
+        if value_gib >= 0.05
+    ]
+
+
+def card_table(plan: Plan, only_gpus: Collection[str] | None = None) -> list[CardRow]:
+    """The rows people need, not every card × count: each card at the fewest GPUs that hold the job,
+    plus every highlighted option; fitting rows first, cheapest first."""
+    highlights = _highlights(plan)
+    options = [o for o in plan.options if only_gpus is None or o.gpu in only_gpus]
+    chosen: dict[tuple[str, int], Option] = {
+        (o.gpu, o.count): o for o in options if (o.gpu, o.count) in highlights
+    }
+    for option in _fewest_that_fit(options, keep_misses=only_gpus is not None or not chosen):
+        chosen.setdefault((option.gpu, option.count), option)
+    ordered = sorted(chosen.values(), key=_row_order)
+    kept = [o for o in ordered if (o.gpu, o.count) in highlights]
+    for option in ordered:
+        if len(kept) >= MAX_TABLE_ROWS:
+            break
+        if option not in kept:
+            kept.append(option)
+    return [_row(o, highlights.get((o.gpu, o.count))) for o in sorted(kept, key=_row_order)]
+
+
+def recommendation_lines(plan: Plan) -> list[str]:
+    recommendation = plan.recommendation
+    lines = [recommendation.summary] if recommendation.summary else []
+    picks = (
+        ("Cheapest", recommendation.cheapest),
+        ("Fastest", recommendation.fastest),
+        ("Best value", recommendation.best_value),
+        ("Within budget", recommendation.within_budget),
+        ("Meets deadline", recommendation.meets_deadline),
+    )
+    lines += [
+        f"{label}: {fmt.card(option.gpu_name, option.count)}{_cost(option)}"
+        for label, option in picks
+        if option is not None
+    ]
+    after = plan.after_training
+    if after is not None:
+        adapter = f"adapter ≈ {after.adapter_mb:,.0f} MB; " if after.adapter_mb else ""
+        lines.append(
+            f"After training: {adapter}serving needs ≈ {fmt.gib(after.serve_bf16_gib)} in bf16, "
+            f"{fmt.gib(after.serve_4bit_gib)} in 4-bit"
+        )
+    return lines
+
+
+def whatifs(plan: Plan) -> list[WhatIf]:
+    """Buttons for the likeliest next questions; ids name the action so they stay stable."""
+    spec = plan.spec
+    buttons: list[WhatIf] = []
+    if spec.seq_len:
+        longer = spec.seq_len * 2
+        name = f"{longer // 1024}k" if longer % 1024 == 0 else str(longer)
+        buttons.append(
+            WhatIf(id=f"ctx{name}", label=f"{name} context", text=f"what if {name} ctx?")
+        )
+    if spec.num_gpus:
+        more = spec.num_gpus * 2
+        buttons.append(WhatIf(id=f"gpus{more}", label=f"{more} GPUs", text=f"what if {more} GPUs?"))
+    if spec.method == Method.full:
+        buttons.append(WhatIf(id="lora", label="LoRA instead", text="what if LoRA?"))
+    elif spec.method == Method.lora:
+        buttons.append(WhatIf(id="qlora", label="QLoRA instead", text="what if QLoRA?"))
+    if spec.gradient_checkpointing is False:
+        buttons.append(
+            WhatIf(id="gc_on", label="Checkpointing on", text="with gradient checkpointing")
+        )
+    buttons.append(WhatIf(id="cheapest", label="Cheapest card", text="cheapest card?"))
+    return buttons[:MAX_WHATIFS]
+
+
+def help_reply() -> Reply:
+    return Reply(
+        kind="help",
+        title="gpuplan: will my fine-tuning job fit, and what will it cost?",
+        body=(
+            f"Describe the job in one line, e.g. “{EXAMPLE}”: model or size, method (full, LoRA,"
+            " QLoRA), context, dataset tokens and epochs, and optionally a card (“on 2x4090”),"
+            " a budget or a deadline.\n"
+            "Then ask follow-ups in the same thread: “what if 8k ctx?”, “and 2 epochs?”,"
+            " “rank 64”, “on 2x4090?”, “without checkpointing”, “cheapest under $20?”,"
+            " “compare h100 and a100”, “undo”, or “new” to start over."
+        ),
+        followups=list(FOLLOWUP_HINTS),
+    )
+
+
+def message_reply(kind: ReplyKind, title: str, body: str) -> Reply:
+    """A short answer with no plan: clarify, error or rate_limited."""
+    return Reply(kind=kind, title=title, body=body)
+
+
+def _highlights(plan: Plan) -> dict[tuple[str, int], str]:
+    recommendation = plan.recommendation
+    labelled = (
+        ("requested", plan.requested),
+        ("cheapest", recommendation.cheapest),
+        ("fastest", recommendation.fastest),
+        ("best value", recommendation.best_value),
+        ("within budget", recommendation.within_budget),
+        ("meets deadline", recommendation.meets_deadline),
+    )
+    names: dict[tuple[str, int], list[str]] = {}
+    for label, option in labelled:
+        if option is not None:
+            names.setdefault((option.gpu, option.count), []).append(label)
+    return {key: ", ".join(labels) for key, labels in names.items()}
+
+
+def _fewest_that_fit(options: list[Option], *, keep_misses: bool) -> list[Option]:
+    """Per card, the option with the fewest GPUs that holds the job; with `keep_misses`, a card that
+    never fits shows at its largest count, so the reader sees by how much it misses."""
+    best: dict[str, Option] = {}
+    for option in sorted(options, key=lambda o: o.count):
+        current = best.get(option.gpu)
+        if current is None or current.verdict == "no":
+            best[option.gpu] = option
+    return [o for o in best.values() if keep_misses or o.verdict != "no"]
+
+
+def _row_order(option: Option) -> tuple[int, float, float, str]:
+    cost = option.cost_usd if option.cost_usd is not None else float("inf")
+    hours = option.hours if option.hours is not None else float("inf")
+    return (_VERDICT_ORDER[option.verdict], cost, hours, option.gpu_name)
+
+
+def _row(option: Option, highlight: str | None) -> CardRow:
+    return CardRow(
+        gpu_name=option.gpu_name,
+        count=option.count,
+        verdict=option.verdict,
+        headroom_gib=round(option.headroom_gib, 1),
+        hours=option.hours,
+        cost_usd=option.cost_usd,
+        cost_usd_median=option.cost_usd_median,
+        usd_per_hour=option.usd_per_hour,
+        highlight=highlight,
+    )
+
+
+def _cost(option: Option) -> str:
+    parts = [fmt.hours(option.hours)] if option.hours is not None else []
+    if option.cost_usd is not None:
+        parts.append(fmt.usd(option.cost_usd))
+    return f" ({', '.join(parts)})" if parts else ""

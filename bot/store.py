@@ -1,0 +1,175 @@
+"""Thread state: each thread's JobSpec history, behind a small compare-and-set interface.
+
+`load` then `save(..., expected_version)` lets any store (this SQLite file, or a shared database
+later) serialise writers to one thread without holding a lock while a plan is computed: a writer
+whose version is stale loses and re-reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+DEFAULT_TTL_S = 7 * 24 * 3600.0
+DB_NAME = "threads.db"
+BUSY_TIMEOUT_S = 30.0
+
+SpecJson = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ThreadState:
+    history: tuple[SpecJson, ...]  # oldest first; the last one is the thread's current job
+    version: int  # 0 when the store has never seen the thread
+
+
+class StateStore(Protocol):
+    def load(self, key: str) -> ThreadState: ...
+
+    def save(self, key: str, history: Sequence[SpecJson], expected_version: int) -> bool:
+        """Write `history` if the thread is still at `expected_version`; False if someone won."""
+        ...
+
+
+def state_dir() -> Path:
+    """GPUPLAN_STATE_DIR, else the user's data directory (XDG), e.g. ~/.local/share/gpuplan."""
+    if configured := os.environ.get("GPUPLAN_STATE_DIR"):
+        return Path(configured).expanduser()
+    data_home = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(data_home) / "gpuplan"
+
+
+def ttl_from_env() -> float:
+    raw = os.environ.get("GPUPLAN_THREAD_TTL_S", "")
+    try:
+        ttl_s = float(raw)
+    except ValueError:
+        return DEFAULT_TTL_S
+    return ttl_s if ttl_s > 0 else DEFAULT_TTL_S
+
+
+class SQLiteStore:
+    """One row per thread in a WAL-mode SQLite file that only its owner can read (0600).
+
+    Each call opens its own connection, so threads and processes share the file safely; WAL with
+    synchronous=NORMAL keeps every committed write across a crash or kill -9 of the process.
+    """
+
+    def __init__(
+        self,
+        directory: Path | None = None,
+        *,
+        ttl_s: float | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        directory = directory if directory is not None else state_dir()
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.path = directory / DB_NAME
+        # Create the file ourselves so it is owner-only from its first byte; SQLite then gives
+        # its -wal and -shm files the same mode.
+        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        self.ttl_s = ttl_s if ttl_s is not None else ttl_from_env()
+        self._clock = clock
+        with self._connect() as connection:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS threads ("
+                " key TEXT PRIMARY KEY, history TEXT NOT NULL,"
+                " version INTEGER NOT NULL, updated_at REAL NOT NULL)"
+            )
+            connection.execute(
+                "CREATE INDEX IF NOT EXISTS threads_updated_at ON threads(updated_at)"
+            )
+
+    def load(self, key: str) -> ThreadState:
+        with self._connect() as connection:
+            row = connection.execute(
+                "SELECT history, version, updated_at FROM threads WHERE key = ?", (key,)
+            ).fetchone()
+        if row is None:
+            return ThreadState(history=(), version=0)
+        history_json, version, updated_at = row
+        if updated_at < self._clock() - self.ttl_s:
+            return ThreadState(history=(), version=version)
+        return ThreadState(history=_decode(history_json), version=version)
+
+    def save(self, key: str, history: Sequence[SpecJson], expected_version: int) -> bool:
+        now = self._clock()
+        with self._connect() as connection:
+            # IMMEDIATE takes the write lock before reading the version, so two processes
+            # cannot both see the same version and both write.
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                row = connection.execute(
+                    "SELECT version FROM threads WHERE key = ?", (key,)
+                ).fetchone()
+                if (row[0] if row else 0) != expected_version:
+                    connection.execute("ROLLBACK")
+                    return False
+                connection.execute(
+                    "INSERT INTO threads (key, history, version, updated_at) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT(key) DO UPDATE SET history = excluded.history,"
+                    " version = excluded.version, updated_at = excluded.updated_at",
+                    (key, json.dumps(list(history)), expected_version + 1, now),
+                )
+                connection.execute("DELETE FROM threads WHERE updated_at < ?", (now - self.ttl_s,))
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+        return True
+
+    def _connect(self) -> _Connection:
+        return _Connection(self.path)
+
+
+class _Connection:
+    """A short-lived autocommit connection, closed on exit (sqlite3's own context manager only
+    commits)."""
+
+    def __init__(self, path: Path) -> None:
+        self._connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        self._connection.execute("PRAGMA synchronous=NORMAL")
+
+    def __enter__(self) -> sqlite3.Connection:
+        return self._connection
+
+    def __exit__(self, *exc: object) -> None:
+        self._connection.close()
+
+
+class MemoryStore:
+    """The same interface in memory, for one-shot answers (`gpuplan ask`) that keep no thread."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, ThreadState] = {}
+        self._lock = threading.Lock()
+
+    def load(self, key: str) -> ThreadState:
+        with self._lock:
+            return self._rows.get(key, ThreadState(history=(), version=0))
+
+    def save(self, key: str, history: Sequence[SpecJson], expected_version: int) -> bool:
+        with self._lock:
+            if self._rows.get(key, ThreadState((), 0)).version != expected_version:
+                return False
+            self._rows[key] = ThreadState(tuple(history), expected_version + 1)
+            return True
+
+
+def _decode(history_json: str) -> tuple[SpecJson, ...]:
+    """A row another version wrote badly reads as an empty thread rather than an error."""
+    try:
+        history = json.loads(history_json)
+    except ValueError:
+        return ()
+    if not isinstance(history, list):
+        return ()
+    return tuple(item for item in history if isinstance(item, dict))
