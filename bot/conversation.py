@@ -34,7 +34,7 @@ from bot.followups import (
 from bot.ratelimit import RateLimiter, wait_text
 from bot.reply import Reply
 from bot.reply_builder import EXAMPLE, help_reply, message_reply, plan_reply
-from bot.store import SpecJson, SQLiteStore, StateStore
+from bot.store import MemoryStore, SpecJson, SQLiteStore, StateStore
 from bot.threads import ThreadKey
 from planner.errors import PlanningError
 from planner.parse.result import ParseResult
@@ -389,3 +389,9 @@ def _first_error(error: ValidationError) -> str:
 def _unread_warnings(result: ParseResult) -> list[str]:
     unread = [part[:80] for part in result.unread[:MAX_UNREAD_SHOWN]]
     return [f"I did not understand: {'; '.join(unread)}"] if unread else []
+
+
+def answer_once(text: str) -> Turn:
+    """A one-off question outside any thread (`gpuplan ask`, `gpuplan render`); nothing is kept."""
+    conversation = Conversation(MemoryStore(), limit_rate=False)
+    return conversation.respond(ThreadKey(platform="console", thread="once"), text)

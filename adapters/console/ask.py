@@ -1,0 +1,42 @@
+"""`gpuplan ask TEXT`: answer one question in the terminal (or as Plan JSON, or with a chart)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("text", nargs="+", help='the job, e.g. "13B QLoRA, 4k ctx, 20M tokens x3"')
+    parser.add_argument("--json", action="store_true", help="print the Plan as JSON")
+    parser.add_argument("--chart", metavar="FILE", type=Path, help="write hours and cost as PNG")
+
+
+def run(args: argparse.Namespace) -> int:
+    from adapters.console.text import render_text, wants_colour
+    from bot.conversation import answer_once
+
+    turn = answer_once(" ".join(args.text))
+    reply = turn.reply
+    if args.json:
+        if turn.plan is not None:
+            print(turn.plan.model_dump_json(indent=2))
+        else:
+            print(json.dumps({"error": reply.body or reply.title, "kind": reply.kind}))
+    else:
+        print(render_text(reply, colour=wants_colour(sys.stdout)))
+    if args.chart is not None:
+        if not reply.has_chart:
+            print("gpuplan ask: no chart: this answer has no hours or costs", file=sys.stderr)
+            return 1
+        from bot.chart import chart_png
+
+        try:
+            args.chart.write_bytes(chart_png(reply))
+        except OSError as error:
+            print(f"gpuplan ask: cannot write {args.chart}: {error.strerror}", file=sys.stderr)
+            return 1
+        print(f"chart written to {args.chart}", file=sys.stderr)
+    return 0 if turn.plan is not None else 1

@@ -1,0 +1,81 @@
+"""`gpuplan chat`: a conversation in the terminal, one message per line; threads persist on disk."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sqlite3
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.conversation import Turn
+
+EXIT_WORDS = {"quit", "exit", ":q"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--thread", metavar="ID", help="continue this thread (default: start a new one)"
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='one JSON line per message: {"plan": …, "changes": {field: [before, after]}} '
+        'or {"error": …}',
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from adapters.console.text import render_text, wants_colour
+    from bot.conversation import Conversation
+    from bot.threads import ThreadKey
+
+    thread = args.thread or secrets.token_hex(4)
+    interactive = sys.stdin.isatty()
+    try:
+        conversation = Conversation(limit_rate=False)
+    except (OSError, sqlite3.Error) as error:
+        print(f"gpuplan chat: cannot open the thread store: {error}", file=sys.stderr)
+        return 1
+    key = ThreadKey(platform="console", thread=thread)
+    colour = wants_colour(sys.stdout) and not args.json
+    if interactive:
+        print(
+            f"thread {thread}: continue later with `gpuplan chat --thread {thread}`; "
+            "“help” for examples, Ctrl-D to leave",
+            file=sys.stderr,
+        )
+    for text in _messages(interactive):
+        turn = conversation.respond(key, text)
+        if args.json:
+            print(json.dumps(_json_line(turn), ensure_ascii=False), flush=True)
+            continue
+        if not interactive:
+            print(f"> {text}")
+        print(render_text(turn.reply, colour=colour) + "\n", flush=True)
+    return 0
+
+
+def _messages(interactive: bool) -> Iterator[str]:
+    while True:
+        try:
+            line = input("gpuplan> ") if interactive else sys.stdin.readline()
+        except EOFError:
+            return
+        if not interactive and not line:
+            return
+        text = line.strip()
+        if interactive and text.lower() in EXIT_WORDS:
+            return
+        if text:
+            yield text
+
+
+def _json_line(turn: Turn) -> dict[str, object]:
+    if turn.plan is None:
+        return {"error": turn.reply.body or turn.reply.title, "kind": turn.reply.kind}
+    changes = {name: list(pair) for name, pair in turn.changes.items()}
+    return {"plan": turn.plan.model_dump(mode="json"), "changes": changes}

@@ -1,0 +1,91 @@
+"""Reply → terminal text: an aligned card table, ANSI colour only when asked for."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TextIO
+
+from bot import format as fmt
+from bot.reply import CardRow, Reply
+
+_RESET = "\033[0m"
+_STYLES = {"bold": "\033[1m", "dim": "\033[2m", "fits": "\033[32m", "tight": "\033[33m"}
+_STYLES["no"] = "\033[31m"
+_COLUMNS = ("card", "fit", "headroom", "time", "cost", "$/GPU-h", "")
+_RIGHT_ALIGNED = {2, 3, 4, 5}
+
+
+def wants_colour(stream: TextIO) -> bool:
+    """Colour on a terminal only, and never with NO_COLOR set (no-color.org) or TERM=dumb."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return stream.isatty()
+
+
+def render_text(reply: Reply, *, colour: bool = False) -> str:
+    def style(text: str, name: str) -> str:
+        return f"{_STYLES[name]}{text}{_RESET}" if colour and text else text
+
+    lines = [style(reply.title, "bold")]
+    if reply.verdict:
+        lines.append(reply.verdict)
+    if reply.body:
+        lines.append(reply.body)
+    if reply.changes:
+        lines += ["", style("What changed", "bold"), *_bullets(reply.changes)]
+    if reply.required_gib is not None:
+        lines += ["", style("Memory per GPU", "bold") + f"  {fmt.gib(reply.required_gib)}"]
+        if reply.range_gib is not None:
+            lines[-1] += f" (range {reply.range_gib[0]:.1f}–{reply.range_gib[1]:.1f})"
+        if reply.memory:
+            lines.append("  " + " · ".join(f"{m.component} {m.gib:.1f}" for m in reply.memory))
+    if reply.table:
+        lines += ["", *_table(reply.table, style)]
+    for heading, items in (
+        ("Recommendation", reply.recommendation),
+        ("Suggestions", reply.suggestions),
+        ("Assumptions", reply.assumptions),
+        ("Warnings", reply.warnings),
+    ):
+        if items:
+            lines += ["", style(heading, "bold"), *_bullets(items)]
+    if reply.price_date:
+        lines += ["", style(f"Prices as of {reply.price_date}.", "dim")]
+    if reply.followups:
+        lines.append(style("Try: " + " · ".join(reply.followups), "dim"))
+    return "\n".join(lines)
+
+
+def _table(rows: list[CardRow], style: Callable[[str, str], str]) -> list[str]:
+    cells = [
+        (
+            fmt.card(row.gpu_name, row.count),
+            row.verdict,
+            f"{row.headroom_gib:+.1f} GiB",
+            fmt.hours(row.hours),
+            fmt.usd(row.cost_usd),
+            fmt.usd(row.usd_per_hour),
+            row.highlight or "",
+        )
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in [_COLUMNS, *cells]) for i in range(len(_COLUMNS))]
+
+    def padded(values: tuple[str, ...]) -> list[str]:
+        return [
+            value.rjust(width) if i in _RIGHT_ALIGNED else value.ljust(width)
+            for i, (value, width) in enumerate(zip(values, widths, strict=True))
+        ]
+
+    out = [style("  ".join(padded(_COLUMNS)).rstrip(), "bold")]
+    for row, values in zip(rows, cells, strict=True):
+        columns = padded(values)
+        # Colour the verdict after padding, so escape codes do not shift the columns.
+        columns[1] = columns[1].replace(row.verdict, style(row.verdict, row.verdict))
+        out.append("  ".join(columns).rstrip())
+    return out
+
+
+def _bullets(items: list[str]) -> list[str]:
+    return [f"  • {item}" for item in items]
