@@ -1,0 +1,227 @@
+"""The Slack bot: a slack-bolt AsyncApp wired to any object with `handle(key, text, user)`.
+
+Acknowledge first, plan after: every listener acks (Bolt answers Slack's HTTP request or Socket
+Mode envelope right then) and only then runs the planner in a worker thread, so a slow plan never
+misses Slack's 3 s deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import TYPE_CHECKING, Any, Protocol
+
+from adapters.slack import limits
+from adapters.slack.dedupe import SeenEvents
+from adapters.slack.escape import incoming_to_plain
+from adapters.slack.render import WHATIF_ACTION_PREFIX, conversation_id_from_block_id, render_reply
+from adapters.slack.store import ThreadIndex
+from bot.reply import Reply
+from bot.threads import ThreadKey
+
+if TYPE_CHECKING:
+    from slack_bolt.async_app import AsyncApp
+    from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
+    from slack_sdk.web.async_client import AsyncWebClient
+
+logger = logging.getLogger(__name__)
+
+PLATFORM = "slack"
+ACK_TEXT = "Planning… (the answer follows in a moment)"
+DEFAULT_API_URL = "https://slack.com/api/"
+_PRIVATE_WORD = re.compile(r"\bprivate(ly)?\b", re.IGNORECASE)
+_RATE_LIMIT_RETRIES = 3
+
+
+class Conversation(Protocol):
+    def handle(self, key: ThreadKey, text: str, user: str = "") -> Reply: ...
+
+
+def make_client(token: str | None, api_url: str | None = None) -> AsyncWebClient:
+    """A Web API client for `api_url` (SLACK_API_URL) that waits out 429s as Slack asks."""
+    from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    base_url = (api_url or DEFAULT_API_URL).rstrip("/") + "/"  # slack_sdk urljoins method names
+    client = AsyncWebClient(token=token, base_url=base_url)
+    client.retry_handlers.append(
+        AsyncRateLimitErrorRetryHandler(max_retry_count=_RATE_LIMIT_RETRIES)
+    )
+    return client
+
+
+def build_app(
+    conversation: Conversation,
+    *,
+    signing_secret: str,
+    client: AsyncWebClient,
+    threads: ThreadIndex | None = None,
+    seen_events: SeenEvents | None = None,
+    files_enabled: bool = False,
+    oauth_settings: AsyncOAuthSettings | None = None,
+) -> AsyncApp:
+    from slack_bolt.async_app import AsyncApp
+
+    app = AsyncApp(signing_secret=signing_secret, client=client, oauth_settings=oauth_settings)
+    bot = _SlackBot(conversation, threads or ThreadIndex(), files_enabled)
+    seen = seen_events or SeenEvents()
+
+    @app.middleware
+    async def answer_each_event_once(body: dict, next_: Any) -> Any:
+        from slack_bolt.response import BoltResponse
+
+        event_id = body.get("event_id")
+        if event_id and not seen.first_time(event_id):
+            return BoltResponse(status=200, body="")
+        return await next_()
+
+    app.command(re.compile(r"^/"))(bot.on_command)
+    app.event("app_mention")(bot.on_mention)
+    app.event("message")(bot.on_message)
+    app.action(re.compile("^" + re.escape(WHATIF_ACTION_PREFIX)))(bot.on_whatif)
+    return app
+
+
+class _SlackBot:
+    def __init__(self, conversation: Conversation, threads: ThreadIndex, files: bool) -> None:
+        self._conversation = conversation
+        self._threads = threads
+        self._files = files
+
+    async def on_command(self, ack: Any, command: dict, respond: Any) -> None:
+        await ack(response_type="ephemeral", text=ACK_TEXT)
+        text = incoming_to_plain(command.get("text", ""))
+        private = bool(_PRIVATE_WORD.search(text))
+        conversation_id = f"slash-{command.get('trigger_id', '')}"
+        key = ThreadKey(
+            platform=PLATFORM,
+            workspace=command.get("team_id", ""),
+            channel=command.get("channel_id", ""),
+            thread=conversation_id,
+        )
+        reply = await self._plan(key, _PRIVATE_WORD.sub(" ", text).strip(), command.get("user_id"))
+        ephemeral = private or reply.kind == "help"
+        await _respond_all(respond, reply, conversation_id, ephemeral)
+
+    async def on_mention(self, event: dict, context: Any, client: AsyncWebClient) -> None:
+        if event.get("edited") or event.get("bot_id"):
+            return
+        team, channel = _team(event, context), event["channel"]
+        root = event.get("thread_ts") or event["ts"]
+        conversation_id = self._threads.conversation_for(team, channel, root) or root
+        text = _without_mention(event.get("text", ""), context.bot_user_id)
+        await self._answer_in_thread(
+            client, team, channel, root, conversation_id, text, event.get("user", "")
+        )
+
+    async def on_message(self, event: dict, context: Any, client: AsyncWebClient) -> None:
+        # Only plain human replies inside a gpuplan thread; mentions arrive as app_mention too.
+        root = event.get("thread_ts")
+        if (
+            not root
+            or event.get("bot_id")
+            or event.get("subtype") not in (None, "thread_broadcast")
+            or f"<@{context.bot_user_id}>" in event.get("text", "")
+        ):
+            return
+        team, channel = _team(event, context), event["channel"]
+        conversation_id = self._threads.conversation_for(team, channel, root)
+        if conversation_id is None:
+            return
+        text = incoming_to_plain(event.get("text", ""))
+        await self._answer_in_thread(
+            client, team, channel, root, conversation_id, text, event.get("user", "")
+        )
+
+    async def on_whatif(
+        self, ack: Any, body: dict, action: dict, client: AsyncWebClient, respond: Any
+    ) -> None:
+        await ack()
+        container = body.get("container", {})
+        team = (body.get("team") or {}).get("id", "")
+        channel = (body.get("channel") or {}).get("id", "") or container.get("channel_id", "")
+        user = (body.get("user") or {}).get("id", "")
+        root = container.get("thread_ts") or container.get("message_ts", "")
+        conversation_id = (
+            conversation_id_from_block_id(action.get("block_id", ""))
+            or self._threads.conversation_for(team, channel, root)
+            or root
+        )
+        text = incoming_to_plain(action.get("value", ""))
+        if container.get("is_ephemeral"):
+            # Only the asker sees an ephemeral answer, so its what-ifs stay private too.
+            key = ThreadKey(
+                platform=PLATFORM, workspace=team, channel=channel, thread=conversation_id
+            )
+            reply = await self._plan(key, text, user)
+            await _respond_all(respond, reply, conversation_id, ephemeral=True)
+            return
+        await self._answer_in_thread(client, team, channel, root, conversation_id, text, user)
+
+    async def _answer_in_thread(
+        self,
+        client: AsyncWebClient,
+        team: str,
+        channel: str,
+        root: str,
+        conversation_id: str,
+        text: str,
+        user: str,
+    ) -> None:
+        key = ThreadKey(platform=PLATFORM, workspace=team, channel=channel, thread=conversation_id)
+        reply = await self._plan(key, text, user)
+        self._threads.remember(team, channel, root, conversation_id)
+        for payload in render_reply(reply, conversation_id=conversation_id):
+            await client.chat_postMessage(channel=channel, thread_ts=root, **payload)
+        if self._files and reply.has_chart:
+            await self._upload_chart(client, channel, root, reply)
+
+    async def _upload_chart(
+        self, client: AsyncWebClient, channel: str, root: str, reply: Reply
+    ) -> None:
+        from bot.chart import chart_png
+
+        png = await asyncio.to_thread(chart_png, reply)
+        await client.files_upload_v2(
+            channel=channel,
+            thread_ts=root,
+            file=png,
+            filename="gpuplan.png",
+            title=reply.title,
+            alt_txt=f"Hours and cost per card: {reply.title}",
+        )
+
+    async def _plan(self, key: ThreadKey, text: str, user: str | None) -> Reply:
+        try:
+            return await asyncio.to_thread(self._conversation.handle, key, text, user or "")
+        except Exception:
+            # The user gets a short apology; the details go to the log, never to the channel.
+            logger.exception("planning failed for %s", key)
+            return Reply(
+                kind="error",
+                title="Something went wrong",
+                body="I could not plan that one. Please try again, or ask `help`.",
+            )
+
+
+async def _respond_all(respond: Any, reply: Reply, conversation_id: str, ephemeral: bool) -> None:
+    payloads = render_reply(reply, conversation_id=conversation_id)
+    if len(payloads) > limits.RESPONSE_URL_MAX_POSTS:
+        logger.warning("answer needs %d messages; response_url takes 5", len(payloads))
+    for payload in payloads[: limits.RESPONSE_URL_MAX_POSTS]:
+        await respond(
+            response_type="ephemeral" if ephemeral else "in_channel",
+            replace_original=False,
+            **payload,
+        )
+
+
+def _team(event: dict, context: Any) -> str:
+    return context.team_id or event.get("team", "")
+
+
+def _without_mention(text: str, bot_user_id: str | None) -> str:
+    if bot_user_id:
+        text = text.replace(f"<@{bot_user_id}>", " ")
+    return incoming_to_plain(text)

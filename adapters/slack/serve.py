@@ -1,0 +1,168 @@
+"""`gpuplan serve slack --http|--socket`: run the Slack bot.
+
+Secrets come only from the environment and are never printed. slack_bolt and aiohttp are imported
+inside functions so `gpuplan --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aiohttp import web
+    from slack_bolt.async_app import AsyncApp
+    from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
+
+EVENTS_PATH = "/slack/events"
+INSTALL_PATH = "/slack/install"
+OAUTH_REDIRECT_PATH = "/slack/oauth_redirect"
+# What an OAuth install asks for; keep in step with manifest.yaml.
+BOT_SCOPES = [
+    "app_mentions:read",
+    "channels:history",
+    "chat:write",
+    "commands",
+    "files:write",
+    "groups:history",
+]
+
+
+@dataclass(frozen=True)
+class SlackEnv:
+    bot_token: str | None
+    signing_secret: str
+    app_token: str | None
+    client_id: str | None
+    client_secret: str | None
+    api_url: str | None
+    files_enabled: bool
+
+    @property
+    def oauth(self) -> bool:
+        return bool(self.client_id and self.client_secret)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--http", action="store_true", help=f"serve Slack's requests at {EVENTS_PATH} (default)"
+    )
+    mode.add_argument(
+        "--socket", action="store_true", help="connect out over Socket Mode (SLACK_APP_TOKEN)"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address")
+    parser.add_argument(
+        "--port", type=int, default=int(os.environ.get("PORT") or 3000), help="HTTP port"
+    )
+    parser.add_argument(
+        "--files", action="store_true", help="upload the chart into threads (GPUPLAN_SLACK_FILES=1)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    env, missing = read_env(socket=args.socket, files_flag=args.files)
+    if missing:
+        print(
+            f"gpuplan serve slack: set {', '.join(missing)} in the environment "
+            "(see the README section 'Run it in Slack').",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        asyncio.run(_serve_socket(env) if args.socket else _serve_http(env, args.host, args.port))
+    except OSError as error:  # port in use, bad host
+        print(f"gpuplan serve slack: {error.strerror or error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def read_env(*, socket: bool, files_flag: bool = False) -> tuple[SlackEnv, list[str]]:
+    """The Slack settings, and the names of required variables that are missing."""
+    env = SlackEnv(
+        bot_token=os.environ.get("SLACK_BOT_TOKEN") or None,
+        signing_secret=os.environ.get("SLACK_SIGNING_SECRET", ""),
+        app_token=os.environ.get("SLACK_APP_TOKEN") or None,
+        client_id=os.environ.get("SLACK_CLIENT_ID") or None,
+        client_secret=os.environ.get("SLACK_CLIENT_SECRET") or None,
+        api_url=os.environ.get("SLACK_API_URL") or None,
+        files_enabled=files_flag or os.environ.get("GPUPLAN_SLACK_FILES", "") == "1",
+    )
+    if socket:
+        required = {"SLACK_APP_TOKEN": env.app_token, "SLACK_BOT_TOKEN": env.bot_token}
+    elif env.oauth:
+        required = {"SLACK_SIGNING_SECRET": env.signing_secret}
+    else:
+        required = {"SLACK_SIGNING_SECRET": env.signing_secret, "SLACK_BOT_TOKEN": env.bot_token}
+    return env, [name for name, value in required.items() if not value]
+
+
+def build_app_from_env(env: SlackEnv, conversation: object | None = None) -> AsyncApp:
+    from adapters.slack.app import build_app, make_client
+    from bot.conversation import Conversation
+
+    oauth_settings = _oauth_settings(env) if env.oauth else None
+    return build_app(
+        conversation or Conversation(),
+        signing_secret=env.signing_secret,
+        client=make_client(None if env.oauth else env.bot_token, env.api_url),
+        files_enabled=env.files_enabled,
+        oauth_settings=oauth_settings,
+    )
+
+
+def _oauth_settings(env: SlackEnv) -> AsyncOAuthSettings:
+    from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
+    from slack_sdk.oauth.installation_store.sqlite3 import SQLite3InstallationStore
+    from slack_sdk.oauth.state_store.sqlite3 import SQLite3OAuthStateStore
+
+    from adapters.slack.store import state_db_path
+
+    database = str(state_db_path())
+    return AsyncOAuthSettings(
+        client_id=env.client_id,
+        client_secret=env.client_secret,
+        scopes=BOT_SCOPES,
+        installation_store=SQLite3InstallationStore(database=database, client_id=env.client_id),
+        state_store=SQLite3OAuthStateStore(database=database, expiration_seconds=600),
+        install_path=INSTALL_PATH,
+        redirect_uri_path=OAUTH_REDIRECT_PATH,
+    )
+
+
+async def start_http(app: AsyncApp, host: str, port: int) -> web.AppRunner:
+    """Serve `app` at EVENTS_PATH (plus the OAuth pages when configured); returns the runner."""
+    from aiohttp import web
+
+    runner = web.AppRunner(app.web_app(path=EVENTS_PATH, port=port))
+    await runner.setup()
+    await web.TCPSite(runner, host, port).start()
+    return runner
+
+
+async def _serve_http(env: SlackEnv, host: str, port: int) -> None:
+    runner = await start_http(build_app_from_env(env), host, port)
+    bound_port = runner.addresses[0][1]
+    print(f"gpuplan: Slack requests at http://{host}:{bound_port}{EVENTS_PATH}", flush=True)
+    if env.oauth:
+        print(f"gpuplan: install page at http://{host}:{bound_port}{INSTALL_PATH}", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+
+
+async def _serve_socket(env: SlackEnv) -> None:
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+    handler = AsyncSocketModeHandler(build_app_from_env(env), app_token=env.app_token)
+    await handler.connect_async()
+    print("gpuplan: connected to Slack over Socket Mode", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await handler.close_async()

@@ -1,0 +1,50 @@
+"""The Slack adapter's tables in gpuplan's state DB (bot.store's SQLite file under
+GPUPLAN_STATE_DIR): which Slack threads belong to which gpuplan conversation, plus (in OAuth mode)
+slack_sdk's installation and OAuth-state tables.
+
+A thread is usually its own conversation (keyed by its root ts), but a what-if clicked on a
+slash-command answer opens a thread under a message whose ts we never saw, so the thread is
+mapped back to the conversation the slash command started.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from bot.store import BUSY_TIMEOUT_S, DB_NAME, state_dir
+
+
+def state_db_path() -> Path:
+    directory = state_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory / DB_NAME
+
+
+class ThreadIndex:
+    def __init__(self, path: Path | None = None) -> None:
+        self._db = sqlite3.connect(
+            path or state_db_path(), timeout=BUSY_TIMEOUT_S, check_same_thread=False
+        )
+        with self._db:
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS slack_threads (team TEXT, channel TEXT, root_ts TEXT,"
+                " conversation TEXT NOT NULL, PRIMARY KEY (team, channel, root_ts))"
+            )
+
+    def remember(self, team: str, channel: str, root_ts: str, conversation: str) -> None:
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO slack_threads VALUES (?, ?, ?, ?)",
+                (team, channel, root_ts, conversation),
+            )
+
+    def conversation_for(self, team: str, channel: str, root_ts: str) -> str | None:
+        row = self._db.execute(
+            "SELECT conversation FROM slack_threads WHERE team = ? AND channel = ? AND root_ts = ?",
+            (team, channel, root_ts),
+        ).fetchone()
+        return row[0] if row else None
+
+    def close(self) -> None:
+        self._db.close()

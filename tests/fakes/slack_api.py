@@ -1,0 +1,222 @@
+"""A loopback stand-in for Slack's side: the Web API, response_url, file uploads and Socket Mode.
+
+It records what the app sends and, like Slack, rejects payloads that break Block Kit limits
+(`invalid_blocks`, `msg_blocks_too_long`) or post to a response_url more than 5 times, so tests
+see the same failures production would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qsl
+
+from aiohttp import WSMsgType, web
+from slack_sdk.errors import SlackObjectFormationError
+from slack_sdk.models.blocks import Block
+
+from adapters.slack import limits
+
+BOT_USER_ID = "U0BOT"
+TEAM_ID = "T0001"
+
+
+def sign(body: str, secret: str, timestamp: int | None = None) -> dict[str, str]:
+    """Headers Slack would send with `body` (v0 HMAC-SHA256 over `v0:{ts}:{body}`)."""
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    digest = hmac.new(secret.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
+    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={digest}"}
+
+
+def payload_problems(payload: dict[str, Any]) -> list[str]:
+    """Every way `payload` breaks a Slack message limit (empty when Slack would accept it)."""
+    problems = []
+    blocks = payload.get("blocks") or []
+    if isinstance(blocks, str):
+        blocks = json.loads(blocks)
+    if not payload.get("text"):
+        problems.append("no top-level text fallback")
+    elif len(payload["text"]) > limits.FALLBACK_TEXT_MAX_CHARS:
+        problems.append("fallback text too long")
+    if len(blocks) > limits.MAX_BLOCKS_PER_MESSAGE:
+        problems.append(f"{len(blocks)} blocks")
+    if len(json.dumps(blocks, ensure_ascii=False)) > limits.MESSAGE_BLOCKS_MAX_JSON_CHARS:
+        problems.append("msg_blocks_too_long")
+    block_ids = [b["block_id"] for b in blocks if "block_id" in b]
+    if len(block_ids) != len(set(block_ids)):
+        problems.append("duplicate block_id")
+    for n, block in enumerate(blocks):
+        try:
+            parsed = Block.parse(block)
+            if parsed is None:
+                problems.append(f"block {n}: unknown type {block.get('type')}")
+                continue
+            parsed.to_dict()  # slack_sdk raises on the limits it knows
+        except SlackObjectFormationError as error:
+            problems.append(f"block {n}: {error}")
+        for field in block.get("fields") or []:
+            if len(field["text"]) > limits.SECTION_FIELD_MAX_CHARS:
+                problems.append(f"block {n}: field over {limits.SECTION_FIELD_MAX_CHARS}")
+        for element in block.get("elements") or []:
+            if len(element.get("value", "")) > limits.BUTTON_VALUE_MAX_CHARS:
+                problems.append(f"block {n}: button value too long")
+    return problems
+
+
+class FakeSlack:
+    """Serve with `await FakeSlack().start()`; point the app's client at `base_url`."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.responses: list[tuple[str, dict[str, Any]]] = []
+        self.uploads: list[bytes] = []
+        self.socket_acks: list[dict[str, Any]] = []
+        self.rate_limit_next: dict[str, int] = {}  # method → how many 429s to answer first
+        self.installs: dict[str, str] = {}  # oauth code → team id
+        self._changed = asyncio.Condition()
+        self._sockets: list[web.WebSocketResponse] = []
+        self._ts = 1_700_000_000_000_000
+        self.port = 0
+
+    @property
+    def base_url(self) -> str:
+        return (
+            f"http://127.0.0.1:{self.port}/api/"  # the trailing slash matters: slack_sdk urljoins
+        )
+
+    def response_url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.port}/response/{name}"
+
+    async def start(self) -> FakeSlack:
+        app = web.Application(client_max_size=10 * 1024 * 1024)
+        app.router.add_post("/api/{method}", self._api)
+        app.router.add_post("/response/{name:.*}", self._response_url)
+        app.router.add_post("/upload/{file_id}", self._upload)
+        app.router.add_get("/link/", self._socket)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        self.port = self._runner.addresses[0][1]
+        return self
+
+    async def stop(self) -> None:
+        for ws in self._sockets:
+            await ws.close()
+        await self._runner.cleanup()
+
+    async def wait_for(self, predicate: Callable[[], Any], timeout_s: float = 5.0) -> Any:
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(predicate), timeout_s)
+        return predicate()
+
+    def posts(self, method: str = "chat.postMessage") -> list[dict[str, Any]]:
+        return [params for name, params in self.calls if name == method]
+
+    async def _record(self, append: Callable[[], None]) -> None:
+        async with self._changed:
+            append()
+            self._changed.notify_all()
+
+    def _next_ts(self) -> str:
+        self._ts += 1
+        return f"{self._ts // 1_000_000}.{self._ts % 1_000_000:06d}"
+
+    async def _api(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        if request.content_type == "application/json":
+            params = await request.json()
+        else:
+            params = dict(parse_qsl(await request.text()))
+        params["_auth"] = request.headers.get("Authorization", "")
+        if self.rate_limit_next.get(method):
+            self.rate_limit_next[method] -= 1
+            await self._record(lambda: self.calls.append((f"{method}#429", params)))
+            return web.json_response(
+                {"ok": False, "error": "ratelimited"}, status=429, headers={"Retry-After": "0"}
+            )
+        await self._record(lambda: self.calls.append((method, params)))
+        return web.json_response(self._answer(method, params))
+
+    def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "auth.test":
+            token = params["_auth"].removeprefix("Bearer ")
+            team = token.removeprefix("xoxb-") if token.startswith("xoxb-T") else TEAM_ID
+            return {"ok": True, "team_id": team, "user_id": BOT_USER_ID, "bot_id": "B0BOT"}
+        if method == "chat.postMessage":
+            problems = payload_problems(params)
+            if problems:
+                return {"ok": False, "error": "invalid_blocks", "problems": problems}
+            return {"ok": True, "channel": params["channel"], "ts": self._next_ts()}
+        if method == "files.getUploadURLExternal":
+            file_id = f"F{len(self.uploads) + 1:04d}"
+            return {
+                "ok": True,
+                "upload_url": f"http://127.0.0.1:{self.port}/upload/{file_id}",
+                "file_id": file_id,
+            }
+        if method == "files.completeUploadExternal":
+            return {"ok": True, "files": json.loads(params["files"])}
+        if method == "apps.connections.open":
+            if not params["_auth"].startswith("Bearer xapp-"):
+                return {"ok": False, "error": "invalid_auth"}
+            return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/link/?ticket=t"}
+        if method == "oauth.v2.access":
+            team = self.installs.get(params.get("code", ""))
+            if team is None:
+                return {"ok": False, "error": "invalid_code"}
+            return {
+                "ok": True,
+                "access_token": f"xoxb-{team}",
+                "token_type": "bot",
+                "scope": "commands,chat:write",
+                "bot_user_id": BOT_USER_ID,
+                "app_id": "A0001",
+                "team": {"id": team, "name": team},
+                "enterprise": None,
+                "authed_user": {"id": "U0INSTALLER"},
+                "is_enterprise_install": False,
+            }
+        return {"ok": False, "error": "unknown_method"}
+
+    async def _response_url(self, request: web.Request) -> web.Response:
+        name, body = request.match_info["name"], await request.json()
+        if sum(1 for url, _ in self.responses if url == name) >= limits.RESPONSE_URL_MAX_POSTS:
+            return web.Response(status=404, text="used_url")
+        if payload_problems(body):
+            return web.Response(status=400, text="invalid_blocks")
+        await self._record(lambda: self.responses.append((name, body)))
+        return web.Response(text="ok")
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        data = await request.read()
+        await self._record(lambda: self.uploads.append(data))
+        return web.Response(text="OK")
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        self._sockets.append(ws)
+        await ws.send_json(
+            {
+                "type": "hello",
+                "num_connections": 1,
+                "debug_info": {"host": "fake"},
+                "connection_info": {"app_id": "A0001"},
+            }
+        )
+        async for message in ws:
+            if message.type == WSMsgType.TEXT:
+                ack = json.loads(message.data)
+                await self._record(lambda ack=ack: self.socket_acks.append(ack))
+        return ws
+
+    async def push_envelope(self, envelope: dict[str, Any]) -> None:
+        """Deliver a Socket Mode envelope to every connected app."""
+        await self.wait_for(lambda: self._sockets)
+        for ws in self._sockets:
+            await ws.send_json(envelope)
