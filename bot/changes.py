@@ -59,7 +59,7 @@ class PlanChanges:
             before_gib, after_gib = self.required_gib
             out.append(
                 f"memory per GPU: {fmt.gib(before_gib)} → {fmt.gib(after_gib)} "
-                f"({fmt.signed(after_gib - before_gib, 'GiB')})"
+                f"({fmt.signed(after_gib - before_gib, fmt.gib)})"
             )
         out += [
             f"{fmt.card(flip.gpu_name, flip.count)}: {flip.before} → {flip.after}"
@@ -128,12 +128,12 @@ def _headline_line(label: str, old: Option | None, new: Option | None) -> str:
         if old.hours is not None and new.hours is not None:
             parts.append(
                 f"{fmt.hours(old.hours)} → {fmt.hours(new.hours)} "
-                f"({fmt.signed(new.hours - old.hours, 'h')})"
+                f"({fmt.signed(new.hours - old.hours, fmt.hours)})"
             )
         if old.cost_usd is not None and new.cost_usd is not None:
             parts.append(
                 f"{fmt.usd(old.cost_usd)} → {fmt.usd(new.cost_usd)} "
-                f"({fmt.signed(new.cost_usd - old.cost_usd, '$')})"
+                f"({fmt.signed(new.cost_usd - old.cost_usd, fmt.usd)})"
             )
     return ", ".join(parts)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 def gib(value_gib: float) -> str:
     return f"{value_gib:.1f} GiB"
@@ -25,12 +27,9 @@ def usd(value_usd: float | None) -> str:
     return f"${value_usd:,.0f}"
 
 
-def signed(delta: float, unit: str = "") -> str:
-    """A change with its sign, e.g. "+2.5 GiB" or "−$3.10"; the unit goes after the number."""
-    sign = "+" if delta >= 0 else "−"
-    if unit == "$":
-        return f"{sign}{usd(abs(delta))}"
-    return f"{sign}{abs(delta):.1f}{' ' + unit if unit else ''}"
+def signed(delta: float, render: Callable[[float], str]) -> str:
+    """A change with its sign, rendered like its quantity: "+2.5 GiB", "−4.3 h", "+$5.90"."""
+    return ("+" if delta >= 0 else "−") + render(abs(delta))
 
 
 def card(gpu_name: str, count: int) -> str:

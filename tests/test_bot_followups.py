@@ -1,0 +1,89 @@
+"""Reading follow-ups: the conversation's own intents, budgets, and patches with linked fields."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.followups import (
+    Cheapest,
+    Compare,
+    Help,
+    Question,
+    Reset,
+    Undo,
+    apply_patch,
+    budget_from_text,
+    patch_from_fields,
+    read_intent,
+)
+
+
+@pytest.mark.parametrize("text", ["help", "HELP", "/help", "?", "how does this work?"])
+def test_help(text: str) -> None:
+    assert read_intent(text) == Help()
+
+
+@pytest.mark.parametrize("text", ["undo", "Undo!", "go back", "revert"])
+def test_undo(text: str) -> None:
+    assert read_intent(text) == Undo()
+
+
+def test_reset_with_and_without_a_new_question() -> None:
+    assert read_intent("reset") == Reset(question="")
+    assert read_intent("start over") == Reset(question="")
+    assert read_intent("new: 7B LoRA 2k ctx") == Reset(question="7B LoRA 2k ctx")
+
+
+def test_cheapest_with_and_without_a_budget() -> None:
+    assert read_intent("cheapest under $20?") == Cheapest(budget_usd=20.0)
+    assert read_intent("what's the cheapest card?") == Cheapest(budget_usd=None)
+
+
+def test_compare_reads_card_names_from_the_catalog() -> None:
+    intent = read_intent("compare h100 and a100")
+    assert isinstance(intent, Compare)
+    assert len(intent.gpus) == 2 and "H100" in intent.gpu_names[0]
+    assert isinstance(read_intent("4090 vs H100?"), Compare)
+    # Not cards: left to the parser (a comparison of jobs, or nothing).
+    assert read_intent("compare apples and pears") == Question("compare apples and pears")
+    assert read_intent("7B vs 13B") == Question("7B vs 13B")
+
+
+@pytest.mark.parametrize(
+    ("text", "budget_usd"),
+    [
+        ("under $20", 20.0),
+        ("below $1,500", 1500.0),
+        ("budget of $2k", 2000.0),
+        ("less than 300 usd", 300.0),
+        ("under 8k ctx", None),
+        ("on 2x4090", None),
+    ],
+)
+def test_budget_from_text(text: str, budget_usd: float | None) -> None:
+    assert budget_from_text(text) == budget_usd
+
+
+def test_everything_else_goes_to_the_parser() -> None:
+    assert read_intent("what if 8k ctx?") == Question("what if 8k ctx?")
+
+
+def test_patch_keeps_only_job_fields_and_adds_a_budget_the_parser_left() -> None:
+    assert patch_from_fields({"seq_len": 8192, "nonsense": 1}, "what if 8k?") == {"seq_len": 8192}
+    assert patch_from_fields({}, "and under $50?") == {"budget_usd": 50.0}
+    assert patch_from_fields({"budget_usd": 10.0}, "under $50") == {"budget_usd": 10.0}
+
+
+def test_linked_fields_do_not_outlive_the_field_they_belong_to() -> None:
+    job = {"params_b": 13.0, "method": "qlora", "quant": "nf4", "gpu": "a100", "gpu_vram_gb": 40}
+    assert apply_patch(job, {"model": "llama-3-70b"}) == {
+        "model": "llama-3-70b",
+        "method": "qlora",
+        "quant": "nf4",
+        "gpu": "a100",
+        "gpu_vram_gb": 40,
+    }
+    assert "quant" not in apply_patch(job, {"method": "lora"})
+    assert apply_patch(job, {"method": "qlora", "quant": "int8"})["quant"] == "int8"
+    assert "gpu_vram_gb" not in apply_patch(job, {"gpu": "h100"})
+    assert apply_patch(job, {"seq_len": 8192}) == {**job, "seq_len": 8192}
