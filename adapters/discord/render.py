@@ -15,6 +15,8 @@ from bot.reply import CardRow, Reply, WhatIf
 
 CHART_FILENAME = "gpuplan-chart.png"
 NO_MENTIONS: dict[str, list[str]] = {"parse": []}
+# Our policy, not Discord's: past this many messages a reply floods the channel, so it is cut.
+MAX_MESSAGES = 8
 
 # A what-if button carries its whole follow-up in its custom_id, so a click still re-plans after a
 # restart, when nothing of the original reply is left in memory.
@@ -36,11 +38,15 @@ _ELLIPSIS = "…"
 
 def render_reply(reply: Reply) -> list[dict[str, Any]]:
     """One or more message payloads, in order; the what-if buttons ride on the last one."""
-    embeds = _embeds(reply)
+    groups = _pack(_embeds(reply))
     payloads = [
         {"content": "", "embeds": group, "components": [], "allowed_mentions": dict(NO_MENTIONS)}
-        for group in _pack(embeds)
+        for group in groups[:MAX_MESSAGES]
     ]
+    if len(groups) > MAX_MESSAGES:
+        payloads[-1]["content"] = (
+            f"(Answer cut short: {len(groups) - MAX_MESSAGES} more message(s) not shown.)"
+        )
     payloads[-1]["components"] = whatif_rows(reply.whatifs)
     return payloads
 
@@ -68,8 +74,10 @@ def whatif_rows(whatifs: list[WhatIf]) -> list[dict[str, Any]]:
     """Action rows of what-if buttons, deduplicated by custom_id, at most 5 rows × 5 buttons."""
     buttons: dict[str, dict[str, Any]] = {}
     for whatif in whatifs:
+        if not (whatif.text.strip() or whatif.label.strip()):
+            continue  # nothing to send when pressed
         custom_id = whatif_custom_id(whatif)
-        label = _clip(whatif.label.strip() or whatif.text.strip(), limits.BUTTON_LABEL)
+        label = _clip(" ".join((whatif.label or whatif.text).split()), limits.BUTTON_LABEL)
         buttons.setdefault(
             custom_id, {"type": 2, "style": 2, "label": label, "custom_id": custom_id}
         )
