@@ -1,0 +1,1 @@
+"""Reference data the planner reads: model architectures (and, from engineer B, GPUs and prices)."""

@@ -1,0 +1,201 @@
+"""Fill every JobSpec field the user left out, the way most people run, and say so.
+
+The defaults follow HF Trainer + PEFT/TRL (also behind axolotl, LLaMA-Factory and ms-swift),
+which is what most fine-tuning runs use; each choice becomes a plain-language assumption.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from planner.catalog.models import ModelArch, resolve_model
+from planner.errors import PlanningError
+from planner.spec import (
+    ALL_LINEAR,
+    Framework,
+    JobSpec,
+    Method,
+    Optimizer,
+    Precision,
+    Quant,
+    Sharding,
+)
+
+DEFAULT_SEQ_LEN = 2048
+DEFAULT_LORA_RANK = 16
+DEFAULT_MICRO_BATCH = 1
+# A model said to be "13B" that catalogs as 7B is probably a different model: warn past this.
+PARAMS_MISMATCH_FRACTION = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    spec: JobSpec
+    arch: ModelArch
+    assumptions: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _model(spec: JobSpec, arch: ModelArch | None) -> tuple[ModelArch, list[str], list[str]]:
+    if arch is not None:
+        return arch, [f"architecture read from the supplied config ({arch.params_b:.2f}B)"], []
+    found, assumptions = resolve_model(spec.model, spec.params_b)
+    warnings = []
+    if spec.model and spec.params_b and found.family != "generic":
+        off = abs(found.params_b - spec.params_b) / found.params_b
+        if off > PARAMS_MISMATCH_FRACTION:
+            warnings.append(
+                f"{found.name} has {found.params_b:.1f}B parameters, not {spec.params_b:g}B: "
+                "planned with the catalog's shape"
+            )
+    return found, assumptions, warnings
+
+
+def _precision(spec: JobSpec, said: list[str]) -> Precision:
+    if spec.precision is not None:
+        return spec.precision
+    if spec.method is Method.full:
+        said.append(
+            "full fine-tune in pure bf16 (weights, gradients and AdamW state in bf16, model "
+            "loaded in bfloat16 as TRL, torchtune and LitGPT do); say 'bf16-mixed' for an "
+            "fp32 master copy (16 B/param)"
+        )
+    else:
+        said.append("bf16 base weights; LoRA weights and their optimizer state as PEFT keeps them")
+    return Precision.bf16
+
+
+def _optimizer(spec: JobSpec, framework: Framework, num_gpus: int, said: list[str]) -> Optimizer:
+    if spec.optimizer is not None:
+        return spec.optimizer
+    if framework is Framework.torchtune and spec.method is Method.full and num_gpus == 1:
+        said.append("torchtune's single-GPU full recipe: paged 8-bit AdamW stepped inside backward")
+        return Optimizer.paged_adamw_8bit
+    said.append("AdamW optimizer")
+    return Optimizer.adamw
+
+
+def _sharding(spec: JobSpec, num_gpus: int, said: list[str]) -> Sharding:
+    if spec.sharding is not None:
+        return spec.sharding
+    if num_gpus == 1:
+        return Sharding.none
+    if spec.method is Method.full:
+        said.append(f"{num_gpus} GPUs with FSDP (full sharding)")
+        return Sharding.fsdp
+    said.append(f"{num_gpus} GPUs with DDP (each GPU holds the whole model)")
+    return Sharding.ddp
+
+
+def _warnings(spec: JobSpec, arch: ModelArch, num_gpus: int, sharding: Sharding) -> list[str]:
+    warnings = []
+    if spec.quant is not None and spec.method is not Method.qlora:
+        warnings.append(
+            f"quant {spec.quant.value} only applies to QLoRA; ignored for {spec.method.value}"
+        )
+    if spec.method is Method.full and (spec.lora_rank or spec.lora_targets):
+        warnings.append("LoRA rank/targets ignored for a full fine-tune")
+    if spec.seq_len and arch.max_context and spec.seq_len > arch.max_context:
+        warnings.append(
+            f"sequence length {spec.seq_len:,} is longer than {arch.name}'s context "
+            f"({arch.max_context:,} tokens): it needs RoPE scaling and quality may drop"
+        )
+    if num_gpus > 1 and sharding is Sharding.none:
+        warnings.append(f"no sharding on {num_gpus} GPUs: each GPU holds the whole job")
+    if (
+        spec.cpu_offload
+        and sharding in (Sharding.none, Sharding.ddp)
+        and spec.method is not Method.full
+    ):
+        warnings.append("CPU offload saves little for LoRA/QLoRA without FSDP/ZeRO-3")
+    return warnings
+
+
+def resolve(spec: JobSpec, arch: ModelArch | None = None) -> Resolved:
+    """The spec with every default filled, the architecture, assumptions and warnings.
+
+    Raises PlanningError (naming the field) for a job that cannot be planned.
+    """
+    if not isinstance(spec, JobSpec):
+        raise PlanningError("expected a JobSpec", field="spec")
+    model_arch, said, warned = _model(spec, arch)
+    framework = spec.framework or Framework.hf
+    if spec.framework is None:
+        said.append("HF Trainer + PEFT (as axolotl, LLaMA-Factory and ms-swift run it)")
+    num_gpus = spec.num_gpus or 1
+    sharding = _sharding(spec, num_gpus, said)
+    precision = _precision(spec, said)
+    optimizer = _optimizer(spec, framework, num_gpus, said)
+    peft = spec.method is not Method.full
+
+    quant = spec.quant if spec.method is Method.qlora else None
+    if spec.method is Method.qlora and quant is None:
+        quant = Quant.nf4
+        said.append("QLoRA with 4-bit NF4 (bitsandbytes, double quantisation)")
+    if spec.method is Method.qlora and quant is Quant.int4:
+        said.append("int4 read as a GPTQ-quantised checkpoint")
+
+    rank = spec.lora_rank if peft else None
+    targets = spec.lora_targets if peft else None
+    if peft and rank is None:
+        rank = DEFAULT_LORA_RANK
+        said.append(f"LoRA rank {rank}")
+    if peft and targets is None:
+        targets = ALL_LINEAR
+        said.append("LoRA on all linear layers (q, k, v, o, gate, up, down)")
+
+    seq_len = spec.seq_len
+    if seq_len is None:
+        seq_len = min(DEFAULT_SEQ_LEN, model_arch.max_context or DEFAULT_SEQ_LEN)
+        said.append(f"sequence length {seq_len:,} tokens")
+    micro_batch = spec.micro_batch
+    if micro_batch is None:
+        micro_batch = DEFAULT_MICRO_BATCH
+        said.append(
+            f"micro-batch {micro_batch} per GPU (gradient accumulation does not add memory)"
+        )
+    checkpointing = spec.gradient_checkpointing
+    if checkpointing is None:
+        checkpointing = framework is not Framework.litgpt
+        said.append(
+            "gradient checkpointing on (PEFT turns it on for QLoRA; most recipes do for all)"
+            if checkpointing
+            else "no gradient checkpointing (LitGPT's single-GPU default)"
+        )
+    flash = spec.flash_attention
+    if flash is None:
+        flash = True
+        said.append("FlashAttention/SDPA attention (no s×s score matrix)")
+    epochs = spec.epochs
+    if epochs is None:
+        epochs = 1.0
+        if spec.dataset_tokens:
+            said.append("1 epoch")
+
+    resolved = spec.model_copy(
+        update={
+            "model": model_arch.hf_id or model_arch.name,
+            "params_b": round(model_arch.params_b, 3),
+            "framework": framework,
+            "precision": precision,
+            "optimizer": optimizer,
+            "quant": quant,
+            "lora_rank": rank,
+            "lora_alpha": (spec.lora_alpha or 2.0 * rank) if rank else None,
+            "lora_targets": targets,
+            "seq_len": seq_len,
+            "micro_batch": micro_batch,
+            "grad_accum": spec.grad_accum or 1,
+            "gradient_checkpointing": checkpointing,
+            "flash_attention": flash,
+            "packing": bool(spec.packing),
+            "num_gpus": num_gpus,
+            "sharding": sharding,
+            "cpu_offload": bool(spec.cpu_offload),
+            "epochs": epochs,
+        }
+    )
+    warnings = warned + _warnings(
+        spec.model_copy(update={"seq_len": seq_len}), model_arch, num_gpus, sharding
+    )
+    return Resolved(spec=resolved, arch=model_arch, assumptions=said, warnings=warnings)

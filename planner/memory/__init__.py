@@ -1,0 +1,11 @@
+"""The memory model: per-GPU bytes of a fine-tuning job, as a sum of named components.
+
+`estimate_memory` is pure and fast (tens of microseconds): the planner calls it for every card
+and GPU count it compares.
+"""
+
+from __future__ import annotations
+
+from planner.memory.estimate import estimate_memory, job_from_spec
+
+__all__ = ["estimate_memory", "job_from_spec"]

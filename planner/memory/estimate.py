@@ -1,0 +1,106 @@
+"""Sum the components into a MemoryEstimate (allocated, reserved, required and a range)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from planner.catalog.models import ModelArch
+from planner.memory import components as comp
+from planner.memory.placement import Components, per_gpu
+from planner.memory.profiles import (
+    ALLOCATOR_SLACK_FRACTION,
+    CUDA_CONTEXT_GIB,
+    GIB,
+    NCCL_BUFFERS_GIB,
+    PROFILES,
+)
+from planner.plan import MemoryBreakdown, MemoryEstimate
+from planner.spec import ALL_LINEAR, Framework, JobSpec, LoraTarget, Method, Sharding
+
+# How far measured peaks fall from the estimate on the dev set (bench/accuracy.py): the range
+# a user should plan with.
+RANGE_LOW_FRACTION = 0.12
+RANGE_HIGH_FRACTION = 0.15
+
+_ALL_TARGETS = tuple(t.value for t in LoraTarget)
+
+
+def job_from_spec(spec: JobSpec, num_gpus: int) -> comp.Job:
+    """The fields the components read, from a resolved spec (every default filled)."""
+    framework = spec.framework or Framework.hf
+    profile = PROFILES[framework]
+    targets = spec.lora_targets
+    target_names = (
+        _ALL_TARGETS if targets in (None, ALL_LINEAR) else tuple(t.value for t in targets)
+    )
+    assert spec.precision and spec.optimizer and spec.seq_len and spec.micro_batch
+    return comp.Job(
+        method=spec.method,
+        quant=spec.quant if spec.method is Method.qlora else None,
+        precision=spec.precision,
+        optimizer=spec.optimizer,
+        lora_rank=spec.lora_rank or 16,
+        lora_targets=target_names,
+        seq_len=spec.seq_len,
+        micro_batch=spec.micro_batch,
+        gradient_checkpointing=bool(spec.gradient_checkpointing),
+        flash_attention=spec.flash_attention is not False,
+        optimizer_in_backward=profile.optimizer_in_backward_single_gpu and num_gpus == 1,
+        profile=profile,
+    )
+
+
+@lru_cache(maxsize=4096)
+def _job_components(arch: ModelArch, job: comp.Job) -> tuple[Components, float, float]:
+    total = Components(
+        weights=comp.weights_bytes(arch, job),
+        adapter=comp.adapter_bytes(arch, job),
+        gradients=comp.gradient_bytes(arch, job),
+        optimizer=comp.optimizer_bytes(arch, job),
+        activations=comp.activation_bytes(arch, job),
+        logits=comp.logits_bytes(arch, job),
+    )
+    gathered = 2 * comp.weights_at_rest_per_layer_bytes(arch, job)
+    return total, gathered, comp.paged_optimizer_bytes(arch, job)
+
+
+def estimate_memory(
+    spec: JobSpec, arch: ModelArch, num_gpus: int, sharding: Sharding
+) -> MemoryEstimate:
+    """Per-GPU memory of `spec` (resolved) on `num_gpus` GPUs sharded by `sharding`.
+
+    allocated = weights + adapter + gradients + optimizer + activations + logits;
+    reserved = allocated + the allocator's slack on the per-step tensors (activations, logits);
+    required (≈ nvidia-smi) = reserved + CUDA context (+ NCCL buffers when GPUs talk).
+    """
+    job = job_from_spec(spec, num_gpus)
+    total, gathered_layers, paged = _job_components(arch, job)
+    root = comp.unsharded_root_bytes(arch, job) * (1 - 1 / num_gpus)
+    share = per_gpu(total, num_gpus, sharding, bool(spec.cpu_offload), gathered_layers + root)
+    allocated = share.allocated
+    reserved = allocated + ALLOCATOR_SLACK_FRACTION * (share.activations + share.logits)
+    talks = num_gpus > 1 and sharding not in (Sharding.none, Sharding.device_map)
+    context = (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if talks else 0.0)) * GIB
+    required = reserved + context
+    paged_share = (
+        paged / num_gpus if sharding in (Sharding.fsdp, Sharding.zero3, Sharding.zero2) else paged
+    )
+    low = required * (1 - RANGE_LOW_FRACTION)
+    high = required * (1 + RANGE_HIGH_FRACTION) + paged_share
+    return MemoryEstimate(
+        num_gpus=num_gpus,
+        sharding=sharding.value,
+        peak_allocated_gib=round(allocated / GIB, 3),
+        peak_reserved_gib=round(reserved / GIB, 3),
+        required_gib=round(required / GIB, 3),
+        range_gib=(round(low / GIB, 2), round(high / GIB, 2)),
+        breakdown_gib=MemoryBreakdown(
+            weights=round(share.weights / GIB, 3),
+            adapter=round(share.adapter / GIB, 3),
+            gradients=round(share.gradients / GIB, 3),
+            optimizer=round(share.optimizer / GIB, 3),
+            activations=round(share.activations / GIB, 3),
+            logits=round(share.logits / GIB, 3),
+            overhead=round((required - allocated) / GIB, 3),
+        ),
+    )

@@ -1,0 +1,64 @@
+"""make_plan: JobSpec → Plan (the memory part here; the market part is attached by
+planner.market)."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from planner.catalog.models import ModelArch
+from planner.defaults import Resolved, resolve
+from planner.errors import PlanningError
+from planner.memory import estimate_memory
+from planner.plan import ModelInfo, Plan
+from planner.spec import JobSpec, Sharding
+
+
+def parse_spec(data: object) -> JobSpec:
+    """A JobSpec from JSON-like data; a bad field raises PlanningError naming it."""
+    if not isinstance(data, dict):
+        raise PlanningError("a job spec must be a JSON object", field="spec")
+    try:
+        return JobSpec.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "spec"
+        field_name = str(error["loc"][0]) if error["loc"] else "spec"
+        raise PlanningError(f"{where}: {error['msg']}", field=field_name) from None
+
+
+def model_info(arch: ModelArch) -> ModelInfo:
+    return ModelInfo(
+        key=arch.key,
+        name=arch.name,
+        hf_id=arch.hf_id,
+        params_b=round(arch.params_b, 3),
+        active_params_b=round(arch.active_params / 1e9, 3) if arch.num_experts else None,
+        num_layers=arch.num_layers,
+        hidden_size=arch.hidden_size,
+        vocab_size=arch.vocab_size,
+        max_context=arch.max_context,
+        source=arch.source,
+    )
+
+
+def memory_plan(resolved: Resolved) -> Plan:
+    spec = resolved.spec
+    memory = estimate_memory(
+        spec, resolved.arch, spec.num_gpus or 1, spec.sharding or Sharding.none
+    )
+    return Plan(
+        spec=spec,
+        model=model_info(resolved.arch),
+        assumptions=resolved.assumptions,
+        warnings=resolved.warnings,
+        memory=memory,
+    )
+
+
+def make_plan(spec: JobSpec, arch: ModelArch | None = None) -> Plan:
+    """Resolve defaults, estimate memory per GPU, attach the market (cards, time, cost).
+
+    `arch` plans a custom architecture (e.g. from an HF config.json) instead of the catalog's.
+    """
+    resolved = resolve(spec, arch)
+    return memory_plan(resolved)
