@@ -153,7 +153,7 @@ def test_oversize_reply_is_split_and_every_payload_respects_the_limits() -> None
         for n in range(400)
     ]
     reply = _plan_reply(
-        title="T" * 400,
+        title="T" * 4000,
         body="&<>" * 5000,
         table=many_rows,
         memory=[MemoryLine(component=f"part {n} " * 300, gib=n) for n in range(35)],

@@ -41,12 +41,8 @@ def render_reply(reply: Reply, *, conversation_id: str = "") -> list[dict]:
     gives us without thread context (a slash-command answer) still finds its conversation.
     """
     blocks = [*_content_blocks(reply), *_whatif_blocks(reply.whatifs, conversation_id)]
-    fallback = _fallback_text(reply)
     pages = _paginate(blocks)
-    return [
-        {"text": fallback if n == 0 else f"{fallback} (continued {n + 1}/{len(pages)})", **page}
-        for n, page in enumerate(pages)
-    ]
+    return [{"text": _fallback_text(reply, n, len(pages)), **page} for n, page in enumerate(pages)]
 
 
 def conversation_id_from_block_id(block_id: str) -> str:
@@ -214,9 +210,10 @@ def _whatif_blocks(whatifs: list[WhatIf], conversation_id: str) -> Iterator[dict
         ).to_dict()
 
 
-def _fallback_text(reply: Reply) -> str:
+def _fallback_text(reply: Reply, page: int, pages: int) -> str:
     summary = ": ".join(part for part in (reply.title, reply.verdict) if part) or reply.body
-    return _escaped_or(summary, "gpuplan", limits.FALLBACK_TEXT_MAX_CHARS)
+    suffix = f" (continued {page + 1}/{pages})" if page else ""
+    return _escaped_or(summary, "gpuplan", limits.FALLBACK_TEXT_MAX_CHARS - len(suffix)) + suffix
 
 
 def _escaped_or(text: str, default: str, max_chars: int) -> str:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from aiohttp import web
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
     from slack_bolt.async_app import AsyncApp
     from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 
@@ -156,11 +157,17 @@ async def _serve_http(env: SlackEnv, host: str, port: int) -> None:
         await runner.cleanup()
 
 
-async def _serve_socket(env: SlackEnv) -> None:
+async def connect_socket(app: AsyncApp, app_token: str) -> AsyncSocketModeHandler:
+    """Open a Socket Mode connection (apps.connections.open, then the WSS it names)."""
     from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
-    handler = AsyncSocketModeHandler(build_app_from_env(env), app_token=env.app_token)
+    handler = AsyncSocketModeHandler(app, app_token=app_token)
     await handler.connect_async()
+    return handler
+
+
+async def _serve_socket(env: SlackEnv) -> None:
+    handler = await connect_socket(build_app_from_env(env), env.app_token or "")
     print("gpuplan: connected to Slack over Socket Mode", flush=True)
     try:
         await asyncio.Event().wait()

@@ -1,0 +1,409 @@
+"""The real Bolt AsyncApp on 127.0.0.1, fed HMAC-signed Slack requests, its Web API client pointed
+at a loopback fake Slack that records (and limit-checks) everything the bot sends."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlencode
+
+import aiohttp
+import pytest
+import pytest_asyncio
+
+from adapters.slack import limits
+from adapters.slack.app import ACK_TEXT, build_app, make_client
+from adapters.slack.serve import EVENTS_PATH, start_http
+from bot.conversation import Conversation
+from bot.reply import Reply, WhatIf
+from bot.threads import ThreadKey
+from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlack, payload_problems, sign
+
+SECRET = "test-signing-secret"
+CHANNEL = "C0PLANS"
+QUESTION = "13B QLoRA, 4k ctx, 20M tokens x3"
+# Slack gives up on an ack after 3 s; the test client does the same.
+SLACK_ACK_TIMEOUT = aiohttp.ClientTimeout(total=limits.ACK_DEADLINE_S)
+
+
+class Bot:
+    """The app under test, served over HTTP, plus a Slack-like client that signs its requests."""
+
+    def __init__(self, fake: FakeSlack, conversation: Any, **options: Any) -> None:
+        self.fake = fake
+        self.app = build_app(
+            conversation,
+            signing_secret=SECRET,
+            client=make_client("xoxb-test", fake.base_url),
+            **options,
+        )
+        self._events = 0
+
+    async def __aenter__(self) -> Bot:
+        self.runner = await start_http(self.app, "127.0.0.1", 0)
+        self.url = f"http://127.0.0.1:{self.runner.addresses[0][1]}{EVENTS_PATH}"
+        self.http = aiohttp.ClientSession(timeout=SLACK_ACK_TIMEOUT)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.http.close()
+        await self.runner.cleanup()
+
+    async def post(
+        self, body: str, content_type: str, headers: dict[str, str] | None = None, **sign_kw: Any
+    ) -> tuple[int, str]:
+        signed = {**sign(body, sign_kw.pop("secret", SECRET), **sign_kw), **(headers or {})}
+        async with self.http.post(
+            self.url, data=body, headers={**signed, "Content-Type": content_type}
+        ) as response:
+            return response.status, await response.text()
+
+    async def slash(self, text: str, trigger: str = "1.2.3", **sign_kw: Any) -> tuple[int, str]:
+        body = urlencode(
+            {
+                "command": "/gpuplan",
+                "text": text,
+                "team_id": TEAM_ID,
+                "channel_id": CHANNEL,
+                "user_id": "U0ANA",
+                "trigger_id": trigger,
+                "api_app_id": "A0001",
+                "response_url": self.fake.response_url(f"commands/{trigger}"),
+            }
+        )
+        return await self.post(body, "application/x-www-form-urlencoded", **sign_kw)
+
+    async def event(
+        self, event: dict[str, Any], event_id: str | None = None, retry: int | None = None
+    ) -> tuple[int, str]:
+        self._events += 1
+        body = json.dumps(
+            {
+                "token": "legacy",
+                "team_id": TEAM_ID,
+                "api_app_id": "A0001",
+                "type": "event_callback",
+                "event_id": event_id or f"Ev{self._events:04d}",
+                "event_time": int(time.time()),
+                "event": {"channel": CHANNEL, "team": TEAM_ID, "user": "U0ANA", **event},
+                "authorizations": [{"team_id": TEAM_ID, "user_id": BOT_USER_ID, "is_bot": True}],
+            }
+        )
+        headers = {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"}
+        return await self.post(body, "application/json", headers if retry else None)
+
+    async def mention(self, text: str, ts: str, thread_ts: str | None = None) -> tuple[int, str]:
+        event = {"type": "app_mention", "text": f"<@{BOT_USER_ID}> {text}", "ts": ts}
+        return await self.event({**event, **({"thread_ts": thread_ts} if thread_ts else {})})
+
+    async def click(self, action: dict[str, Any], container: dict[str, Any]) -> tuple[int, str]:
+        payload = {
+            "type": "block_actions",
+            "team": {"id": TEAM_ID},
+            "user": {"id": "U0BEN"},
+            "api_app_id": "A0001",
+            "channel": {"id": CHANNEL},
+            "container": {"type": "message", "channel_id": CHANNEL, **container},
+            "trigger_id": "9.9.9",
+            "response_url": self.fake.response_url("actions/1"),
+            "actions": [{"type": "button", **action}],
+        }
+        body = urlencode({"payload": json.dumps(payload)})
+        return await self.post(body, "application/x-www-form-urlencoded")
+
+
+@pytest_asyncio.fixture
+async def fake() -> AsyncIterator[FakeSlack]:
+    server = await FakeSlack().start()
+    yield server
+    await server.stop()
+
+
+class Recording:
+    """The real conversation, noting every question it is asked."""
+
+    def __init__(self) -> None:
+        self.real = Conversation(limit_rate=False)
+        self.texts: list[str] = []
+
+    def handle(self, key: ThreadKey, text: str, user: str = "") -> Reply:
+        self.texts.append(text)
+        return self.real.handle(key, text, user)
+
+
+@pytest.fixture
+def conversation() -> Recording:
+    return Recording()
+
+
+def _button(payload: dict[str, Any], label: str) -> dict[str, Any]:
+    for block in payload["blocks"]:
+        for element in block.get("elements", []):
+            if element.get("type") == "button" and element["text"]["text"] == label:
+                return {**element, "block_id": block["block_id"]}
+    raise AssertionError(f"no {label!r} button")
+
+
+def _wire(payloads: list[dict[str, Any]]) -> str:
+    return json.dumps(payloads, ensure_ascii=False)
+
+
+class GatedConversation:
+    """Holds every answer until the test opens the gate: a planner as slow as the test wants."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.started = threading.Event()
+        self.keys: list[ThreadKey] = []
+
+    def handle(self, key: ThreadKey, text: str, user: str = "") -> Reply:
+        self.keys.append(key)
+        self.started.set()
+        self.gate.wait(timeout=10)
+        return Reply(kind="plan", title=f"Plan for {text}", verdict="Fits")
+
+
+async def test_slash_ack_arrives_while_the_planner_is_still_running(fake: FakeSlack) -> None:
+    slow = GatedConversation()
+    async with Bot(fake, slow) as bot:
+        status, body = await bot.slash(QUESTION)  # raises if the ack took Slack's 3 s
+        assert status == 200
+        assert json.loads(body) == {"response_type": "ephemeral", "text": ACK_TEXT}
+        assert not slow.gate.is_set() and fake.responses == []
+        slow.gate.set()
+        await fake.wait_for(lambda: fake.responses)
+    ((url, answer),) = fake.responses
+    assert url == "commands/1.2.3"
+    assert answer["response_type"] == "in_channel" and answer["text"].startswith("Plan for 13B")
+    assert slow.keys == [ThreadKey(platform="slack", workspace=TEAM_ID, channel=CHANNEL,
+                                   thread="slash-1.2.3")]  # fmt: skip
+
+
+async def test_slash_answer_has_header_table_and_whatif_buttons(
+    fake: FakeSlack, conversation: Recording
+) -> None:
+    async with Bot(fake, conversation) as bot:
+        assert (await bot.slash(QUESTION))[0] == 200
+        await fake.wait_for(lambda: fake.responses)
+    answers = [body for _, body in fake.responses]
+    assert all(a["response_type"] == "in_channel" and not payload_problems(a) for a in answers)
+    blocks = [b for a in answers for b in a["blocks"]]
+    assert blocks[0]["type"] == "header"
+    assert any(b.get("text", {}).get("text", "").startswith("```\ncard") for b in blocks)
+    labels = [e["text"]["text"] for b in blocks if b["type"] == "actions" for e in b["elements"]]
+    assert labels, "the answer offers what-if buttons"
+
+
+async def test_private_slash_answer_and_help_are_ephemeral(
+    fake: FakeSlack, conversation: Recording
+) -> None:
+    async with Bot(fake, conversation) as bot:
+        await bot.slash(f"{QUESTION} private", trigger="7.7.7")
+        await bot.slash("help", trigger="8.8.8")
+        await fake.wait_for(lambda: {url for url, _ in fake.responses} >= {
+            "commands/7.7.7", "commands/8.8.8"})  # fmt: skip
+    by_url = {url: body for url, body in fake.responses}
+    assert by_url["commands/7.7.7"]["response_type"] == "ephemeral"
+    assert by_url["commands/8.8.8"]["response_type"] == "ephemeral"
+    assert "help" in _wire([by_url["commands/8.8.8"]]).lower()
+
+
+async def test_mention_is_answered_in_a_thread_and_a_whatif_replans_there(
+    fake: FakeSlack, conversation: Recording
+) -> None:
+    async with Bot(fake, conversation) as bot:
+        await bot.mention(QUESTION, ts="1700000001.000100")
+        await fake.wait_for(lambda: fake.posts())
+        first = fake.posts()
+        assert {p["thread_ts"] for p in first} == {"1700000001.000100"}
+        assert {p["channel"] for p in first} == {CHANNEL}
+        await bot.mention("what if 8k ctx?", ts="1700000002.000100", thread_ts="1700000001.000100")
+        await fake.wait_for(lambda: len(fake.posts()) > len(first))
+    whatif = fake.posts()[len(first) :]
+    assert {p["thread_ts"] for p in whatif} == {"1700000001.000100"}
+    wire = _wire(whatif)
+    assert "What changed" in wire and "4096" in wire and "8192" in wire
+
+
+async def test_plain_thread_reply_replans_but_other_messages_are_ignored(
+    fake: FakeSlack, conversation: Recording
+) -> None:
+    root = "1700000010.000100"
+    async with Bot(fake, conversation) as bot:
+        await bot.mention(QUESTION, ts=root)
+        await fake.wait_for(lambda: fake.posts())
+        answered = len(fake.posts())
+        ignored = [
+            {"type": "message", "text": "what if 8k ctx?", "ts": "1.1", "thread_ts": "999.1"},
+            {"type": "message", "text": "what if 8k ctx?", "ts": "1.2"},  # not in a thread
+            {"type": "message", "text": "what if 2 GPUs?", "ts": "1.3", "thread_ts": root,
+             "bot_id": "B0OTHER"},
+            {"type": "message", "subtype": "message_changed", "ts": "1.4", "thread_ts": root,
+             "message": {"text": "what if 2 GPUs?"}},
+            {"type": "message", "text": f"<@{BOT_USER_ID}> what if 2 GPUs?", "ts": "1.5",
+             "thread_ts": root},  # app_mention answers this one
+        ]  # fmt: skip
+        for event in ignored:
+            assert (await bot.event(event))[0] == 200
+        await bot.event({"type": "message", "text": "what if 8k ctx?", "ts": "1.6",
+                         "thread_ts": root})  # fmt: skip
+        await fake.wait_for(lambda: len(fake.posts()) > answered)
+    replies = fake.posts()[answered:]
+    assert {p["thread_ts"] for p in replies} == {root}
+    assert "8192" in _wire(replies)
+    assert conversation.texts == [QUESTION, "what if 8k ctx?"]
+
+
+async def test_button_click_replans_in_the_same_thread(
+    fake: FakeSlack, conversation: Recording
+) -> None:
+    root = "1700000020.000100"
+    async with Bot(fake, conversation) as bot:
+        await bot.mention(QUESTION, ts=root)
+        await fake.wait_for(lambda: fake.posts())
+        answered = fake.posts()
+        button = _button(answered[-1], answered[-1]["blocks"][-1]["elements"][0]["text"]["text"])
+        container = {"message_ts": "1700000020.000200", "thread_ts": root, "is_ephemeral": False}
+        status, _ = await bot.click(button, container)
+        assert status == 200
+        await fake.wait_for(lambda: len(fake.posts()) > len(answered))
+    clicked = fake.posts()[len(answered) :]
+    assert {p["thread_ts"] for p in clicked} == {root}
+    assert "What changed" in _wire(clicked)
+
+
+async def test_button_on_a_slash_answer_opens_a_thread_that_keeps_the_slash_job(
+    fake: FakeSlack, conversation: Recording
+) -> None:
+    async with Bot(fake, conversation) as bot:
+        await bot.slash(QUESTION, trigger="5.5.5")
+        await fake.wait_for(lambda: fake.responses)
+        answer = fake.responses[-1][1]
+        whatifs = [b for b in answer["blocks"] if b["type"] == "actions"]
+        button = {**whatifs[0]["elements"][0], "block_id": whatifs[0]["block_id"]}
+        message_ts = "1700000030.000100"  # the slash answer, as Slack numbered it
+        await bot.click(button, {"message_ts": message_ts, "is_ephemeral": False})
+        await fake.wait_for(lambda: fake.posts())
+        assert {p["thread_ts"] for p in fake.posts()} == {message_ts}
+        assert "What changed" in _wire(fake.posts())
+        clicked = len(fake.posts())
+        await bot.mention("what if 8k ctx?", ts="1700000031.000100", thread_ts=message_ts)
+        await fake.wait_for(lambda: len(fake.posts()) > clicked)
+    wire = _wire(fake.posts()[clicked:])
+    assert "4096" in wire and "8192" in wire  # still the slash command's 4k job
+
+
+@pytest.mark.parametrize(
+    "sign_kw",
+    [{"secret": "not-the-secret"}, {"timestamp": int(time.time()) - 600}],
+    ids=["bad-signature", "ten-minutes-old"],
+)
+async def test_unsigned_or_stale_requests_get_401_and_no_answer(
+    fake: FakeSlack, sign_kw: dict[str, Any]
+) -> None:
+    slow = GatedConversation()
+    slow.gate.set()
+    async with Bot(fake, slow) as bot:
+        status, _ = await bot.slash(QUESTION, **sign_kw)
+        assert status == 401
+        status, _ = await bot.post(
+            json.dumps({"type": "event_callback", "event_id": "Ev1", "team_id": TEAM_ID,
+                        "event": {"type": "app_mention", "text": "hi", "ts": "1.0",
+                                  "channel": CHANNEL}}),
+            "application/json",
+            **sign_kw,
+        )  # fmt: skip
+        assert status == 401
+        # A correctly signed request afterwards proves the app was listening all along.
+        await bot.slash(QUESTION, trigger="after")
+        await fake.wait_for(lambda: fake.responses)
+    assert [url for url, _ in fake.responses] == ["commands/after"]
+    assert slow.keys == [ThreadKey(platform="slack", workspace=TEAM_ID, channel=CHANNEL,
+                                   thread="slash-after")]  # fmt: skip
+    assert fake.posts() == []
+
+
+async def test_retried_event_is_answered_once(fake: FakeSlack) -> None:
+    slow = GatedConversation()
+    slow.gate.set()
+    async with Bot(fake, slow) as bot:
+        event = {"type": "app_mention", "text": f"<@{BOT_USER_ID}> {QUESTION}", "ts": "5.5"}
+        for retry in (None, 1, 2):
+            assert (await bot.event(event, event_id="EvSAME", retry=retry))[0] == 200
+        await bot.event({**event, "ts": "6.6"}, event_id="EvOTHER")
+        await fake.wait_for(lambda: len(fake.posts()) >= 2)
+    assert [p["thread_ts"] for p in fake.posts()] == ["5.5", "6.6"]
+    assert len(slow.keys) == 2
+
+
+async def test_everyone_in_the_question_is_defused(
+    fake: FakeSlack, conversation: Recording
+) -> None:
+    async with Bot(fake, conversation) as bot:
+        await bot.mention("<!everyone> <@U0EVE> 13B QLoRA &amp; 4k ctx", ts="7.7")
+        await bot.slash("<!channel> 13B QLoRA, 4k ctx", trigger="6.6.6")
+        await fake.wait_for(lambda: fake.posts() and fake.responses)
+    wire = _wire(fake.posts() + [body for _, body in fake.responses])
+    assert conversation.texts[0] == "@everyone @U0EVE 13B QLoRA & 4k ctx"
+    for raw in ("<!everyone>", "<!channel>", "<@U0EVE>"):
+        assert raw not in wire
+
+
+class OversizeConversation:
+    """A reply far beyond one Slack message, as a pathological plan could produce."""
+
+    def handle(self, key: ThreadKey, text: str, user: str = "") -> Reply:
+        return Reply(
+            kind="plan",
+            title="Huge " * 100,
+            verdict="Does not fit " * 400,
+            warnings=[f"warning {n} " + "w" * 2900 for n in range(60)],
+            assumptions=[f"assumption {n}" for n in range(80)],
+            whatifs=[WhatIf(id=f"w{n}", label=f"what if {n}", text=f"w{n}") for n in range(40)],
+        )
+
+
+async def test_oversize_answers_are_split_and_slack_accepts_every_part(fake: FakeSlack) -> None:
+    async with Bot(fake, OversizeConversation()) as bot:
+        await bot.mention(QUESTION, ts="8.8")
+        await bot.slash(QUESTION, trigger="4.4.4")
+        await fake.wait_for(lambda: len(fake.posts()) > 5 and fake.responses)
+        await fake.wait_for(lambda: any(p["blocks"][-1]["type"] == "actions" for p in fake.posts()))
+    posts = fake.posts()
+    assert all(not payload_problems(p) for p in posts)
+    assert len(fake.responses) <= limits.RESPONSE_URL_MAX_POSTS
+    assert all(not payload_problems(body) for _, body in fake.responses)
+
+
+async def test_rate_limited_post_is_retried_after_retry_after(fake: FakeSlack) -> None:
+    slow = GatedConversation()
+    slow.gate.set()
+    fake.rate_limit_next["chat.postMessage"] = 1
+    async with Bot(fake, slow) as bot:
+        await bot.mention(QUESTION, ts="9.9")
+        await fake.wait_for(lambda: fake.posts())
+    assert [m for m, _ in fake.calls if m.startswith("chat.postMessage")] == [
+        "chat.postMessage#429",
+        "chat.postMessage",
+    ]
+
+
+async def test_chart_is_uploaded_into_the_thread_when_files_are_enabled(
+    fake: FakeSlack, conversation: Recording
+) -> None:
+    async with Bot(fake, conversation, files_enabled=True) as bot:
+        await bot.mention(QUESTION, ts="1700000040.000100")
+        await fake.wait_for(lambda: fake.posts("files.completeUploadExternal"))
+    assert fake.uploads[0].startswith(b"\x89PNG")
+    (complete,) = fake.posts("files.completeUploadExternal")
+    assert complete["thread_ts"] == "1700000040.000100" and complete["channel_id"] == CHANNEL
+
+
+async def test_url_verification_is_echoed(fake: FakeSlack) -> None:
+    async with Bot(fake, GatedConversation()) as bot:
+        body = json.dumps({"type": "url_verification", "challenge": "abc123", "token": "t"})
+        status, text = await bot.post(body, "application/json")
+    assert status == 200 and json.loads(text)["challenge"] == "abc123"
