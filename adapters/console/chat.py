@@ -29,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from adapters.console import logs
+
+    logs.configure()
     from adapters.console.text import render_text, wants_colour
     from bot.conversation import Conversation
     from bot.threads import ThreadKey

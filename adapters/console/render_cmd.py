@@ -15,6 +15,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from adapters.console import logs
+
+    logs.configure()
     from bot.conversation import answer_once
 
     reply = answer_once(" ".join(args.text)).reply

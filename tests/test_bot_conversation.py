@@ -1,0 +1,224 @@
+"""Multi-turn threads through the real parser and planner, with the real SQLite store.
+
+Only where a test needs a slow or failing planner is `plan_fn` wrapped around the real one.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.conversation import MAX_MESSAGE_CHARS, Conversation
+from bot.ratelimit import BucketRule, RateLimiter
+from bot.store import SQLiteStore
+from bot.threads import ThreadKey
+from planner import make_plan
+from planner.errors import PlanningError
+from planner.spec import JobSpec
+
+SEED = "13B QLoRA, 4k ctx, 20M tokens x3"
+
+
+def _key(thread: str = "t1") -> ThreadKey:
+    return ThreadKey(platform="test", workspace="w", channel="c", thread=thread)
+
+
+def test_a_new_question_gets_a_plan() -> None:
+    turn = Conversation().respond(_key(), SEED)
+    assert turn.reply.kind == "plan" and turn.plan is not None
+    assert turn.changes == {}
+    assert turn.plan.spec.seq_len == 4096 and turn.plan.spec.epochs == 3
+    assert turn.reply.table and turn.reply.verdict and turn.reply.required_gib
+    assert "ctx8k" in {whatif.id for whatif in turn.reply.whatifs}
+
+
+def test_three_follow_ups_in_a_row_each_build_on_the_last() -> None:
+    conversation = Conversation()
+    conversation.handle(_key(), SEED)
+
+    longer = conversation.respond(_key(), "what if 8k ctx?")
+    assert longer.changes["seq_len"] == (4096, 8192)
+    assert any("4096" in line and "8192" in line for line in longer.reply.changes)
+    assert any(line.startswith("memory per GPU") for line in longer.reply.changes)
+
+    fewer_epochs = conversation.respond(_key(), "and 2 epochs?")
+    assert fewer_epochs.changes["epochs"] == (3, 2)
+    assert "seq_len" not in fewer_epochs.changes
+    assert fewer_epochs.plan is not None and fewer_epochs.plan.spec.seq_len == 8192
+
+    on_cards = conversation.respond(_key(), "and on 2x4090?")
+    assert on_cards.plan is not None
+    assert on_cards.plan.spec.num_gpus == 2 and on_cards.plan.requested is not None
+    assert (on_cards.plan.spec.seq_len, on_cards.plan.spec.epochs) == (8192, 2)
+    assert any(row.highlight and "requested" in row.highlight for row in on_cards.reply.table)
+
+
+def test_a_restart_between_messages_keeps_the_thread() -> None:
+    Conversation().handle(_key(), SEED)
+    after_restart = Conversation().respond(_key(), "what if 8k ctx?")
+    assert after_restart.changes["seq_len"] == (4096, 8192)
+
+
+def test_an_expired_thread_asks_for_a_full_question_again(tmp_path: Path) -> None:
+    now = [1_000.0]
+    store = SQLiteStore(tmp_path, ttl_s=3600, clock=lambda: now[0])
+    conversation = Conversation(store)
+    conversation.handle(_key(), SEED)
+    now[0] += 3601
+    stale = conversation.handle(_key(), "what if 8k ctx?")
+    assert stale.kind == "clarify" and "expired" in stale.body
+    fresh = conversation.respond(_key(), SEED)
+    assert fresh.reply.kind == "plan" and fresh.changes == {}
+
+
+def test_undo_goes_back_one_step_at_a_time() -> None:
+    conversation = Conversation()
+    conversation.handle(_key(), SEED)
+    conversation.handle(_key(), "what if 8k ctx?")
+    conversation.handle(_key(), "and 2 epochs?")
+    undone = conversation.respond(_key(), "undo")
+    assert undone.changes == {"epochs": (2, 3)}
+    assert undone.reply.changes[0] == "Undid the last change."
+    assert conversation.respond(_key(), "undo").changes == {"seq_len": (8192, 4096)}
+    nothing = conversation.handle(_key(), "undo")
+    assert nothing.kind == "clarify"
+    assert conversation.respond(_key(), "what if 8k ctx?").changes["seq_len"] == (4096, 8192)
+
+
+def test_an_unreadable_follow_up_gets_a_clear_answer_and_leaves_the_job() -> None:
+    conversation = Conversation()
+    conversation.handle(_key(), SEED)
+    unclear = conversation.handle(_key(), "purple monkey dishwasher")
+    assert unclear.kind == "clarify" and "unchanged" in unclear.body
+    after = conversation.respond(_key(), "and 2 epochs?")
+    assert after.changes == {"epochs": (3, 2)}
+
+
+def test_two_concurrent_follow_ups_in_one_thread_take_turns() -> None:
+    in_flight = 0
+    most_in_flight = 0
+    guard = threading.Lock()
+
+    def slow_plan(job: JobSpec):
+        nonlocal in_flight, most_in_flight
+        with guard:
+            in_flight += 1
+            most_in_flight = max(most_in_flight, in_flight)
+        time.sleep(0.05)  # widen the window in which the two would overlap if not serialised
+        with guard:
+            in_flight -= 1
+        return make_plan(job)
+
+    conversation = Conversation(plan_fn=slow_plan)
+    conversation.handle(_key(), SEED)
+    turns = {}
+
+    def ask(text: str) -> None:
+        turns[text] = conversation.respond(_key(), text)
+
+    askers = [threading.Thread(target=ask, args=(t,)) for t in ("what if 8k ctx?", "2 epochs")]
+    for asker in askers:
+        asker.start()
+    for asker in askers:
+        asker.join()
+
+    assert most_in_flight == 1
+    # Each answer is a diff against the job it followed, and neither change was lost.
+    assert set(turns["what if 8k ctx?"].changes) == {"seq_len"}
+    assert set(turns["2 epochs"].changes) == {"epochs"}
+    final = conversation.respond(_key(), "rank 32").plan
+    assert final is not None and (final.spec.seq_len, final.spec.epochs) == (8192, 2)
+
+
+def test_a_failing_planner_answers_clearly_and_keeps_the_job() -> None:
+    def flaky_plan(job: JobSpec):
+        if job.seq_len == 8192:
+            raise RuntimeError("planner bug")
+        if job.epochs == 5:
+            raise PlanningError("5 epochs is not allowed here", field="epochs")
+        return make_plan(job)
+
+    conversation = Conversation(plan_fn=flaky_plan)
+    conversation.handle(_key(), SEED)
+    broken = conversation.handle(_key(), "what if 8k ctx?")
+    assert broken.kind == "error" and "unchanged" in broken.body
+    assert "Traceback" not in broken.model_dump_json()
+    refused = conversation.handle(_key(), "5 epochs")
+    assert refused.kind == "error" and refused.body == "5 epochs is not allowed here"
+    assert conversation.respond(_key(), "and 2 epochs?").changes == {"epochs": (3, 2)}
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [("", "clarify"), ("   \n\t ", "clarify"), ("x" * 5_000, "error"), ("help", "help")],
+)
+def test_empty_oversized_and_help_messages(text: str, kind: str) -> None:
+    reply = Conversation().handle(_key(), text)
+    assert reply.kind == kind and reply.body and len(reply.body) < 1_000
+    if kind == "error":
+        assert f"{MAX_MESSAGE_CHARS:,}" in reply.body
+
+
+def test_nonsense_as_a_first_message_asks_for_the_job() -> None:
+    reply = Conversation().handle(_key(), "hello there, how are you")
+    assert reply.kind in ("clarify", "error") and reply.body
+
+
+def test_a_follow_up_in_a_thread_with_no_job_is_read_as_a_new_question() -> None:
+    conversation = Conversation()
+    assert conversation.handle(_key("a"), "what if 8k ctx?").kind == "clarify"
+    assert conversation.handle(_key("b"), "7B lora").kind == "plan"
+
+
+def test_new_starts_another_job_in_the_same_thread() -> None:
+    conversation = Conversation()
+    conversation.handle(_key(), SEED)
+    fresh = conversation.respond(_key(), "new: 7B LoRA, 2k ctx")
+    assert fresh.changes == {} and fresh.plan is not None and fresh.plan.spec.seq_len == 2048
+    assert conversation.respond(_key(), "what if 8k ctx?").changes["seq_len"] == (2048, 8192)
+    assert conversation.handle(_key(), "reset").kind == "clarify"
+    assert conversation.handle(_key(), "and 2 epochs?").kind == "clarify"
+
+
+def test_compare_shows_only_the_named_cards_and_keeps_the_job() -> None:
+    conversation = Conversation()
+    conversation.handle(_key(), SEED)
+    compared = conversation.handle(_key(), "compare h100 and a100")
+    assert compared.kind == "plan" and compared.table
+    assert all(("H100" in row.gpu_name) or ("A100" in row.gpu_name) for row in compared.table)
+    assert conversation.respond(_key(), "what if 8k ctx?").changes == {"seq_len": (4096, 8192)}
+
+
+def test_cheapest_under_a_budget_moves_the_job_to_that_card() -> None:
+    conversation = Conversation()
+    conversation.handle(_key(), SEED)
+    turn = conversation.respond(_key(), "cheapest under $100?")
+    assert turn.plan is not None and turn.plan.spec.budget_usd == 100
+    assert turn.plan.requested is not None and turn.plan.requested.cost_usd is not None
+    assert turn.plan.requested.cost_usd <= 100
+
+
+def test_rate_limited_users_get_a_friendly_wait() -> None:
+    limiter = RateLimiter(BucketRule(burst=2, per_minute=1), BucketRule(burst=100, per_minute=60))
+    conversation = Conversation(rate_limiter=limiter)
+    assert conversation.handle(_key(), SEED, user="ana").kind == "plan"
+    assert conversation.handle(_key(), "2 epochs", user="ana").kind == "plan"
+    limited = conversation.handle(_key(), "3 epochs", user="ana")
+    assert limited.kind == "rate_limited" and "Try again in" in limited.body
+    assert conversation.handle(_key("other"), SEED, user="bob").kind == "plan"
+
+
+def test_identical_questions_within_the_window_are_planned_once() -> None:
+    planned: list[JobSpec] = []
+
+    def counting_plan(job: JobSpec):
+        planned.append(job)
+        return make_plan(job)
+
+    conversation = Conversation(plan_fn=counting_plan)
+    first = conversation.handle(_key("a"), SEED)
+    second = conversation.handle(_key("b"), SEED)
+    assert len(planned) == 1 and first == second

@@ -1,0 +1,74 @@
+"""Plan → Reply on real plans: a compact, ordered card table, stable what-ifs, diffs and a chart."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.changes import diff_plans
+from bot.chart import chart_png
+from bot.reply_builder import MAX_TABLE_ROWS, help_reply, plan_reply
+from planner import make_plan, parse
+
+SEED = "13B QLoRA, 4k ctx, 20M tokens x3"
+
+
+def _plan(text: str):
+    result = parse(text)
+    assert result.spec is not None, result
+    return make_plan(result.spec)
+
+
+def test_the_table_is_short_ordered_and_highlights_the_picks() -> None:
+    plan = _plan(SEED)
+    reply = plan_reply(plan)
+    assert 0 < len(reply.table) <= MAX_TABLE_ROWS < len(plan.options)
+    order = {"fits": 0, "tight": 1, "no": 2}
+    verdicts = [order[row.verdict] for row in reply.table]
+    assert verdicts == sorted(verdicts)
+    costs = [row.cost_usd for row in reply.table if row.verdict == "fits" and row.cost_usd]
+    assert costs == sorted(costs)
+    highlights = " ".join(row.highlight or "" for row in reply.table)
+    assert "cheapest" in highlights and "fastest" in highlights
+    # Each card appears once, at the fewest GPUs that hold the job, unless it is a named pick.
+    plain = [(row.gpu_name, row.count) for row in reply.table if not row.highlight]
+    assert len({name for name, _ in plain}) == len(plain)
+
+
+def test_a_named_card_is_shown_even_when_it_does_not_fit() -> None:
+    plan = _plan("70B full fine-tune, 8k ctx on an RTX 4090")
+    reply = plan_reply(plan)
+    requested = [row for row in reply.table if row.highlight and "requested" in row.highlight]
+    assert len(requested) == 1 and requested[0].verdict == "no"
+    assert "does not fit" in reply.verdict
+
+
+def test_only_gpus_narrows_the_table_to_a_comparison() -> None:
+    plan = _plan(SEED)
+    keys = {plan.options[0].gpu}
+    reply = plan_reply(plan, only_gpus=keys)
+    assert {row.gpu_name for row in reply.table} == {plan.options[0].gpu_name}
+
+
+def test_whatif_ids_name_their_action() -> None:
+    reply = plan_reply(_plan(SEED))
+    ids = [whatif.id for whatif in reply.whatifs]
+    assert "ctx8k" in ids and "cheapest" in ids and len(ids) == len(set(ids)) <= 5
+    assert "qlora" not in ids  # already QLoRA
+    assert "qlora" in [w.id for w in plan_reply(_plan("13B LoRA, 4k ctx")).whatifs]
+
+
+def test_diff_reports_fields_memory_and_flips() -> None:
+    before, after = _plan(SEED), _plan("13B QLoRA, 32k ctx, 20M tokens x3")
+    changes = diff_plans(before, after)
+    assert changes.spec["seq_len"] == (4096, 32768)
+    lines = changes.lines()
+    assert lines[0] == "context: 4096 → 32768"
+    assert any(line.startswith("memory per GPU:") and "(+" in line for line in lines)
+    assert diff_plans(before, before).lines() == []
+
+
+def test_chart_is_a_png_and_needs_a_table() -> None:
+    png = chart_png(plan_reply(_plan(SEED)))
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 5_000
+    with pytest.raises(ValueError):
+        chart_png(help_reply())
