@@ -1,0 +1,63 @@
+"""Cold start of `gpuplan ask` (goal: the seed example in under 1 s wall time), against a bare
+`python -c pass`, each the median of N fresh processes.
+
+Run: .venv/bin/python bench/ask_cold_start.py [--runs 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SEED = "13B QLoRA, 4k ctx, 20M tokens x3"
+
+
+def median_wall_s(command: list[str], runs: int, env: dict[str, str]) -> float:
+    times_s = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+        times_s.append(time.perf_counter() - started)
+    return statistics.median(times_s)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    executable = Path(sys.executable).with_name("gpuplan")
+    gpuplan = [str(executable)] if executable.exists() else [shutil.which("gpuplan") or "gpuplan"]
+    env = {**os.environ, "GPUPLAN_STATE_DIR": tempfile.mkdtemp(prefix="gpuplan-bench-")}
+    subprocess.run([*gpuplan, "ask", SEED], env=env, stdout=subprocess.DEVNULL, check=True)  # .pyc
+
+    python_s = median_wall_s([sys.executable, "-c", "pass"], args.runs, env)
+    ask_s = median_wall_s([*gpuplan, "ask", SEED], args.runs, env)
+    imports = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "adapters.cli", "ask", SEED],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    ).stderr
+    slowest = sorted(
+        (line.split("|") for line in imports.splitlines() if line.startswith("import time:")),
+        key=lambda cols: -int(cols[1]) if cols[1].strip().isdigit() else 0,
+    )[:5]
+    print(f"runs: {args.runs} fresh processes each, median wall time")
+    print(f"python -c pass        {python_s * 1000:8.1f} ms")
+    print(f"gpuplan ask (seed)    {ask_s * 1000:8.1f} ms   (goal < 1000 ms)")
+    print(f"gpuplan's own share   {(ask_s - python_s) * 1000:8.1f} ms")
+    print("heaviest imports (cumulative µs):")
+    for cols in slowest:
+        print(f"  {cols[1].strip():>8}  {cols[2].rstrip()}")
+
+
+if __name__ == "__main__":
+    main()
