@@ -1,0 +1,304 @@
+"""The Discord bot end to end: real discord.py against SimCord's in-process Discord, all offline.
+
+The main flows run through the real bot.conversation.Conversation. A scripted stand-in is used only
+where a test needs a behaviour the real planner must never have (a 10 s plan, a 40 kB answer).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+import pytest
+import simcord
+
+from adapters.discord.client import GpuplanClient
+from adapters.discord.render import CHART_FILENAME, whatif_custom_id
+from bot.conversation import Conversation
+from bot.reply import Reply, WhatIf
+from bot.threads import ThreadKey
+from tests.fakes.discord_api import schema_errors
+
+QUESTION = "13B QLoRA, 4k ctx, 20M tokens x3 on a 4090 @everyone <@&1234>"
+EIGHT_K = WhatIf(id="ctx8k", label="8k context", text="what if 8k ctx?")
+
+
+class Recording:
+    """The real conversation, with every (key, text) it was asked recorded."""
+
+    def __init__(self, conversation: Any) -> None:
+        self.conversation = conversation
+        self.calls: list[tuple[ThreadKey, str]] = []
+
+    def handle(self, key: ThreadKey, text: str, user: str = "") -> Reply:
+        self.calls.append((key, text))
+        return self.conversation.handle(key, text, user)
+
+
+class Scripted:
+    """Answers every message with `reply`; `discord_clock_s` is how long planning takes as
+    Discord's (simulated) clock sees it, without the test waiting for real."""
+
+    def __init__(self, reply: Reply, *, env_box: list | None = None, discord_clock_s: float = 0):
+        self.reply = reply
+        self.env_box = env_box
+        self.discord_clock_s = discord_clock_s
+        self.calls: list[tuple[ThreadKey, str]] = []
+        self.requests_seen_at_start: list[str] = []
+
+    def handle(self, key: ThreadKey, text: str, user: str = "") -> Reply:
+        self.calls.append((key, text))
+        if self.env_box:
+            env = self.env_box[0]
+            self.requests_seen_at_start = [f"{r.method} {r.path}" for r in env.http_requests]
+            # SimCord enforces the 3 s deadline on its own clock; move it as a slow plan would.
+            env.backend.clock.advance(self.discord_clock_s)
+        return self.reply.model_copy(update={"verdict": f"{self.reply.verdict} ({text})"})
+
+
+def _plan_reply(**overrides: Any) -> Reply:
+    values = dict(kind="plan", title="GPU plan", verdict="Fits on one RTX 4090.", whatifs=[EIGHT_K])
+    return Reply(**(values | overrides))
+
+
+def _world(env: simcord.Env):
+    guild = env.create_guild()
+    channel = guild.create_text_channel("ml")
+    ana = guild.add_member(env.create_user("ana"))
+    return guild, channel, ana
+
+
+def _message_bodies(env: simcord.Env) -> list[dict]:
+    """Every message the bot put on the wire: sends, interaction edits and followups."""
+    return [
+        r.json
+        for r in env.http_requests
+        if r.method in ("POST", "PATCH")
+        and isinstance(r.json, dict)
+        and ("embeds" in r.json or "content" in r.json)
+    ]
+
+
+def _assert_never_pings(env: simcord.Env) -> None:
+    bodies = _message_bodies(env)
+    assert bodies
+    for body in bodies:
+        mentions = body["allowed_mentions"]
+        assert mentions["parse"] == []
+        assert not (mentions.get("replied_user") or mentions.get("roles") or mentions.get("users"))
+
+
+def _bot_messages(channel: simcord.ChannelHandle, bot: discord.Client) -> list[discord.Message]:
+    return [m for m in channel.history() if m.author.id == bot.user.id]
+
+
+@pytest.fixture
+def conversation() -> Recording:
+    return Recording(Conversation())
+
+
+async def test_the_slash_command_defers_at_once_and_answers_after_a_slow_planner():
+    env_box: list = []
+    planner = Scripted(_plan_reply(), env_box=env_box, discord_clock_s=10)
+    async with simcord.run(GpuplanClient(planner, shard_count=1)) as env:
+        env_box.append(env)
+        _, channel, ana = _world(env)
+        result = await ana.slash(channel, "gpuplan", query="13B QLoRA")
+        # The deferral was on the wire before planning began; the 10 s plan then still answered.
+        assert any(r.endswith("/callback") for r in planner.requests_seen_at_start)
+        callback = next(r.json for r in env.http_requests if r.path.endswith("/callback"))
+        assert callback == {"type": 5}
+        assert schema_errors("CreateMessageInteractionCallbackRequest", callback) == []
+        assert result.acknowledged and not result.ephemeral
+        assert result.response.embeds[0].description.startswith("Fits on one RTX 4090.")
+        assert env.errors == []
+
+
+async def test_planning_before_acknowledging_would_miss_the_deadline():
+    """Control for the test above: SimCord really rejects a late first response."""
+
+    class PlansFirst(GpuplanClient):
+        async def answer(self, interaction, text, *, ephemeral):
+            await self.plan(ThreadKey(platform="discord"), text, "")
+            await interaction.response.send_message("too late")
+
+    env_box: list = []
+    planner = Scripted(_plan_reply(), env_box=env_box, discord_clock_s=10)
+    async with simcord.run(PlansFirst(planner, shard_count=1), check_errors=False) as env:
+        env_box.append(env)
+        _, channel, ana = _world(env)
+        result = await ana.slash(channel, "gpuplan", query="13B QLoRA")
+        assert not result.acknowledged
+        assert env.errors[0].original.code == 10062  # Unknown interaction
+
+
+async def test_private_answers_are_ephemeral_from_the_first_response(conversation):
+    async with simcord.run(GpuplanClient(conversation, shard_count=1)) as env:
+        _, channel, ana = _world(env)
+        result = await ana.slash(channel, "gpuplan", query=QUESTION, private=True)
+        callback = next(r.json for r in env.http_requests if r.path.endswith("/callback"))
+        assert callback == {"type": 5, "data": {"flags": 64}}
+        assert result.ephemeral and result.response.ephemeral
+        assert result.response.embeds
+        _assert_never_pings(env)
+
+
+async def test_slash_help_explains_usage_with_examples(conversation):
+    async with simcord.run(GpuplanClient(conversation, shard_count=1)) as env:
+        _, channel, ana = _world(env)
+        result = await ana.slash(channel, "gpuplan", query="help")
+        (embed,) = result.response.embeds
+        assert "e.g." in embed.description and "what if 8k ctx?" in embed.description
+        assert conversation.calls[0][1] == "help"
+
+
+async def test_model_and_gpu_names_autocomplete():
+    async with simcord.run(GpuplanClient(Scripted(_plan_reply()), shard_count=1)) as env:
+        _, channel, ana = _world(env)
+        gpus = await ana.autocomplete(channel, "gpuplan", "gpu", "4090")
+        assert gpus and len(gpus) <= 25
+        assert all("4090" in choice["name"] for choice in gpus)
+        models = await ana.autocomplete(channel, "gpuplan", "model", "lla")
+        assert models and len(models) <= 25
+        assert all("lla" in choice["name"].lower() for choice in models)
+        assert models[0]["name"].lower().startswith("lla")
+        everything = await ana.autocomplete(channel, "gpuplan", "gpu", "")
+        assert len(everything) == 25
+
+
+async def test_a_mention_opens_a_thread_whose_what_ifs_replan_the_same_job(conversation):
+    client = GpuplanClient(conversation, shard_count=1)
+    async with simcord.run(client) as env:
+        _, channel, ana = _world(env)
+        question = await ana.send(channel, f"{client.user.mention} {QUESTION}")
+        (thread,) = channel.threads
+        assert thread.id == question.id  # a thread made from a message shares its id
+        assert thread.name.startswith("gpuplan: 13B QLoRA")
+        (first,) = _bot_messages(thread, client)
+        assert first.embeds and first.embeds[0].title
+
+        await ana.send(thread, f"{client.user.mention} what if 8k ctx?")
+        assert len(_bot_messages(thread, client)) == 2
+        (key, text), (followup_key, followup_text) = conversation.calls
+        assert text == QUESTION and followup_text == "what if 8k ctx?"
+        expected = ThreadKey(
+            platform="discord",
+            workspace=str(channel.guild.id),
+            channel=str(channel.id),
+            thread=str(thread.id),
+        )
+        assert key == followup_key == expected
+
+        # Without the message_content intent an unmentioned reply arrives blank: no answer.
+        await ana.send(thread, "and 2 epochs?")
+        assert len(_bot_messages(thread, client)) == 2
+        assert len(conversation.calls) == 2
+        _assert_never_pings(env)
+
+
+async def test_with_the_message_content_intent_plain_thread_replies_replan(conversation):
+    client = GpuplanClient(conversation, shard_count=1, message_content=True)
+    async with simcord.run(client, approved_intents=discord.Intents.all()) as env:
+        _, channel, ana = _world(env)
+        await ana.send(channel, f"{client.user.mention} {QUESTION}")
+        (thread,) = channel.threads
+        await ana.send(thread, "what if 8k ctx?")
+        assert [text for _, text in conversation.calls] == [QUESTION, "what if 8k ctx?"]
+        assert len(_bot_messages(thread, client)) == 2
+        # Plain channel chatter that does not mention the bot is left alone.
+        await ana.send(channel, "lunch?")
+        assert len(conversation.calls) == 2
+
+
+async def test_a_what_if_button_in_the_thread_replans_and_survives_a_restart():
+    planner = Scripted(_plan_reply())
+    client = GpuplanClient(planner, shard_count=1)
+    async with simcord.run(client) as env:
+        _, channel, ana = _world(env)
+        await ana.send(channel, f"{client.user.mention} {QUESTION}")
+        (thread,) = channel.threads
+        (answer,) = _bot_messages(thread, client)
+        assert answer.components[0].children[0].custom_id == whatif_custom_id(EIGHT_K)
+
+        clicked = await ana.click(answer, label="8k context")
+        assert clicked.acknowledged
+        assert clicked.response.embeds[0].description.endswith("(what if 8k ctx?)")
+        assert planner.calls[1] == (planner.calls[0][0], "what if 8k ctx?")
+
+        await env.restart_bot(GpuplanClient(planner, shard_count=1))
+        after_restart = await ana.click(answer, custom_id=whatif_custom_id(EIGHT_K))
+        assert after_restart.response.embeds[0].description.endswith("(what if 8k ctx?)")
+        assert planner.calls[2] == planner.calls[1]
+        _assert_never_pings(env)
+
+
+async def test_a_button_on_a_slash_answer_continues_that_commands_job():
+    planner = Scripted(_plan_reply())
+    async with simcord.run(GpuplanClient(planner, shard_count=1)) as env:
+        _, channel, ana = _world(env)
+        result = await ana.slash(channel, "gpuplan", query="13B QLoRA")
+        await ana.click(result.response, label="8k context")
+        (first_key, _), (click_key, text) = planner.calls
+        assert click_key == first_key and text == "what if 8k ctx?"
+
+
+async def test_an_oversize_answer_is_split_across_messages_discord_accepts():
+    huge = _plan_reply(warnings=[f"warning {i}: " + "w" * 1000 for i in range(20)])
+    async with simcord.run(GpuplanClient(Scripted(huge), shard_count=1)) as env:
+        _, channel, ana = _world(env)
+        result = await ana.slash(channel, "gpuplan", query="13B QLoRA")
+        # SimCord answers 50035 for any embed over Discord's limits; none came back.
+        assert env.errors == []
+        assert result.followups, "the answer should continue in followup messages"
+        for body in _message_bodies(env):
+            assert schema_errors("IncomingWebhookInteractionRequest", body) == []
+        _assert_never_pings(env)
+
+
+async def test_the_chart_arrives_as_an_attachment_shown_in_the_embed():
+    reply = _plan_reply(
+        has_chart=True,
+        table=[
+            {
+                "gpu_name": "RTX 4090",
+                "count": 1,
+                "verdict": "fits",
+                "headroom_gib": 4.0,
+                "hours": 10.0,
+                "cost_usd": 8.0,
+                "cost_usd_median": 8.0,
+                "usd_per_hour": 0.8,
+            }
+        ],
+    )
+    async with simcord.run(GpuplanClient(Scripted(reply), shard_count=1)) as env:
+        _, channel, ana = _world(env)
+        result = await ana.slash(channel, "gpuplan", query="13B QLoRA")
+        (attachment,) = result.response.attachments
+        assert attachment.filename == CHART_FILENAME
+        assert result.response.embeds[0].image.url.endswith(CHART_FILENAME)
+
+
+async def test_without_thread_permission_the_bot_replies_in_place(conversation):
+    client = GpuplanClient(conversation, shard_count=1)
+    async with simcord.run(client) as env:
+        guild, _, ana = _world(env)
+        no_threads = discord.PermissionOverwrite(create_public_threads=False)
+        locked = guild.create_text_channel("locked", overwrites={guild.default_role: no_threads})
+        question = await ana.send(locked, f"{client.user.mention} {QUESTION}")
+        assert locked.threads == []
+        (answer,) = _bot_messages(locked, client)
+        assert answer.reference and answer.reference.message_id == question.id
+        _assert_never_pings(env)
+
+
+async def test_the_synced_commands_are_valid_discord_commands():
+    async with simcord.run(GpuplanClient(Scripted(_plan_reply()), shard_count=1)) as env:
+        (sync,) = [r for r in env.http_requests if r.method == "PUT"]
+    for command in sync.json:
+        assert schema_errors("ApplicationCommandCreateRequest", command) == []
+        names = [command["name"], *(o["name"] for o in command["options"])]
+        assert all(1 <= len(n) <= 32 and n == n.lower() for n in names)
+        descriptions = [command["description"], *(o["description"] for o in command["options"])]
+        assert all(1 <= len(d) <= 100 for d in descriptions)
+        assert len(command["options"]) <= 25
