@@ -14,7 +14,8 @@ class ParseResult(BaseModel):
 
     `spec` is the job when the text names enough to plan (a model or a size); otherwise `clarify`
     asks for what is missing, with an example. `alternatives` holds the other jobs of a comparison
-    ("7B/13B", "4090 vs H100"), `spec` being the first.
+    ("7B/13B", "4090 vs H100"), `spec` being the first; `alternative_fields` holds the same
+    comparison as patches like `fields`, so a follow-up such as "4090 vs H100?" still compares.
     """
 
     spec: JobSpec | None = None
@@ -23,4 +24,5 @@ class ParseResult(BaseModel):
     unread: list[str] = []
     clarify: str | None = None
     alternatives: list[JobSpec] = []
+    alternative_fields: list[dict[str, Any]] = []
     error: str | None = None

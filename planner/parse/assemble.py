@@ -1,0 +1,114 @@
+"""`parse(text)`: run the field readers in order, then build the JobSpec, comparison and question.
+
+Order matters because each reader blanks what it used: model names before GPU counts ("Mixtral
+8x7b"), token totals before bare sizes ("8B tokens"), GPUs before "x3" epochs ("2x3090").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import ValidationError
+
+from planner.parse import budget, context, dataset, epochs, gpu, lora, method, model, vram
+from planner.parse.batch import read_batch
+from planner.parse.config import read_config
+from planner.parse.distributed import read_distributed
+from planner.parse.normalize import fold_width, normalize
+from planner.parse.numbers import BadNumber
+from planner.parse.reading import Reading
+from planner.parse.result import ParseResult
+from planner.spec import JobSpec
+
+MAX_INPUT_CHARS = 2_000
+EXAMPLE = "13B QLoRA, 4k ctx, 20M tokens x3"
+CLARIFY = (
+    "Which model (or size) do you want to fine-tune? For example: "
+    f"“{EXAMPLE}” or “llama 3 8b lora on 2x3090”."
+)
+
+_READERS = (
+    read_config,
+    model.read_model,
+    budget.read_speed,
+    context.read_context,
+    dataset.read_dataset,
+    epochs.read_epochs,
+    gpu.read_gpus,
+    vram.read_vram,
+    read_batch,
+    lora.read_lora,
+    method.read_method,
+    read_distributed,
+    budget.read_budget,
+    model.read_sizes,
+    context.read_loose_context,
+    epochs.read_times,
+)
+_NOT_A_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:nan|inf|infinity)(?![\w])")
+_HF_ID_CASED = re.compile(r"[A-Za-z][\w.-]{1,38}/[\w.-]{2,96}")
+_LEFTOVER = re.compile(r"[^\s,;|]{0,20}\d[^\s,;|]{0,20}")
+
+
+def parse(text: str) -> ParseResult:
+    """What `text` says about a fine-tuning job; never raises for any string."""
+    if len(text) > MAX_INPUT_CHARS:
+        return ParseResult(
+            error=f"That message is {len(text):,} characters; I read up to {MAX_INPUT_CHARS:,}. "
+            "Please send just the job, e.g. “" + EXAMPLE + "”."
+        )
+    cased = {found.lower(): found for found in _HF_ID_CASED.findall(fold_width(text))}
+    r = Reading(text=normalize(text), cased=cased)
+    if _NOT_A_NUMBER.search(r.text):
+        word = _NOT_A_NUMBER.search(r.text).group().strip()
+        return ParseResult(error=f"“{word}” is not a number I can plan with; give a finite value.")
+    try:
+        for reader in _READERS:
+            reader(r)
+    except BadNumber as problem:
+        return ParseResult(error=str(problem))
+    return _result(r)
+
+
+def _result(r: Reading) -> ParseResult:
+    fields = dict(r.fields)
+    problem = _out_of_range(fields)
+    if problem:
+        return ParseResult(fields={}, error=problem)
+    unread = [*r.notes, *_LEFTOVER.findall(r.text)]
+    if "model" not in fields and "params_b" not in fields:
+        return ParseResult(
+            fields=fields,
+            assumptions=r.assumptions,
+            unread=unread,
+            clarify=CLARIFY,
+            alternative_fields=r.alternatives,
+        )
+    assumptions = list(r.assumptions)
+    spec_fields = dict(fields)
+    if "method" not in fields:
+        spec_fields["method"] = "lora"
+        assumptions.append("no method named: planned as LoRA (say QLoRA or full to change)")
+    alternatives = [JobSpec(**(spec_fields | alt)) for alt in r.alternatives]
+    return ParseResult(
+        spec=JobSpec(**spec_fields),
+        fields=fields,
+        assumptions=assumptions,
+        unread=unread,
+        alternatives=alternatives,
+        alternative_fields=r.alternatives,
+    )
+
+
+def _out_of_range(fields: dict[str, Any]) -> str | None:
+    try:
+        JobSpec(**({"method": "lora"} | fields))
+    except ValidationError as invalid:
+        error = invalid.errors()[0]
+        name = str(error["loc"][0]) if error["loc"] else "value"
+        value = fields.get(name)
+        return (
+            f"{name.replace('_', ' ')} {value} is not something I can plan: {error['msg'].lower()}."
+        )
+    return None

@@ -1,0 +1,59 @@
+"""Micro-batch, gradient accumulation and effective batch: "batch size 4", "bs=4", "batch_size 1",
+"64 batch size", "per_device_train_batch_size 2", "micro_batch_size: 1", "grad accum 8",
+"gradient_accumulation_steps=16", "Batch size per device = 6", "global_batch_size 64".
+
+An effective (global) batch becomes gradient accumulation once the micro-batch and GPU count are
+known: accumulation = effective ÷ (micro-batch × GPUs).
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.parse.numbers import NUM
+from planner.parse.reading import Reading
+
+_SEP = r"\s?(?:=|:|of|is|to)?\s?"
+_MICRO_KEYS = (
+    r"(?:per_device_train_batch_size|per_device_batch_size|train_micro_batch_size_per_gpu|"
+    r"micro_batch_size|micro_batch|micro_bs|microbatch(?:\ssize)?|micro\sbatch(?:\s?size)?|mbs|"
+    r"per[-\s]device\s(?:train\s)?batch\s?size|batch\s?size\sper\s(?:device|gpu)|batch_size|"
+    r"batch-size|batch\s?size|train_batch_size|bs|batch|批大小|批次大小)"
+)
+_GLOBAL_KEYS = (
+    r"(?:global_batch_size|total_batch_size|effective\sbatch(?:\s?size)?|global\sbatch(?:\s?size)?|"
+    r"total\sbatch(?:\s?size)?)"
+)
+_ACCUM_KEYS = (
+    r"(?:gradient_accumulation_steps|gradient_accumulation|grad_accum(?:_steps)?|accum_iter|"
+    r"gradient\saccumulation(?:\ssteps)?|grad(?:ient)?\saccum(?:ulation)?(?:\ssteps)?|ga|"
+    r"梯度累积(?:步数)?)"
+)
+_VALUE = r"(?P<num>" + NUM + r")(?![\w.])"
+_ACCUM = re.compile(r"(?<![a-z])-{0,2}" + _ACCUM_KEYS + _SEP + _VALUE)
+_GLOBAL = re.compile(r"(?<![a-z])" + _GLOBAL_KEYS + _SEP + _VALUE)
+_MICRO = re.compile(r"(?<![a-z])-{0,2}" + _MICRO_KEYS + _SEP + _VALUE)
+_VALUE_MICRO = re.compile(r"(?<![\w.])" + _VALUE + r"\s?(?:batch\s?size|micro[-\s]?batch(?:es)?)")
+
+
+def read_batch(r: Reading) -> None:
+    for m in r.matches(_ACCUM):
+        r.put("grad_accum", int(r.number(m, "num", "Gradient accumulation")))
+        r.take(m)
+    effective = None
+    for m in r.matches(_GLOBAL):
+        effective = int(r.number(m, "num", "The batch size"))
+        r.take(m)
+    for pattern in (_MICRO, _VALUE_MICRO):
+        for m in r.matches(pattern):
+            r.put("micro_batch", int(r.number(m, "num", "The batch size")))
+            r.take(m)
+    if effective and "grad_accum" not in r.fields:
+        micro = r.fields.get("micro_batch", 1)
+        gpus = r.fields.get("num_gpus", 1)
+        accum = max(1, effective // (micro * gpus))
+        r.put(
+            "grad_accum",
+            accum,
+            f"effective batch {effective} read as {micro} × {gpus} GPU(s) × {accum} accumulation",
+        )

@@ -1,0 +1,81 @@
+"""Money, time and speed: a budget ("budget $10", "under 50 dollars", "$20"), a deadline ("by
+tomorrow", "in 6 hours", "within 2 days", "5.5days内"), and a measured speed ("14k tokens/sec").
+
+Prices per hour ("12$/h") are not a budget; time a run took ("took 5 days") is not a deadline.
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.parse.numbers import COUNT_SUFFIX, NUM, scaled, whole
+from planner.parse.reading import Reading
+from planner.units import convert
+
+_PER_HOUR = r"\s?(?:/\s?(?:h|hr|hour|gpu)|per\s(?:hour|hr|gpu)|an\shour|/小时|每小时)"
+_RATE = re.compile(
+    r"(?:\$\s?(?P<num>" + NUM + r")|(?P<num2>" + NUM + r")\s?(?:\$|usd|dollars?))" + _PER_HOUR
+)
+_BUDGET = re.compile(
+    r"(?:\$\s?(?P<num>" + NUM + r")\s?(?P<scale>k)?|(?P<num2>" + NUM + r")\s?(?P<scale2>k)?\s?"
+    r"(?:\$|usd|dollars?|bucks|美元|美金)(?![a-z]))"
+)
+_UNIT_TIME = r"(?P<unit>hours?|hrs?|h|days?|d|weeks?|wk|minutes?|mins?|小时|天|周)"
+_DEADLINE = re.compile(
+    r"(?:by|in|within|under|less\sthan|before|max(?:imum)?|deadline\s?(?:of|is|:)?|at\smost|only\s"
+    r"have|have)\s(?:about\s|~)?(?P<num>"
+    + NUM
+    + r"|a|an)\s?"
+    + _UNIT_TIME
+    + r"(?![a-z])|(?P<num2>"
+    + NUM
+    + r")\s?(?P<unit2>hours?|小时|天|days?)\s?(?:内|以内|之内)"
+)
+_NAMED = {
+    r"by\s(?:tomorrow|tmr|tmrw)|明天": (24, "by tomorrow read as within 24 hours"),
+    r"by\s(?:tonight|this\sevening|end\sof\s(?:the\s)?day|eod)|今晚": (
+        12,
+        "by tonight read as 12 h",
+    ),
+    r"overnight": (12, "overnight read as 12 hours"),
+    r"by\s(?:the\s)?(?:end\sof\s(?:the\s)?week|weekend)|本周": (
+        120,
+        "by end of week read as 5 days",
+    ),
+}
+_SPEED = re.compile(
+    r"(?<![\w.])(?P<num>" + NUM + r")\s?(?P<scale>" + COUNT_SUFFIX + r")?\s?(?:tokens?|toks?)\s?"
+    r"(?:/\s?s(?:ec|econd)?|per\s(?:sec|second|s))(?![a-z])"
+)
+
+
+def read_speed(r: Reading) -> None:
+    for m in r.matches(_SPEED):
+        r.number(m, "num", "The speed")
+        r.put("tokens_per_s", whole(scaled(m.group("num"), m.group("scale"))))
+        r.take(m)
+
+
+def read_budget(r: Reading) -> None:
+    for m in r.matches(_RATE):
+        r.notes.append(f"{m.group(0).strip()} is a price per hour, not a budget")
+        r.take(m)
+    for m in r.matches(_BUDGET):
+        group = "num" if m.group("num") else "num2"
+        value = r.number(m, group, "The budget")
+        if m.group("scale") or m.group("scale2"):
+            value *= 1000
+        r.put("budget_usd", whole(value))
+        r.take(m)
+    for pattern, (hours, note) in _NAMED.items():
+        m = re.search(pattern, r.text)
+        if m:
+            r.put("deadline_hours", hours, note)
+            r.take(m)
+    for m in r.matches(_DEADLINE):
+        group = "num" if m.group("num") else "num2"
+        written = m.group(group)
+        value = 1.0 if written in ("a", "an") else r.number(m, group, "The deadline")
+        unit = m.group("unit") or m.group("unit2")
+        r.put("deadline_hours", whole(round(convert(value, unit, "hour"), 2)))
+        r.take(m)

@@ -1,0 +1,28 @@
+"""Config dumps pasted instead of prose: YAML (`key: value`), CLI flags (`--key value`,
+`--key=value`), Python/JSON dicts (`'lora_r': 16`) and unsloth banners (`Num Epochs = 2 |`).
+
+The field readers already accept `key = value` and `key: value`; this step only makes dict syntax
+look like that, and drops switches set to false so "load_in_4bit: false" does not read as 4-bit.
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.parse.reading import Reading
+
+_QUOTED_KEY = re.compile(r"['\"](?P<key>[a-z_][a-z0-9_.]{0,40})['\"]\s?(?P<sep>[:=])")
+_QUOTED_VALUE = re.compile(r"(?P<sep>[:=])\s?['\"](?P<value>[\w./-]{1,120})['\"]")
+_FALSE_SWITCH = re.compile(
+    r"(?:load_in_[48]bit|bf16|fp16|tf32|train_4bit|quantization_bit|double_quant|use_peft|"
+    r"sample_packing|packing|use_flash_attention_2)\s?[=:]\s?(?:false|none|null|0)(?![\w.])"
+)
+
+
+def read_config(r: Reading) -> None:
+    r.text = _QUOTED_KEY.sub(lambda m: f"{m.group('key')}{m.group('sep')}", r.text)
+    r.text = _QUOTED_VALUE.sub(lambda m: f"{m.group('sep')} {m.group('value')}", r.text)
+    for m in r.matches(_FALSE_SWITCH):
+        if m.group(0).startswith(("sample_packing", "packing")):
+            r.put("packing", False)
+        r.take(m)

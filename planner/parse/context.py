@@ -1,0 +1,78 @@
+"""Context length: "4k ctx", "ctx=8192", "cutoff_len 2048", "max_seq_length: 4096", "8K context",
+"@ 512 context", "512+ ctx", "sequence length of 2k", "序列长度 4096", "长度2048", two-part
+"source_max_len 384 / target_max_len 128", and a bare "what if 8k?".
+
+"k" here means 1024 (4k → 4096), stated as an assumption; "28k per entry" and "14k tokens/sec" are
+not context lengths (the throughput and dataset readers take those first).
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.parse.numbers import NUM
+from planner.parse.reading import Reading
+
+_KEYS = (
+    r"(?:max_seq_length|max_seq_len|max_sequence_length|seq_length|seq_len|sequence_len(?:gth)?|"
+    r"cutoff_len|model_max_length|max_length|max_len|block_size|context_length|context_len|"
+    r"max_position_embeddings|max_tokens|sequence\slength|seq\slen(?:gth)?|context\s(?:length|size|"
+    r"window|len)|ctx\s(?:len|length|size)|max(?:imum)?\s(?:sequence\s)?length|cutoff|context|ctx|"
+    r"序列长度|上下文长度|上下文|token长度|长度|seq)"
+)
+_VALUE = r"(?P<num>" + NUM + r")\s?(?P<k>k)?(?![\w.])\+?"
+_KEY_VALUE = re.compile(
+    r"(?<![a-z])-{0,2}"
+    + _KEYS
+    + r"s?\s?(?:of|=|:|is|at|to|为|是)?\s?(?:about|around|~|up\sto)?\s?"
+    + _VALUE
+)
+_VALUE_KEY = re.compile(
+    r"(?<![\w.])" + _VALUE + r"\s?(?:tokens?\s|-token\s|-)?(?:token\s)?(?:context|ctx|seq(?:uence)?"
+    r"(?:\s?len(?:gth)?)?|cutoff|max\slength|长度|上下文)(?![a-z])"
+)
+_AT_VALUE = re.compile(r"(?:@|\bat|\bw/?)\s?" + _VALUE + r"(?!\s?(?:tokens?/|samples|steps|gpus?))")
+_SPLIT = re.compile(
+    r"(?P<first>source_max_len|max_prompt_length|max_source_length|max_source_seq_len)\s?[=:]?\s?"
+    r"(?P<a>\d{1,7}).{0,40}?(?P<second>target_max_len|max_completion_length|max_target_length|"
+    r"max_target_seq_len)\s?[=:]?\s?(?P<b>\d{1,7})"
+)
+_N_TOKENS = re.compile(
+    r"(?<![\w.,])(?P<num>\d{2,6})\s?(?:-\s?)?tokens?(?![\w/])(?!\s?(?:per|/|a\s))"
+)
+_BARE_K = re.compile(r"(?<![\w.$])(?P<num>1|2|4|8|16|32|64|128|256)\s?(?P<k>k)(?![\w.])")
+
+
+def _tokens(r: Reading, m: re.Match[str]) -> int:
+    value = r.number(m, "num", "The context length")
+    if m.groupdict().get("k"):
+        written = m.group("num") + "k"
+        tokens = int(value * 1024)
+        r.assume(f"{written} read as {tokens} tokens")
+        return tokens
+    return int(value)
+
+
+def read_context(r: Reading) -> None:
+    for m in r.matches(_SPLIT):
+        total = int(m.group("a")) + int(m.group("b"))
+        r.put("seq_len", total, f"{m.group('first')} + {m.group('second')} read as {total} tokens")
+        r.take(m)
+    for pattern in (_KEY_VALUE, _VALUE_KEY):
+        for m in r.matches(pattern):
+            tokens = _tokens(r, m)
+            if tokens >= 16:
+                r.put("seq_len", tokens)
+                r.take(m)
+
+
+def read_loose_context(r: Reading) -> None:
+    """After data and batch readers: "at 512", "2048 tokens" and a bare "8k" are lengths."""
+    for pattern in (_AT_VALUE, _N_TOKENS, _BARE_K):
+        for m in r.matches(pattern):
+            if "seq_len" in r.fields:
+                return
+            tokens = _tokens(r, m)
+            if 64 <= tokens <= 1_048_576:
+                r.put("seq_len", tokens)
+                r.take(m)

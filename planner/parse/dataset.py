@@ -1,0 +1,108 @@
+"""Dataset size: token totals ("20M tokens", "1.1T tokens", "409,600 tokens", "1.2万亿token"),
+samples × length ("100k samples of ~512 tokens", "6000个样本", "each sample ~1,000 tokens"),
+config keys ("max_samples 1000", "Num examples = 22,206") and text size in MB/GB.
+
+JobSpec counts tokens, so samples become tokens: × the per-sample length the text gives, else × the
+context length it gives, else × an assumed typical length, each stated as an assumption.
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.parse.numbers import COUNT_SUFFIX, NUM, scaled, whole
+from planner.parse.reading import Reading
+from planner.units import convert
+
+# Instruction-tuning samples are short; used only when the text gives no length at all.
+TYPICAL_SAMPLE_TOKENS = 512
+# Plain English text in BPE tokenizers of the Llama/Qwen families.
+BYTES_PER_TOKEN = 4
+
+_COUNT = r"(?P<num>" + NUM + r")\s?(?P<scale>" + COUNT_SUFFIX + r"|b)?\+?"
+_SAMPLE_WORDS = (
+    r"(?:samples?|examples?|instances?|rows?|records?|conversations?|dialogues?|dialogs?|pairs?|"
+    r"triplets?|items?|entries|documents?|docs|questions?|instructions?|prompts?|molecules?|data\s?"
+    r"points?|条数据|条样本|条|个样本|个数据|样本)"
+)
+_TOKENS = re.compile(r"(?<![\w.,])" + _COUNT + r"\s?(?:training\s)?(?:tokens?|toks?)(?![\w/])")
+_TOKENS_TIMES_EPOCHS = re.compile(
+    r"(?<![\w.,])" + _COUNT + r"\s?(?:tokens?\s?)?[*x]\s?(?P<epochs>\d{1,4})\s?epochs?"
+)
+_SAMPLES = re.compile(r"(?<![\w.,])~?" + _COUNT + r"\s?" + _SAMPLE_WORDS + r"(?![a-z])")
+_SAMPLE_KEYS = re.compile(
+    r"(?:max_samples|num_samples|num\sexamples|number\sof\s(?:samples|examples))\s?[=:]?\s?"
+    + _COUNT
+)
+_PER_SAMPLE = re.compile(
+    r"(?:of|with|each|averag\w{0,4}|avg|per\s(?:sample|example|entry|row))\s(?:sample\s)?"
+    r"(?:containing\s|having\s|of\s|length\s|is\s)?(?:around\s|about\s|~)?\s?(?P<num>\d{1,6})"
+    r"(?P<k>k)?\s?(?:-\s?)?tokens?|(?P<num2>\d{1,6})\s?tokens?\s(?:each|per\s(?:sample|example|"
+    r"entry|row))"
+)
+_TEXT_SIZE = re.compile(
+    r"(?<![\w.])(?P<num>" + NUM + r")\s?(?P<unit>mb|gb|tb)\s?(?:of\s)?(?:text|data(?:set)?|corpus|"
+    r"json\w{0,2}|csv|training\sdata)?"
+)
+
+
+def _count(r: Reading, m: re.Match[str], what: str) -> float:
+    value = r.number(m, "num", what)
+    scale = (m.group("scale") or "").lower()
+    return scaled(m.group("num"), "bn" if scale == "b" else scale) if scale else value
+
+
+def read_dataset(r: Reading) -> None:
+    for m in r.matches(_TOKENS_TIMES_EPOCHS):
+        r.put("dataset_tokens", _count(r, m, "The dataset size"))
+        r.put("epochs", int(m.group("epochs")))
+        r.take(m)
+    for m in r.matches(_TOKENS):
+        tokens = _count(r, m, "The dataset size")
+        if m.group("scale") or tokens > 262_144 or "," in m.group("num"):
+            r.put("dataset_tokens", whole(tokens))
+            r.take(m)
+    samples = None
+    for pattern in (_SAMPLE_KEYS, _SAMPLES):
+        for m in r.matches(pattern):
+            samples = _count(r, m, "The number of samples")
+            r.take(m)
+            break
+        if samples:
+            break
+    if samples is not None:
+        _samples_to_tokens(r, samples)
+    for m in r.matches(_TEXT_SIZE):
+        if m.group("unit") == "mb" or re.search(r"text|data|corpus|json|csv", m.group(0)):
+            size_bytes = convert(r.number(m, "num", "The dataset size"), m.group("unit"), "byte")
+            tokens = round(size_bytes / BYTES_PER_TOKEN)
+            note = f"{m.group(0).strip()} read as ≈{tokens:,} tokens ({BYTES_PER_TOKEN} bytes each)"
+            r.put("dataset_tokens", tokens, note)
+            r.take(m)
+
+
+def _samples_to_tokens(r: Reading, samples: float) -> None:
+    length = None
+    for m in r.matches(_PER_SAMPLE):
+        group = "num" if m.group("num") else "num2"
+        length = r.number(m, group, "The sample length") * (1000 if m.group("k") else 1)
+        r.take(m)
+        break
+    shown = f"{whole(samples):,}"
+    if length:
+        r.put(
+            "dataset_tokens", whole(samples * length), f"{shown} samples × {whole(length)} tokens"
+        )
+    elif "seq_len" in r.fields:
+        seq_len = r.fields["seq_len"]
+        r.put(
+            "dataset_tokens",
+            whole(samples * seq_len),
+            f"{shown} samples read as filling the {seq_len}-token context each",
+        )
+    else:
+        r.put(
+            "dataset_tokens",
+            whole(samples * TYPICAL_SAMPLE_TOKENS),
+            f"{shown} samples of ~{TYPICAL_SAMPLE_TOKENS} tokens assumed (say the average length)",
+        )

@@ -1,0 +1,34 @@
+"""Sharding ("zero3", "ZeRO stage 2", "deepspeed z3", "FSDP", "DDP", "device_map=auto") and the
+training framework (unsloth, axolotl, torchtune, litgpt, LLaMA-Factory, ms-swift, HF/TRL)."""
+
+from __future__ import annotations
+
+import re
+
+from planner.parse.reading import Reading
+
+_SHARDING = [
+    (r"zero[-_\s]?(?:stage[-_\s]?)?3|(?<![a-z])z3(?![a-z0-9])|ds_?z3|stage\s?3", "zero3"),
+    (r"zero[-_\s]?(?:stage[-_\s]?)?[12]|(?<![a-z])z[12](?![a-z0-9])|ds_?z[12]|stage\s?2", "zero2"),
+    (r"(?<![a-z])fsdp\d?(?![a-z])", "fsdp"),
+    (r"(?<![a-z])ddp(?![a-z])|data[-\s]parallel", "ddp"),
+    (r"device_map\s?[=:]?\s?['\"]?auto|device\smap|naive\spipeline|model\sparallel", "device_map"),
+]
+_FRAMEWORKS = [
+    (r"unsloth", "unsloth"),
+    (r"axolotl", "axolotl"),
+    (r"torchtune|torch\stune", "torchtune"),
+    (r"lit[-\s]?gpt", "litgpt"),
+    (r"llama[-_\s]?factory", "llama-factory"),
+    (r"ms[-_\s]?swift|(?<![a-z])swift(?![a-z])", "ms-swift"),
+    (r"(?<![a-z])(?:trl|transformers|hugging\s?face|hf\strainer|sfttrainer)(?![a-z])", "hf"),
+]
+
+
+def read_distributed(r: Reading) -> None:
+    for table, field in ((_SHARDING, "sharding"), (_FRAMEWORKS, "framework")):
+        for pattern, value in table:
+            m = re.search(pattern, r.text)
+            if m:
+                r.put(field, value)
+                r.take(m)

@@ -1,0 +1,42 @@
+"""Epochs: "3 epochs", "epochs=5", "num_train_epochs 3.0", "three epochs" (normalised to 3),
+"x3", "3x", "训练3轮", "70轮", "one round of fine-tuning", "0.5 epoch". "per epoch" timings are not
+a count of epochs.
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.parse.numbers import NUM, whole
+from planner.parse.reading import Reading
+
+_KEY_VALUE = re.compile(
+    r"(?:num_train_epochs|num_epochs|n_epochs|train_epochs|max_epochs|epochs?|轮数|训练轮数)\s?"
+    r"(?:=|:|of|to)?\s?(?P<num>" + NUM + r")(?![\w.])"
+)
+_VALUE_KEY = re.compile(
+    r"(?<![\w.])(?P<num>" + NUM + r")\s?(?:more\s|full\s|training\s)?(?:epochs?|eps?|轮|个epoch|"
+    r"rounds?|passes)(?![a-z])(?!\s?(?:takes|took|per|each))"
+)
+_TIMES = re.compile(
+    r"(?<![\w.])(?:x|\*)\s?(?P<num>\d{1,3})(?![\w.])|(?<![\w.])(?P<num2>\d{1,3})x(?![\w.])"
+)
+_PER_EPOCH = re.compile(r"(?:per|each|every|a)\s(?:epoch|round)|1\sepoch\s(?:takes|took)|每轮")
+
+
+def read_epochs(r: Reading) -> None:
+    for m in r.matches(_PER_EPOCH):
+        r.take(m)
+    for pattern in (_KEY_VALUE, _VALUE_KEY):
+        for m in r.matches(pattern):
+            r.put("epochs", whole(r.number(m, "num", "The number of epochs")))
+            r.take(m)
+
+
+def read_times(r: Reading) -> None:
+    """ "x3" / "3x" with nothing else around it: epochs (read last, after GPUs took "2x3090")."""
+    for m in r.matches(_TIMES):
+        group = "num" if m.group("num") else "num2"
+        value = whole(r.number(m, group, "The number of epochs"))
+        r.put("epochs", value, f"{m.group(0).strip()} read as {value} epochs")
+        r.take(m)

@@ -1,0 +1,192 @@
+"""GPU names, counts and the VRAM written next to them.
+
+Forms (phrasing.md): "2x3090", "8xA100 80G", "4 * NVIDIA A10G", "8 A100", "single 4090",
+"dual 3090s", "a 2nd 4090", "4张4090", "8卡A800", "单卡", "8 80GB A100", "A100 40G*4", "x4 NVIDIA
+A100", "3060ti6G", "12G-RTX2080Ti", "A100(40G)", "23G的A100", node products "3*8*A100", "8x8H800",
+"2台8xA100", "2 nodes * 8 GPUs", and cards without a name ("8x 80GB GPUs", "4 GPUs", "8卡").
+Two different cards ("4090 vs H100") become a comparison.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from planner.parse.numbers import whole
+from planner.parse.reading import Reading
+
+# Card pattern → display name. Order matters: longer names first ("a10g" before "a10").
+_CARDS: list[tuple[str, str]] = [
+    (r"rtx\s?pro\s?6000(?:\s?blackwell)?", "RTX PRO 6000"),
+    (r"(?:rtx\s?)?6000\s?ada", "RTX 6000 Ada"),
+    (r"(?:rtx\s?)?a6000", "RTX A6000"),
+    (r"(?:rtx\s?)?a5000", "RTX A5000"),
+    (r"(?:rtx\s?)?a4500", "RTX A4500"),
+    (r"(?:rtx\s?)?a4000", "RTX A4000"),
+    (r"gh200", "GH200"),
+    (r"gb200", "GB200"),
+    (r"h200", "H200"),
+    (r"h100", "H100"),
+    (r"h800", "H800"),
+    (r"h20", "H20"),
+    (r"b200", "B200"),
+    (r"b300", "B300"),
+    (r"a100", "A100"),
+    (r"a800", "A800"),
+    (r"a10g", "A10G"),
+    (r"a10", "A10"),
+    (r"a30", "A30"),
+    (r"a40", "A40"),
+    (r"l40s", "L40S"),
+    (r"l40", "L40"),
+    (r"l4", "L4"),
+    (r"t4", "T4"),
+    (r"v100s?", "V100"),
+    (r"p100", "P100"),
+    (r"p40", "P40"),
+    (r"k80", "K80"),
+    (r"mi300x", "MI300X"),
+    (r"mi325x", "MI325X"),
+    (r"mi250x?", "MI250X"),
+    (r"mi210", "MI210"),
+    (r"(?:ascend\s?)?910b", "Ascend 910B"),
+    (r"gaudi\s?2", "Gaudi2"),
+    (r"gaudi\s?3", "Gaudi3"),
+    (r"(?:apple\s?)?m[1-4]\s?(?:pro|max|ultra)", "Apple {apple}"),
+]
+_CONSUMER = r"(?:(?:rtx|gtx)\s?-?)?(?P<consumer>[1-5]0[5-9]0|1660)(?:\s?(?P<tier>ti|super))?"
+_NAME = r"(?P<name>" + "|".join(p for p, _ in _CARDS) + "|" + _CONSUMER + r")"
+# Cards sold with several memory sizes: the size goes into the name so the catalog can tell.
+_MEMORY_VARIANTS = {"A100", "A800", "V100", "RTX 3060", "RTX 4060 Ti", "RTX 3080"}
+
+_GB = r"(?:gb|gib|g)(?![a-z])"
+_COUNT_WORDS = {
+    "single": 1,
+    "one": 1,
+    "a": 1,
+    "an": 1,
+    "单卡": 1,
+    "单张": 1,
+    "dual": 2,
+    "double": 2,
+    "双卡": 2,
+    "a 2nd": 2,
+    "a second": 2,
+    "pair of": 2,
+}
+_WORD = "|".join(sorted(map(re.escape, _COUNT_WORDS), key=len, reverse=True))
+_NODES = (
+    r"(?:(?P<nodes>\d{1,3})(?![\d.])\s?(?:nodes?|machines?|servers?|台|机)?\s?(?:x|\*|with|,)\s?"
+    r"|单机)?"
+)
+_COUNT = (
+    r"(?:(?P<count>\d{1,5})(?![\d.])\s?(?:x|\*|张|卡|块|-|个)?\s?|(?<![a-z])(?P<word>"
+    + _WORD
+    + r")\s|"
+    r"(?P<word_cn>单卡|双卡|单张)|(?<![a-z0-9])x(?P<xcount>\d{1,3})\s)?"
+)
+_CARD = re.compile(
+    r"(?<![a-wyz])"
+    + _NODES
+    + _COUNT
+    + r"(?:(?P<vram_before>\d{1,3})\s?"
+    + _GB
+    + r"\s?(?:的|-)?\s?)?"
+    r"(?:nvidia\s?|geforce\s?){0,2}" + _NAME + r"(?:'?s)?"
+    r"(?:\s?[-(]?\s?(?P<vram_after>\d{1,3})\s?" + _GB + r"\)?(?:'?s)?)?"
+    r"(?:\s?(?:x|\*)\s?(?P<count_after>\d{1,4})(?![\d.]|\s?(?:gb|g|b|k|bit)\b))?"
+    r"(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
+    r"(?![a-z0-9])"
+)
+_UNNAMED = re.compile(
+    r"(?<![\w.])"
+    + _NODES
+    + r"(?:(?P<count>\d{1,5})(?![\d.])|(?P<word>"
+    + _WORD
+    + r"))\s?(?:x|\*|-)?\s?"
+    r"(?:(?P<vram>\d{1,3})\s?" + _GB + r"\s?)?(?:nvidia\s?)?"
+    r"(?:gpus?|cards?|vcards?|devices|gpu's|卡|张卡|块卡)(?![a-z])"
+)
+_NODE_PRODUCT = re.compile(r"(?P<nodes>\d{1,3})\s?nodes?\s?\*\s?(?P<count>\d{1,3})(?![\d.])")
+
+
+def _display(m: re.Match[str]) -> str:
+    consumer = m.group("consumer")
+    if consumer:
+        prefix = "GTX" if int(consumer) < 2000 else "RTX"
+        tier = {"ti": " Ti", "super": " SUPER"}.get(m.group("tier") or "", "")
+        return f"{prefix} {consumer}{tier}"
+    written = m.group("name")
+    for pattern, display in _CARDS:
+        if re.fullmatch(pattern, written):
+            if "{apple}" in display:
+                chip = re.sub(r"^apple\s?", "", written).upper().replace(" ", "")
+                return display.format(apple=chip[:2] + " " + chip[2:].title())
+            return display
+    raise AssertionError(written)
+
+
+def _count(m: re.Match[str], r: Reading) -> int | None:
+    count: int | None = None
+    if m.group("count"):
+        count = int(m.group("count"))
+    elif m.group("xcount"):
+        count = int(m.group("xcount"))
+    elif m.group("word") or m.groupdict().get("word_cn"):
+        count = _COUNT_WORDS[m.group("word") or m.group("word_cn")]
+    if m.groupdict().get("count_after"):
+        count = int(m.group("count_after"))
+    nodes = m.group("nodes")
+    nodes_after = m.groupdict().get("nodes_after")
+    if nodes and not count:
+        # "2x3090": the only count sits where a node count could be.
+        nodes, count = None, int(nodes)
+    if nodes and count:
+        if " with" in m.group(0) and "each" not in r.text[m.end() : m.end() + 12]:
+            r.assume(f"{nodes} nodes with {count} GPUs read as {count} GPUs in total")
+        else:
+            r.assume(f"{nodes} nodes × {count} GPUs read as {int(nodes) * count} GPUs")
+            count *= int(nodes)
+    if nodes_after and count:
+        r.assume(f"{count} GPUs × {nodes_after} machines read as {count * int(nodes_after)} GPUs")
+        count *= int(nodes_after)
+    return count
+
+
+def read_gpus(r: Reading) -> None:
+    cards: list[dict[str, Any]] = []
+    for m in r.matches(_CARD):
+        name = _display(m)
+        card: dict[str, Any] = {"gpu": name}
+        vram = m.group("vram_before") or m.group("vram_after")
+        if vram:
+            card["gpu_vram_gb"] = whole(float(vram))
+            if name in _MEMORY_VARIANTS:
+                card["gpu"] = f"{name} {vram}GB"
+        count = _count(m, r)
+        if count:
+            card["num_gpus"] = count
+        r.take(m)
+        same = next((c for c in cards if c["gpu"].split()[0] == card["gpu"].split()[0]), None)
+        if same is None:
+            cards.append(card)
+        else:
+            for key, value in card.items():
+                same.setdefault(key, value)
+    for m in r.matches(_UNNAMED):
+        count = _count(m, r)
+        if count:
+            r.put("num_gpus", count)
+        if m.group("vram"):
+            r.put("gpu_vram_gb", int(m.group("vram")))
+        r.take(m)
+    for m in r.matches(_NODE_PRODUCT):
+        total = int(m.group("nodes")) * int(m.group("count"))
+        r.put("num_gpus", total, f"{m.group(0).strip()} read as {total} GPUs")
+        r.take(m)
+    if not cards:
+        return
+    first, *others = cards
+    for key, value in first.items():
+        r.put(key, value)
+    r.alternatives.extend(others)

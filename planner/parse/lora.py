@@ -1,0 +1,58 @@
+"""LoRA settings: "rank 64", "r=16", "lora_r: 8", "lora rank of 32", "lora_alpha 32", "alpha=16",
+"target_modules q_proj,v_proj", "all linear layers", "all-linear".
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.parse.numbers import NUM, whole
+from planner.parse.reading import Reading
+
+_SEP = r"\s?(?:=|:|of|is)?\s?"
+_RANK = re.compile(
+    r"(?<![a-z])-{0,2}(?:lora_r|lora_rank|lora\srank|lora\sr|rank|r)"
+    + _SEP
+    + r"(?P<num>\d{1,5})(?![\w.])"
+)
+_RANK_AFTER = re.compile(
+    r"(?<![\w.])(?P<num>\d{1,5})\s?-?rank(?![a-z])|(?<![a-z])r(?P<num2>4|8|16|32|64|128|256)\b"
+)
+_ALPHA = re.compile(
+    r"(?<![a-z])-{0,2}(?:lora_alpha|lora\salpha|alpha)" + _SEP + r"(?P<num>" + NUM + ")"
+)
+_ALL_LINEAR = re.compile(
+    r"all[-_\s]linear(?:\slayers)?|all\s(?:the\s)?linear\s(?:layers|modules)|all\sproj\w*"
+)
+_TARGET_LIST = re.compile(
+    r"(?:target_modules|lora_target_modules|lora_target|targets?|modules?)\s?[=:]?\s?[\[(]?\s?"
+    r"(?P<list>(?:['\"]?[a-z_]{1,12}_proj['\"]?[\s,]{0,3}){1,7})"
+)
+_PROJ = re.compile(r"\b(q|k|v|o|gate|up|down)_proj\b")
+_SHORT_LIST = re.compile(
+    r"(?:targets?|modules?|on)\s?[=:]?\s?(?P<list>[qkvo](?:\s?[,/]\s?[qkvo]){1,3})(?![a-z])"
+)
+
+
+def read_lora(r: Reading) -> None:
+    for m in r.matches(_RANK):
+        r.put("lora_rank", int(r.number(m, "num", "The LoRA rank")))
+        r.take(m)
+    for m in r.matches(_RANK_AFTER):
+        if "lora_rank" not in r.fields:
+            r.put("lora_rank", int(m.group("num") or m.group("num2")))
+            r.take(m)
+    for m in r.matches(_ALPHA):
+        r.put("lora_alpha", whole(r.number(m, "num", "The LoRA alpha")))
+        r.take(m)
+    for m in r.matches(_ALL_LINEAR):
+        r.put("lora_targets", "all-linear")
+        r.take(m)
+    for m in r.matches(_TARGET_LIST):
+        targets = list(dict.fromkeys(_PROJ.findall(m.group("list"))))
+        if targets:
+            r.put("lora_targets", targets)
+            r.take(m)
+    for m in r.matches(_SHORT_LIST):
+        r.put("lora_targets", list(dict.fromkeys(re.findall(r"[qkvo]", m.group("list")))))
+        r.take(m)

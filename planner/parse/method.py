@@ -1,0 +1,146 @@
+"""Training method, quantisation, optimizer, precision and on/off switches.
+
+Method: QLoRA/LoRA in any casing (and "LORO"), PEFT/adapter (LoRA), full fine-tuning ("full
+parameter", "全参", "全量", "not lora", pretraining, "from scratch"), "SFT" alone (full, stated).
+Bits: "4bit LoRA", "8 bit Qlora", "load_in_8bit", "train_4bit", "4bit peft" mean a quantised base
+under the adapter, i.e. QLoRA with those bits. "8-bit adam" is an optimizer, not quantisation.
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.parse.reading import Reading
+
+_QLORA = re.compile(r"(?<![a-z])q[-\s]?lora(?![a-z])|量化微调")
+_LORA = re.compile(r"(?<![a-z])(?:lora|peft|adapters?|dora)(?![a-z])")
+_NOT_LORA = re.compile(r"(?:not|without|no|instead\sof|rather\sthan)\s(?:a\s)?q?lora")
+_FULL = re.compile(
+    r"full[-\s_]?(?:parameter|param|weights?|model|precision\sfine|fine[-\s]?tun\w*|finetun\w*|ft|"
+    r"sft|training|train)|(?<![a-z])fft(?![a-z])|sft\sfull|全参数?|全量|全参微调|continued?\s(?:pre-?)?"
+    r"train\w*|continual\spre-?train\w*|(?<![a-z])pre-?train\w*|from\sscratch|预训练|增量预训练|"
+    r"finetuning_type\s?[=:]\s?full"
+)
+_SFT = re.compile(r"(?<![a-z])sft(?![a-z])")
+_RL = re.compile(r"(?<![a-z])(grpo|dpo|ppo|orpo|kto|rlhf)(?![a-z])")
+
+_OPTIMIZERS = [
+    (r"paged[-_\s]?adamw?[-_\s]?8[-_\s]?bit", "paged_adamw_8bit"),
+    (r"paged[-_\s]?adamw?(?:[-_\s]?32[-_\s]?bit)?", "paged_adamw"),
+    (
+        r"adamw?[-_\s]?(?:bnb[-_\s]?)?8[-_\s]?bit|8[-_\s]?bit\s?adamw?|adam8bit|bnb\sadam",
+        "adamw_8bit",
+    ),
+    (r"adafactor", "adafactor"),
+    (r"(?<![a-z])sgd(?![a-z])", "sgd"),
+    (r"(?<![a-z])adamw?(?:_torch(?:_fused)?|_hf)?(?![a-z0-9])", "adamw"),
+]
+_BITS = re.compile(
+    r"(?<![\w.])(?:load_in_|train_|quantization_bit\s?[=:]?\s?|bits\s?[=:]\s?|int|in\s)?"
+    r"(?P<bits>[248])\s?[-_]?\s?bits?(?![a-z])|(?<![a-z])(?P<kind>nf4|int4|int8|gptq|awq|bnb|"
+    r"bitsandbytes|fp4)(?![a-z])|load_in_(?P<load>[48])bit"
+)
+_PRECISION = [
+    (r"(?<![a-z])(?:pure\sbf16|bf16\sonly|bf16[-_]true)(?![a-z])", "bf16"),
+    (r"(?<![a-z])(?:bf16|bfloat16)(?:[-_]mixed)?(?![a-z0-9])", "bf16-mixed"),
+    (
+        r"(?<![a-z])(?:fp16|float16|half\sprecision|16[-\s]?mixed)(?:[-_]mixed)?(?![a-z0-9])",
+        "fp16-mixed",
+    ),
+    (r"(?<![a-z])(?:fp32|float32|full\sprecision|32[-\s]?bit\sprecision)(?![a-z0-9])", "fp32"),
+]
+_OFF = (
+    r"(?:without|no|disable[ds]?|turn(?:ed)?\soff|w/o|not\susing|don'?t\suse|skip)\s"
+    r"(?:the\s|any\s)?"
+)
+_SWITCHES = {
+    "gradient_checkpointing": r"(?:grad(?:ient)?[-_\s]?(?:checkpointing|ckpt|checkpoint)|activation"
+    r"[-_\s]checkpointing|checkpointing|use_gradient_checkpointing)",
+    "flash_attention": r"(?:flash[-_\s]?attn(?:[-_\s]?2)?|flash[-_\s]?attention(?:[-_\s]?2)?|"
+    r"(?<![a-z])fa2(?![a-z])|attn_implementation\s?[=:]\s?['\"]?flash_attention_2)",
+    "packing": r"(?:sample[-_\s]packing|(?<![a-z])packing|(?<![a-z])packed\s(?:sequences|samples)"
+    r"|(?<![a-z])packed(?![a-z]))",
+    "cpu_offload": r"(?:cpu[-_\s]offload\w*|offload(?:ing)?(?:_optimizer|_param)?(?:\sto\scpu)?)",
+}
+_FALSE_VALUE = r"\s?[=:]\s?['\"]?(?:false|0|none|off|no)\b"
+_TRUE_VALUE = r"\s?[=:]\s?['\"]?(?:true|1|on|yes|unsloth|auto)\b"
+
+
+def read_method(r: Reading) -> None:
+    _read_optimizer(r)
+    quant = _read_bits(r)
+    if _NOT_LORA.search(r.text):
+        r.put("method", "full")
+        r.take(_NOT_LORA.search(r.text))
+    if _QLORA.search(r.text):
+        r.put("method", "qlora")
+    elif _LORA.search(r.text):
+        r.put("method", "qlora" if quant else "lora")
+        if quant:
+            r.assume(f"LoRA on a {quant} base read as QLoRA")
+    elif _FULL.search(r.text):
+        r.put("method", "full")
+    elif quant and quant != "int8":
+        r.put("method", "qlora", f"{quant} quantisation read as QLoRA")
+    elif _SFT.search(r.text):
+        r.put("method", "full", "SFT with no adapter mentioned read as full fine-tuning")
+    for pattern in (_QLORA, _LORA, _FULL, _SFT):
+        for m in r.matches(pattern):
+            r.take(m)
+    rl = _RL.search(r.text)
+    if rl:
+        r.assume(f"{rl.group(1).upper()} planned with the memory of supervised fine-tuning")
+        r.take(rl)
+    _read_precision(r)
+    _read_switches(r)
+
+
+def _read_optimizer(r: Reading) -> None:
+    for pattern, name in _OPTIMIZERS:
+        m = re.search(pattern, r.text)
+        if m:
+            r.put("optimizer", name)
+            r.take(m)
+
+
+def _read_bits(r: Reading) -> str | None:
+    quant = None
+    for m in r.matches(_BITS):
+        bits = m.group("bits") or m.group("load")
+        kind = m.group("kind")
+        if bits == "2":
+            r.notes.append("2-bit training is not planned; read as 4-bit")
+            bits = "4"
+        if kind in ("gptq", "awq", "int4"):
+            value = "int4"
+        elif kind == "int8" or bits == "8":
+            value = "int8"
+        else:
+            value = "nf4"
+        if r.put("quant", value) and value == "nf4" and not kind:
+            r.assume(f"{bits}-bit read as NF4 (bitsandbytes)")
+        quant = quant or value
+        r.take(m)
+    return quant
+
+
+def _read_precision(r: Reading) -> None:
+    for pattern, name in _PRECISION:
+        m = re.search(pattern, r.text)
+        if m:
+            r.put("precision", name)
+            r.take(m)
+
+
+def _read_switches(r: Reading) -> None:
+    for field, words in _SWITCHES.items():
+        for pattern, value in (
+            (_OFF + words, False),
+            (words + _FALSE_VALUE, False),
+            (words + _TRUE_VALUE, True),
+            (words, True),
+        ):
+            m = re.search(pattern, r.text)
+            if m:
+                r.put(field, value)
+                r.take(m)

@@ -1,0 +1,283 @@
+"""Model names and sizes: HF ids, family + version + size (spaced, hyphenated or glued), MoE
+"8x7b", size-first "70b llama2", slash lists "llama7/13/70b", and bare "13B".
+
+Traps handled here (phrasing.md): "LLaVA 1.6B" is version 1.6; "Qwen3.5-27B" carries a version;
+"8B tokens" is data, not a model (the dataset reader runs first and takes it); "40B is
+sufficient" after a model size is a typo for 40 GB.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from planner.parse.numbers import whole
+from planner.parse.reading import Reading
+
+# family stem → (canonical spelling, known versions). A number equal to a known version right
+# after the stem is the version ("llama370b" = llama3 + 70b); anything else is the size.
+FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
+    r"code[-\s]?llama": ("codellama", ()),
+    r"tiny[-\s]?llama": ("tinyllama", ()),
+    r"llama": ("llama", ("3.1", "3.2", "3.3", "1", "2", "3", "4")),
+    r"llava": ("llava", ("1.5", "1.6", "1")),
+    r"mixtral": ("mixtral", ()),
+    r"mistral": ("mistral", ()),
+    r"qwq": ("qwq", ()),
+    r"qwen": ("qwen", ("1.5", "2.5", "3.5", "2", "3")),
+    r"gemma": ("gemma", ("3n", "2", "3", "4", "1")),
+    r"phi": ("phi", ("3.5", "1.5", "1", "2", "3", "4")),
+    r"falcon": ("falcon", ("2", "3")),
+    r"deepseek": ("deepseek", ()),
+    r"baichuan": ("baichuan", ("2",)),
+    r"chatglm": ("chatglm", ("2", "3")),
+    r"glm": ("glm", ("4",)),
+    r"internlm": ("internlm", ("2.5", "2", "3")),
+    r"internvl": ("internvl", ("2.5", "2", "3")),
+    r"yi": ("yi", ("1.5",)),
+    r"bloomz?": ("bloom", ()),
+    r"vicuna": ("vicuna", ()),
+    r"alpaca": ("alpaca", ()),
+    r"starcoder": ("starcoder", ("2",)),
+    r"codegen": ("codegen", ("2",)),
+    r"gpt[-\s]?oss": ("gpt-oss", ()),
+    r"gpt[-\s]?neox": ("gpt-neox", ()),
+    r"gpt[-\s]?j": ("gpt-j", ()),
+    r"pythia": ("pythia", ()),
+    r"mpt": ("mpt", ()),
+    r"opt": ("opt", ()),
+    r"olmo": ("olmo", ("2",)),
+    r"smollm": ("smollm", ("2", "3")),
+    r"stablelm": ("stablelm", ("2",)),
+    r"zephyr": ("zephyr", ()),
+    r"solar": ("solar", ()),
+    r"granite": ("granite", ("3.1", "3", "4")),
+    r"minicpm": ("minicpm", ("3", "4")),
+    r"nemotron": ("nemotron", ()),
+    r"command[-\s]?r": ("command-r", ()),
+    r"wizardlm": ("wizardlm", ("2",)),
+    r"guanaco": ("guanaco", ()),
+    r"dolly": ("dolly", ()),
+    r"orca": ("orca", ("2",)),
+    r"t5": ("t5", ()),
+    r"prover": ("prover", ()),
+}
+# Words between a family and its size that change the architecture; "chat", "instruct", "hf"
+# and friends do not and are dropped from the name.
+VARIANT_WORDS = ("vl", "coder", "math", "moe", "r1", "v2", "v3", "v2.5", "distill", "vision")
+_FILLER_WORDS = r"(?:chat|instruct|it|hf|base|pt|sft|v0\.\d|v\d)"
+
+_FAMILY = "|".join(FAMILIES)
+# A version is followed by a separator ("llama 3 8b", "qwen2.5-7b"); glued forms ("llama370b")
+# are split after matching, using the sizes models are actually released in.
+_VERSION = r"(?:[-\s_]?v?(?P<ver>\d{1,2}(?:\.\d{1,2})?n?)(?=[-\s_(]))?"
+_ANY_VERSION = r"(?:[-\s_]?v?(?P<ver>\d{1,2}(?:\.\d{1,2})?n?))?"
+_MID = r"(?P<mid>(?:[-\s_](?:" + "|".join(map(re.escape, VARIANT_WORDS)) + r"))?)"
+_FILL = r"(?:[-\s_]" + _FILLER_WORDS + r")?"
+# "8x7b", "e2b", "6.7b", "7/13/70b", "30b-a3b"; "135m" only where a family makes it a size.
+_ONE_SIZE = r"\d{1,4}(?:\.\d{1,2})?"
+_SIZE = (
+    r"(?P<size>(?:"
+    + _ONE_SIZE
+    + r"b?\s?/\s?){0,4}(?P<moe>\d{1,2}x)?e?"
+    + _ONE_SIZE
+    + r"\s?(?P<unit>b|m)"
+    r"(?![a-z0-9]))(?P<active>-a\d{1,3}(?:\.\d)?b)?"
+)
+_FAMILY_SIZE = re.compile(
+    r"(?:(?<![a-z])|(?<=tune))(?P<fam>"
+    + _FAMILY
+    + r")"
+    + _VERSION
+    + _MID
+    + _FILL
+    + r"[-\s_(:]{0,2}"
+    + _SIZE
+)
+_SIZE_FAMILY = re.compile(
+    r"(?<![\w.])(?P<size>" + _ONE_SIZE + r")\s?b\s?(?:的|-)?\s?(?P<fam>" + _FAMILY + r")"
+    r"(?P<ver>\d{1,2}(?:\.\d{1,2})?)?"
+)
+_FAMILY_ONLY = re.compile(r"(?<![a-z])(?P<fam>" + _FAMILY + r")" + _ANY_VERSION + r"(?![a-z])")
+_BARE_SIZES = re.compile(
+    r"(?<![\w.])(?P<size>(?:" + _ONE_SIZE + r"b?\s?/\s?){0,4}" + _ONE_SIZE + r")\s?"
+    r"(?:b\b|bn\s?(?:param|model)|b(?=[^\x00-\x7f])|b(?=param|model))"
+)
+_BILLION_PARAMS = re.compile(r"(?<![\w.])(?P<size>" + _ONE_SIZE + r")\s?(?:bn|b)\s?param")
+_GB_TYPO = re.compile(
+    r"(?<![\w.])(?P<size>\d{1,3})\s?b\s(?:is|are|should be)\s(?:sufficient|enough)"
+)
+_VERSION_SIZE_TRAP = re.compile(r"\s?b?\s?\(?\s?\d{1,3}\s?b\b")
+
+# HF repo ids: org/name with a letter in each and a digit or hyphen in the name (not "tokens/s").
+_HF_ID = re.compile(
+    r"(?<![\w./-])(?P<id>(?P<org>[a-z][\w.-]{1,38}[a-z0-9])/(?P<name>[a-z0-9][\w.-]{1,95}))"
+    r"(?![\w/])"
+)
+_ID_SIZE = re.compile(r"(?<![a-z0-9.])(?P<moe>\d{1,2}x)?(?P<size>\d{1,4}(?:\.\d{1,2})?)b(?![a-z])")
+_ID_QUANT = re.compile(r"bnb[-_]?4bit|-4bit|gptq|awq|int4|int8|-8bit")
+
+
+RELEASED_SIZES_B = {0.5, 1, 1.1, 1.5, 1.7, 2, 3, 4, 6, 6.7, 7, 8, 9, 11, 12, 13, 14, 15, 20, 22, 27}
+RELEASED_SIZES_B |= {30, 32, 33, 34, 35, 40, 65, 70, 72, 90, 110, 120, 123, 180, 235, 405, 671}
+
+
+@dataclass
+class _Family:
+    name: str
+    version: str
+
+
+def _family_of(stem: str) -> tuple[str, tuple[str, ...]]:
+    for pattern, info in FAMILIES.items():
+        if re.fullmatch(pattern, stem):
+            return info
+    raise KeyError(stem)
+
+
+def _sizes(written: str) -> list[float]:
+    return [float(part.strip().rstrip("b").lstrip("e")) for part in written.split("/")]
+
+
+def _put_sizes(r: Reading, sizes: list[float], name_for: Callable[[float], str | None]) -> None:
+    first, *others = sizes
+    r.put("params_b", whole(first))
+    model = name_for(first)
+    if model:
+        r.put("model", model)
+    for size in others:
+        alternative = {"params_b": whole(size)}
+        if model:
+            alternative["model"] = name_for(size)
+        r.alternatives.append(alternative)
+
+
+def _read_hf_ids(r: Reading) -> None:
+    for m in r.matches(_HF_ID):
+        name = m.group("name")
+        if not (re.search(r"[a-z]", name) and re.search(r"[\d-]", name)):
+            continue
+        if "model" in r.fields:
+            continue
+        r.put("model", r.cased.get(m.group("id"), m.group("id")))
+        size = _ID_SIZE.search(name)
+        if size and not size.group("moe"):
+            r.put("params_b", whole(float(size.group("size"))))
+        quant = _ID_QUANT.search(name)
+        if quant:
+            bits = quant.group()
+            value = (
+                "int8" if "8" in bits else ("int4" if bits in ("gptq", "awq", "int4") else "nf4")
+            )
+            r.put("quant", value, f"{bits.strip('-')} in the model id read as {value} weights")
+        r.take(m)
+
+
+def _split_glued(size_text: str, versions: tuple[str, ...]) -> tuple[str, str]:
+    """ "370b" after "llama" is llama3 + 70b: split when only the split gives a released size."""
+    digits = size_text[:-1]
+    if float(digits) in RELEASED_SIZES_B:
+        return "", size_text
+    for version in versions:
+        rest = digits[len(version) :]
+        if digits.startswith(version) and rest and float(rest) in RELEASED_SIZES_B:
+            return version, rest + "b"
+    return "", size_text
+
+
+def _model_name(family: _Family, mid: str, size: str) -> str:
+    variant = mid.strip(" -_")
+    base = family.name + family.version + (f"-{variant}" if variant else "")
+    return f"{base} {size}"
+
+
+def _read_family_sizes(r: Reading) -> None:
+    for m in r.matches(_FAMILY_SIZE):
+        canonical, versions = _family_of(m.group("fam").replace(" ", "").replace("-", ""))
+        version = m.group("ver") or ""
+        size_text = m.group("size").replace(" ", "")
+        if version and version not in versions:
+            continue
+        if not version and not m.group("moe") and size_text.rstrip("bm") in versions:
+            # "LLaVA 1.6B (7B, 13B)": a known version written with a B, sizes follow.
+            rest = r.text[m.end() : m.end() + 24]
+            if _VERSION_SIZE_TRAP.match(rest):
+                r.assume(f"{canonical} {size_text.rstrip('b')} read as a version, not a size")
+                r.take(m, "size")
+                r.put("model", f"{canonical}{size_text.rstrip('b')}")
+                continue
+        if not version and versions and re.fullmatch(r"\d{2,4}b", size_text):
+            version, size_text = _split_glued(size_text, versions)
+        family = _Family(canonical, version)
+        unit = m.group("unit")
+        if m.group("moe"):
+            r.put("model", f"{canonical}{version} {size_text}")
+        elif unit == "m":
+            r.put("model", _model_name(family, m.group("mid"), size_text))
+            r.put("params_b", whole(float(size_text.rstrip("m").lstrip("e")) / 1000))
+        else:
+            suffix, mid = m.group("active") or "", m.group("mid")
+            _put_sizes(
+                r,
+                _sizes(size_text),
+                lambda s, f=family, v=mid, a=suffix: _model_name(f, v, f"{whole(s)}b{a}"),
+            )
+            if size_text.startswith("e"):
+                r.assume(f"{size_text.upper()} read as an effective size of {size_text[1:]}")
+        r.take(m)
+
+
+def _read_size_families(r: Reading) -> None:
+    for m in r.matches(_SIZE_FAMILY):
+        canonical, versions = _family_of(m.group("fam").replace(" ", "").replace("-", ""))
+        version = m.group("ver") or ""
+        version = version if version in versions else ""
+        size = float(m.group("size"))
+        r.put("params_b", whole(size))
+        r.put("model", f"{canonical}{version} {whole(size)}b")
+        r.take(m)
+
+
+def _read_bare_sizes(r: Reading, family: _Family | None) -> None:
+    for m in r.matches(_GB_TYPO):
+        if "params_b" in r.fields:
+            r.put(
+                "gpu_vram_gb",
+                int(m.group("size")),
+                f"{m.group('size')}B read as {m.group('size')} GB",
+            )
+            r.take(m)
+    sizes: list[float] = []
+    for pattern in (_BILLION_PARAMS, _BARE_SIZES):
+        for m in r.matches(pattern):
+            sizes += [s for s in _sizes(m.group("size")) if s not in sizes]
+            r.take(m)
+    if not sizes or "params_b" in r.fields:
+        return
+
+    def name_for(size: float) -> str | None:
+        return _model_name(family, "", f"{whole(size)}b") if family else None
+
+    _put_sizes(r, sizes, name_for)
+
+
+def read_model(r: Reading) -> None:
+    """HF ids and family names (run before GPUs so "mixtral 8x7b" is never a GPU count)."""
+    _read_hf_ids(r)
+    _read_family_sizes(r)
+    _read_size_families(r)
+
+
+def read_sizes(r: Reading) -> None:
+    """Bare sizes ("13B"), read after data and GPU readers have taken "8B tokens" and "80G"."""
+    family = None
+    if "model" not in r.fields:
+        for m in r.matches(_FAMILY_ONLY):
+            canonical, versions = _family_of(m.group("fam").replace(" ", "").replace("-", ""))
+            version = m.group("ver") or ""
+            family = _Family(canonical, version if version in versions else "")
+            break
+    _read_bare_sizes(r, family)
+    if family and "model" not in r.fields:
+        r.put("model", family.name + family.version)

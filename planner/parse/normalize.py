@@ -1,0 +1,128 @@
+"""Rewrite free text into one canonical spelling before any field is read.
+
+Full-width characters, Chinese numerals, English number words and the common misspellings of
+phrasing.md all become plain ASCII-ish text here, so the field readers need one pattern per form.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5}
+_CN_DIGITS |= {"六": 6, "七": 7, "八": 8, "九": 9}
+_CN_UNITS = {"十": 10, "百": 100, "千": 1000}
+_CN_BIG = {"万": 10_000, "亿": 100_000_000}
+
+# A run of Chinese numerals that ends at 十/百/千 or a digit; 万/亿 scale whatever precedes them.
+_CN_RUN = re.compile(r"[零〇一二两俩三四五六七八九十百千]{1,8}")
+_CN_SCALE = re.compile(r"(\d{1,9}(?:\.\d{1,6})?)\s?(万亿|亿|万|千)")
+
+_WORD_NUMBERS = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "sixteen": 16,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+}
+_WORD_NUMBER = re.compile(r"\b(" + "|".join(_WORD_NUMBERS) + r")\b(?![-']\w)")
+_WORD_SCALES = {"thousand": "k", "million": "m", "billion": "bn", "trillion": "t"}
+_WORD_SCALE = re.compile(r"(\d)\s?(thousand|million|billion|trillion)\b")
+_HUNDRED = re.compile(r"\b(\d{1,2})(?:-(\d{1,2}))?\s?hundred\b")
+_A_SINGLE = re.compile(r"\b(?:a single|a|an|single)\s+(epoch|round)\b")
+
+# Misspellings counted in real questions; each maps to the spelling the readers expect.
+_SPELLING = [
+    (re.compile(r"\bepoches\b"), "epochs"),
+    (re.compile(r"\bnivdia\b|\bnvida\b|\bnvdia\b"), "nvidia"),
+    (re.compile(r"\bloro\b"), "lora"),
+    (re.compile(r"\bgpro\b"), "grpo"),
+    (re.compile(r"\bmemmory\b"), "memory"),
+    (re.compile(r"\bmahine\b"), "machine"),
+    (re.compile(r"\bfine-?tunn?ing\b|\bfinetunn?ing\b"), "finetuning"),
+    (re.compile(r"现存"), "显存"),
+]
+
+
+def fold_width(text: str) -> str:
+    """Full-width digits, letters and punctuation (ＡＢＣ１２３，：) become ASCII."""
+    folded = unicodedata.normalize("NFKC", text)
+    return folded.replace("×", "x").replace("＊", "*").replace("\\*", "*").replace("\u3000", " ")
+
+
+def lower_same_length(text: str) -> str:
+    """Lower-case without growing the text ("İ".lower() is two characters)."""
+    return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
+
+
+def _chinese_run_value(run: str) -> int | None:
+    if all(ch in _CN_DIGITS for ch in run):
+        if len(run) == 1:
+            return _CN_DIGITS[run]
+        return int("".join(str(_CN_DIGITS[ch]) for ch in run))
+    total, digit = 0, None
+    for ch in run:
+        if ch in _CN_DIGITS:
+            if digit is not None:
+                return None
+            digit = _CN_DIGITS[ch]
+        else:
+            total += (1 if digit is None else digit) * _CN_UNITS[ch]
+            digit = None
+    return total + (digit or 0)
+
+
+def _chinese_numerals(text: str) -> str:
+    def run_to_digits(match: re.Match[str]) -> str:
+        value = _chinese_run_value(match.group())
+        return match.group() if value is None else str(value)
+
+    text = _CN_RUN.sub(run_to_digits, text)
+
+    def scale(match: re.Match[str]) -> str:
+        factor = 1.0
+        for ch in match.group(2):
+            factor *= _CN_BIG.get(ch, 1000)
+        return _plain_number(float(match.group(1)) * factor)
+
+    return _CN_SCALE.sub(scale, text)
+
+
+def _plain_number(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def _hundreds(match: re.Match[str]) -> str:
+    # "5-6 hundred tokens" is a range of hundreds: 500-600.
+    low, high = match.group(1), match.group(2)
+    return f"{low}00" + (f"-{high}00" if high else "")
+
+
+def _english_numbers(text: str) -> str:
+    text = _A_SINGLE.sub(r"1 \1", text)
+    text = _WORD_NUMBER.sub(lambda m: str(_WORD_NUMBERS[m.group(1)]), text)
+    text = _HUNDRED.sub(_hundreds, text)
+    return _WORD_SCALE.sub(lambda m: m.group(1) + _WORD_SCALES[m.group(2)], text)
+
+
+def normalize(text: str) -> str:
+    """Lower-cased canonical text (HF ids get their casing back from `fold_width(text)`)."""
+    lowered = lower_same_length(_chinese_numerals(fold_width(text)))
+    lowered = _english_numbers(lowered)
+    for pattern, spelling in _SPELLING:
+        lowered = pattern.sub(spelling, lowered)
+    return lowered

@@ -1,0 +1,40 @@
+"""Numbers in free text: bounded patterns (no nested repeats, so no catastrophic backtracking)."""
+
+from __future__ import annotations
+
+import math
+
+# 409,600 · 20 · 6.7 · .5 · 1e5 · 1e999 (the last is refused by `to_float`, not by the pattern).
+NUM = (
+    r"(?:\d{1,3}(?:,\d{3}){1,5}(?![\d,])|\d{1,16}(?:\.\d{1,8})?(?:e[+-]?\d{1,4}(?![\w.]))?"
+    r"|\.\d{1,8})"
+)
+
+# Count suffixes: "20M tokens", "41k rows", "1.2bn", "1.1T tokens". "b" is left to model sizes.
+COUNT_SCALES: dict[str, float] = {"k": 1e3, "m": 1e6, "mn": 1e6, "bn": 1e9, "t": 1e12}
+COUNT_SUFFIX = r"(?:bn|mn|k|m|t)"
+
+# Far beyond any real job; a bigger figure is a typo or an attack and gets a clear message.
+ABSURD = 1e18
+
+
+class BadNumber(ValueError):
+    """A number the planner cannot use; `str()` is a short message for the user."""
+
+
+def to_float(written: str) -> float:
+    """The value of a number matched by NUM; refuses infinities and absurd magnitudes."""
+    value = float(written.replace(",", ""))
+    if not math.isfinite(value) or abs(value) > ABSURD:
+        raise BadNumber(f"{written} is too large a number to plan with.")
+    return value
+
+
+def scaled(written: str, suffix: str | None) -> float:
+    """NUM with an optional count suffix ("20" + "m" → 20e6)."""
+    return to_float(written) * COUNT_SCALES.get((suffix or "").lower(), 1.0)
+
+
+def whole(value: float) -> int | float:
+    """An int when the value is whole (JSON shows 3, not 3.0)."""
+    return int(value) if value == int(value) else value

@@ -1,0 +1,55 @@
+"""The state one parse builds up: the text still unread, and what has been read from it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.parse.numbers import BadNumber, to_float
+
+_FILLER = " "
+
+
+@dataclass
+class Reading:
+    """Readers find patterns in `text`, record fields, and blank what they used (`take`).
+
+    Blanking means a later reader never reads the same characters again: once "mixtral 8x7b" is a
+    model, its "8x7" cannot become a GPU count.
+    """
+
+    text: str
+    cased: dict[str, str] = field(default_factory=dict)
+    fields: dict[str, Any] = field(default_factory=dict)
+    assumptions: list[str] = field(default_factory=list)
+    alternatives: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def matches(self, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+        return list(pattern.finditer(self.text))
+
+    def take(self, match: re.Match[str], group: int | str = 0) -> None:
+        start, end = match.span(group)
+        self.text = self.text[:start] + _FILLER * (end - start) + self.text[end:]
+
+    def put(self, name: str, value: Any, assumption: str | None = None) -> bool:
+        """Record a field unless an earlier, more specific reader already did."""
+        if name in self.fields:
+            return False
+        self.fields[name] = value
+        if assumption and assumption not in self.assumptions:
+            self.assumptions.append(assumption)
+        return True
+
+    def assume(self, assumption: str) -> None:
+        if assumption not in self.assumptions:
+            self.assumptions.append(assumption)
+
+    def number(self, match: re.Match[str], group: int | str, what: str) -> float:
+        """The number in `group`; a minus sign in front ("-3 epochs") is refused with a message."""
+        start = match.start(group)
+        before = self.text[max(0, start - 2) : start]
+        if before.endswith("-") and not before[:1].isalnum():
+            raise BadNumber(f"{what} must be positive, not -{match.group(group)}.")
+        return to_float(match.group(group))

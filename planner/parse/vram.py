@@ -1,0 +1,84 @@
+"""GPU memory written apart from a card name: "48gb?", "24G card", "with 24GB", "24GB VRAM",
+"显存24G", "单卡显存24G，总显存只有96G", "2x3090 (48GB VRAM total)".
+
+Traps (phrasing.md): host RAM ("32g内存", "600G RAM", "744G CPU memory", "48GB of RAM and 16GB of
+GPU") is not VRAM; "24GB of RAM" with no other memory figure usually is, and says so; a size of
+weights ("20B about 40G", "size of it is 13GB") and memory a run used ("uses 17GB") are not the
+card's capacity.
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.parse.numbers import NUM, whole
+from planner.parse.reading import Reading
+from planner.units import convert
+
+_UNIT = r"(?P<unit>gib|gb|g)(?![a-z])"
+_AMOUNT = r"(?P<num>" + NUM + r")\s?" + _UNIT
+_VRAM_WORDS = r"(?:of\s)?(?:vram|gpu\smem(?:ory)?|graphics\smemory|video\smemory|显存|gpu|card|卡)"
+_TOTAL = r"(?:total|in\stotal|总共|总显存|combined)"
+_HOST = [
+    re.compile(
+        _AMOUNT + r"\s?(?:of\s)?(?:system\s|cpu\s|host\s)?(?:ram|内存|cpu\smemory|system\smemory|"
+        r"host\smemory|dram|ddr\d?)"
+    ),
+    re.compile(r"(?:cpu|system|host)\s(?:ram|memory)\s?(?:of\s)?" + _AMOUNT),
+]
+_NOT_CAPACITY = re.compile(
+    r"(?:use[sd]?|using|takes?|took|need(?:s|ed)?|requires?|consum\w{0,4}|peak\w{0,3}|allocated|"
+    r"reserved|occup\w{0,6}|about|around|size\sof\s(?:it|the\smodel)\sis|model\sis|weights?\s(?:are|"
+    r"is|take)|占用|需要|oom\w{0,4}\s(?:at|with)|only|up\sto|over|more\sthan|fill\w{0,3}|still)\s?~?"
+    + _AMOUNT
+)
+_TOTAL_AMOUNT = [
+    re.compile(_TOTAL + r"\s?" + _VRAM_WORDS + r"?\s?(?:只有|of|is|=|:)?\s?" + _AMOUNT),
+    re.compile(_AMOUNT + r"\s?" + _VRAM_WORDS + r"?\s?" + _TOTAL),
+]
+_PER_CARD = [
+    re.compile(r"(?:单卡显存|每张卡?显存?|显存)\s?(?:为|是|:)?\s?" + _AMOUNT),
+    re.compile(_AMOUNT + r"\s?(?:的)?" + _VRAM_WORDS + r"(?![a-z])"),
+    re.compile(_AMOUNT + r"\s?(?:each|per\s(?:gpu|card)|/gpu)"),
+    re.compile(r"(?<![a-z])(?:with|has|have|on\sa|a)\s" + _AMOUNT),
+]
+_RAM_AS_VRAM = re.compile(_AMOUNT + r"\s?(?:of\s)?ram\b")
+_BARE = re.compile(r"(?<![\w.])" + _AMOUNT + r"(?!\s?(?:of\s)?(?:data|text|dataset|disk|ssd))")
+
+
+def _gb(r: Reading, m: re.Match[str]) -> float:
+    value = r.number(m, "num", "GPU memory")
+    return whole(round(convert(value, m.group("unit"), "gb"), 1))
+
+
+def read_vram(r: Reading) -> None:
+    for pattern in (*_HOST, _NOT_CAPACITY):
+        for m in r.matches(pattern):
+            r.take(m)
+    total = None
+    for pattern in _TOTAL_AMOUNT:
+        for m in r.matches(pattern):
+            total = total or _gb(r, m)
+            r.take(m)
+    for pattern in _PER_CARD:
+        for m in r.matches(pattern):
+            r.put("gpu_vram_gb", _gb(r, m))
+            r.take(m)
+    if total is not None:
+        count = r.fields.get("num_gpus")
+        per_card = r.fields.get("gpu_vram_gb")
+        if count:
+            r.put(
+                "gpu_vram_gb", whole(round(total / count, 1)), f"{total} GB total read as per card"
+            )
+        elif per_card:
+            r.put("num_gpus", max(1, round(total / per_card)), f"{total} GB total read as a count")
+        else:
+            r.put("gpu_vram_gb", total)
+    for m in r.matches(_RAM_AS_VRAM):
+        if r.put("gpu_vram_gb", _gb(r, m)):
+            r.assume(f"{m.group(0).strip()} read as GPU memory")
+        r.take(m)
+    for m in r.matches(_BARE):
+        r.put("gpu_vram_gb", _gb(r, m))
+        r.take(m)

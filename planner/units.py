@@ -1,0 +1,104 @@
+"""The project's pint unit registry, and the one way free text becomes a quantity.
+
+Safety: user text never reaches pint's string parser (an exponent tower like "9**9**9 tokens" hangs
+it). Callers pass a float and one of the whitelisted spellings in `UNIT_SPELLINGS`; the registry
+is built from planner/data/units.txt, not pint's default file.
+
+Start-up: importing pint costs ~0.25 s, half of the CLI's cold-start budget, so pint is imported
+only when a value has to change unit; a value already in the wanted unit is returned as is.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pint
+
+UNITS_FILE = Path(__file__).parent / "data" / "units.txt"
+
+# How people write each unit → its name in units.txt. Anything else is not a unit to us.
+UNIT_SPELLINGS: dict[str, str] = {
+    "b": "byte",
+    "byte": "byte",
+    "bytes": "byte",
+    "kb": "kilobyte",
+    "mb": "megabyte",
+    "g": "gigabyte",
+    "gb": "gigabyte",
+    "tb": "terabyte",
+    "kib": "kibibyte",
+    "mib": "mebibyte",
+    "gib": "gibibyte",
+    "tib": "tebibyte",
+    "s": "second",
+    "sec": "second",
+    "secs": "second",
+    "second": "second",
+    "seconds": "second",
+    "m": "minute",
+    "min": "minute",
+    "mins": "minute",
+    "minute": "minute",
+    "minutes": "minute",
+    "h": "hour",
+    "hr": "hour",
+    "hrs": "hour",
+    "hour": "hour",
+    "hours": "hour",
+    "小时": "hour",
+    "d": "day",
+    "day": "day",
+    "days": "day",
+    "天": "day",
+    "w": "week",
+    "wk": "week",
+    "week": "week",
+    "weeks": "week",
+    "周": "week",
+    "month": "month",
+    "months": "month",
+    "token": "token",
+    "tokens": "token",
+    "sample": "sample",
+    "samples": "sample",
+    "epoch": "epoch",
+    "epochs": "epoch",
+    "$": "dollar",
+    "usd": "dollar",
+    "dollar": "dollar",
+    "dollars": "dollar",
+    "cent": "cent",
+    "cents": "cent",
+}
+
+
+class UnknownUnit(ValueError):
+    """A unit spelling outside the whitelist."""
+
+
+@cache
+def registry() -> pint.UnitRegistry:
+    """The registry, built once per process from our own small definitions file."""
+    import pint
+
+    return pint.UnitRegistry(str(UNITS_FILE), cache_folder=None)
+
+
+def unit_name(spelling: str) -> str:
+    """The registry name for a user's spelling ("GiB" → "gibibyte"); raises UnknownUnit."""
+    name = UNIT_SPELLINGS.get(spelling.strip().lower())
+    if name is None:
+        raise UnknownUnit(f"unknown unit {spelling!r}")
+    return name
+
+
+def convert(value: float, spelling: str, target: str) -> float:
+    """`value` in the unit the user spelled, expressed in `target` (a registry name or spelling)."""
+    source, wanted = unit_name(spelling), unit_name(target)
+    if source == wanted:
+        return value
+    quantity = registry().Quantity(float(value), source)
+    return float(quantity.to(wanted).magnitude)
