@@ -1,0 +1,82 @@
+"""`gpuplan serve discord` settings and `gpuplan discord-commands`, without touching the network."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from adapters.cli import main
+from adapters.discord.serve import SettingsError, settings_from_env
+
+TOKEN = "MTIz.secret-token-value"
+
+
+def test_without_a_token_serve_explains_and_exits_2(capsys):
+    assert main(["serve", "discord"]) == 2
+    err = capsys.readouterr().err
+    assert "DISCORD_TOKEN is not set" in err and "Developer Portal" in err
+    assert "Traceback" not in err
+
+
+def test_a_bad_setting_exits_2_without_echoing_the_token(monkeypatch, capsys):
+    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
+    monkeypatch.setenv("DISCORD_SHARD_COUNT", "two")
+    assert main(["serve", "discord"]) == 2
+    err = capsys.readouterr().err
+    assert "DISCORD_SHARD_COUNT must be a whole number" in err
+    assert TOKEN not in err
+
+
+def test_settings_read_guild_shards_and_intent():
+    settings = settings_from_env(
+        {
+            "DISCORD_TOKEN": f" {TOKEN} ",
+            "DISCORD_GUILD_ID": "123456789012345678",
+            "DISCORD_SHARD_COUNT": "8",
+            "DISCORD_SHARD_IDS": "0-2, 6",
+            "GPUPLAN_DISCORD_MESSAGE_CONTENT": "1",
+        }
+    )
+    assert settings.token == TOKEN
+    assert settings.sync_guild_id == 123456789012345678
+    assert (settings.shard_count, settings.shard_ids) == (8, [0, 1, 2, 6])
+    assert settings.message_content
+    assert TOKEN not in repr(settings)
+
+
+def test_defaults_leave_sharding_to_discord_and_the_intent_off():
+    settings = settings_from_env({"DISCORD_TOKEN": TOKEN})
+    assert (settings.sync_guild_id, settings.shard_count, settings.shard_ids) == (None, None, None)
+    assert not settings.message_content
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"DISCORD_SHARD_IDS": "0"}, "needs DISCORD_SHARD_COUNT"),
+        ({"DISCORD_SHARD_COUNT": "2", "DISCORD_SHARD_IDS": "0-2"}, "below DISCORD_SHARD_COUNT=2"),
+        ({"DISCORD_SHARD_COUNT": "4", "DISCORD_SHARD_IDS": "1,1"}, "distinct"),
+        ({"DISCORD_SHARD_COUNT": "4", "DISCORD_SHARD_IDS": "a-b"}, "must look like"),
+        ({"DISCORD_SHARD_COUNT": "0"}, "≥ 1"),
+        ({"DISCORD_GUILD_ID": "-5"}, "DISCORD_GUILD_ID must be a whole number"),
+    ],
+)
+def test_malformed_settings_say_which_variable_and_why(env, message):
+    with pytest.raises(SettingsError, match=message):
+        settings_from_env({"DISCORD_TOKEN": TOKEN, **env})
+
+
+def test_discord_commands_prints_the_command_json(capsys):
+    assert main(["discord-commands"]) == 0
+    (command,) = json.loads(capsys.readouterr().out)
+    assert command["name"] == "gpuplan"
+    assert [o["name"] for o in command["options"]] == ["query", "private", "model", "gpu"]
+
+
+def test_importing_the_serve_module_does_not_import_discord_py():
+    code = "import sys, adapters.discord.serve; print('discord' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == "False", result.stderr
