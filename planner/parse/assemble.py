@@ -15,6 +15,7 @@ from planner.parse import budget, context, dataset, epochs, gpu, lora, method, m
 from planner.parse.batch import read_batch
 from planner.parse.config import read_config
 from planner.parse.distributed import read_distributed
+from planner.parse.ignored import read_ignored
 from planner.parse.normalize import fold_width, normalize
 from planner.parse.numbers import BadNumber
 from planner.parse.reading import Reading
@@ -30,6 +31,7 @@ CLARIFY = (
 
 _READERS = (
     read_config,
+    read_ignored,
     model.read_model,
     budget.read_speed,
     context.read_context,

@@ -20,8 +20,10 @@ _FALSE_SWITCH = re.compile(
 
 
 def read_config(r: Reading) -> None:
-    r.text = _QUOTED_KEY.sub(lambda m: f"{m.group('key')}{m.group('sep')}", r.text)
-    r.text = _QUOTED_VALUE.sub(lambda m: f"{m.group('sep')} {m.group('value')}", r.text)
+    # Quotes become spaces, keeping every position (the sign check reads the unblanked copy).
+    r.text = _QUOTED_KEY.sub(lambda m: f" {m.group('key')} {m.group('sep')}", r.text)
+    r.text = _QUOTED_VALUE.sub(lambda m: f"{m.group('sep')}  {m.group('value')} ", r.text)
+    r.source = r.text
     for m in r.matches(_FALSE_SWITCH):
         if m.group(0).startswith(("sample_packing", "packing")):
             r.put("packing", False)

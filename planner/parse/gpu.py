@@ -67,6 +67,7 @@ _COUNT_WORDS = {
     "an": 1,
     "单卡": 1,
     "单张": 1,
+    "单张卡": 1,
     "dual": 2,
     "double": 2,
     "双卡": 2,
@@ -76,8 +77,8 @@ _COUNT_WORDS = {
 }
 _WORD = "|".join(sorted(map(re.escape, _COUNT_WORDS), key=len, reverse=True))
 _NODES = (
-    r"(?:(?P<nodes>\d{1,3})(?![\d.])\s?(?:nodes?|machines?|servers?|台|机)?\s?(?:x|\*|with|,)\s?"
-    r"|单机)?"
+    r"(?:(?P<nodes>\d{1,3})(?![\d.])\s?(?:(?:nodes?|machines?|servers?|台|机)\s?(?:x|\*|with|of)?"
+    r"|x|\*)\s?|单机)?"
 )
 _COUNT = (
     r"(?:(?P<count>\d{1,5})(?![\d.])\s?(?:x|\*|张|卡|块|-|个)?\s?|(?<![a-z])(?P<word>"
@@ -93,7 +94,10 @@ _CARD = re.compile(
     + _GB
     + r"\s?(?:的|-)?\s?)?"
     r"(?:nvidia\s?|geforce\s?){0,2}" + _NAME + r"(?:'?s)?"
-    r"(?:\s?[-(]?\s?(?P<vram_after>\d{1,3})\s?" + _GB + r"\)?(?:'?s)?)?"
+    r"(?:\s?[-(]?\s?(?P<vram_after>\d{1,3})\s?"
+    + _GB
+    + r"(?!\s?(?:vram\s|gpu\smemory\s)?(?:total|in"
+    r"\stotal|combined))\)?(?:'?s)?)?"
     r"(?:\s?(?:x|\*)\s?(?P<count_after>\d{1,4})(?![\d.]|\s?(?:gb|g|b|k|bit)\b))?"
     r"(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
     r"(?![a-z0-9])"
@@ -106,6 +110,14 @@ _UNNAMED = re.compile(
     + r"))\s?(?:x|\*|-)?\s?"
     r"(?:(?P<vram>\d{1,3})\s?" + _GB + r"\s?)?(?:nvidia\s?)?"
     r"(?:gpus?|cards?|vcards?|devices|gpu's|卡|张卡|块卡)(?![a-z])"
+    r"(?:\s?\*\s?\d{1,3}\s?"
+    + _GB
+    + r"\s?显存)?(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
+    r"|(?P<word_cn>单卡|双卡|单张卡)(?!显存)"
+)
+# "5x24x8 A100 GPU hours" is days × hours × GPUs: the leading factors are not GPU counts.
+_GPU_HOURS = re.compile(
+    r"(?P<lead>(?:\d{1,4}\s?[x*]\s?){2})(?=\d{1,4}[^.]{0,30}gpu[-\s]?h(?:ou)?rs?)"
 )
 _NODE_PRODUCT = re.compile(r"(?P<nodes>\d{1,3})\s?nodes?\s?\*\s?(?P<count>\d{1,3})(?![\d.])")
 
@@ -127,17 +139,15 @@ def _display(m: re.Match[str]) -> str:
 
 
 def _count(m: re.Match[str], r: Reading) -> int | None:
+    found = m.groupdict()
     count: int | None = None
-    if m.group("count"):
-        count = int(m.group("count"))
-    elif m.group("xcount"):
-        count = int(m.group("xcount"))
-    elif m.group("word") or m.groupdict().get("word_cn"):
-        count = _COUNT_WORDS[m.group("word") or m.group("word_cn")]
-    if m.groupdict().get("count_after"):
-        count = int(m.group("count_after"))
-    nodes = m.group("nodes")
-    nodes_after = m.groupdict().get("nodes_after")
+    for group in ("count", "xcount", "count_after"):
+        if found.get(group):
+            count = int(found[group])
+    word = found.get("word") or found.get("word_cn")
+    if word and not count:
+        count = _COUNT_WORDS[word]
+    nodes, nodes_after = found.get("nodes"), found.get("nodes_after")
     if nodes and not count:
         # "2x3090": the only count sits where a node count could be.
         nodes, count = None, int(nodes)
@@ -154,7 +164,11 @@ def _count(m: re.Match[str], r: Reading) -> int | None:
 
 
 def read_gpus(r: Reading) -> None:
+    for m in r.matches(_GPU_HOURS):
+        r.notes.append(f"{m.group('lead').strip()} before GPU hours read as days × hours")
+        r.take(m, "lead")
     cards: list[dict[str, Any]] = []
+    bases: list[str] = []
     for m in r.matches(_CARD):
         name = _display(m)
         card: dict[str, Any] = {"gpu": name}
@@ -167,12 +181,12 @@ def read_gpus(r: Reading) -> None:
         if count:
             card["num_gpus"] = count
         r.take(m)
-        same = next((c for c in cards if c["gpu"].split()[0] == card["gpu"].split()[0]), None)
-        if same is None:
-            cards.append(card)
-        else:
+        if name in bases:
             for key, value in card.items():
-                same.setdefault(key, value)
+                cards[bases.index(name)].setdefault(key, value)
+        else:
+            bases.append(name)
+            cards.append(card)
     for m in r.matches(_UNNAMED):
         count = _count(m, r)
         if count:

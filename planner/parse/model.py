@@ -99,7 +99,13 @@ _SIZE_FAMILY = re.compile(
     r"(?<![\w.])(?P<size>" + _ONE_SIZE + r")\s?b\s?(?:的|-)?\s?(?P<fam>" + _FAMILY + r")"
     r"(?P<ver>\d{1,2}(?:\.\d{1,2})?)?"
 )
-_FAMILY_ONLY = re.compile(r"(?<![a-z])(?P<fam>" + _FAMILY + r")" + _ANY_VERSION + r"(?![a-z])")
+_FAMILY_ONLY = re.compile(
+    r"(?<![a-z])(?P<fam>"
+    + _FAMILY
+    + r")"
+    + _ANY_VERSION
+    + r"(?:[-\s_](?P<tier>mini|small|medium|large|tiny|nano))?(?![a-z])"
+)
 _BARE_SIZES = re.compile(
     r"(?<![\w.])(?P<size>(?:" + _ONE_SIZE + r"b?\s?/\s?){0,4}" + _ONE_SIZE + r")\s?"
     r"(?:b\b|bn\s?(?:param|model)|b(?=[^\x00-\x7f])|b(?=param|model))"
@@ -221,7 +227,9 @@ def _read_family_sizes(r: Reading) -> None:
             _put_sizes(
                 r,
                 _sizes(size_text),
-                lambda s, f=family, v=mid, a=suffix: _model_name(f, v, f"{whole(s)}b{a}"),
+                lambda s, f=family, v=mid, a=suffix, e=size_text[:1] == "e": _model_name(
+                    f, v, f"{'e' if e else ''}{whole(s)}b{a}"
+                ),
             )
             if size_text.startswith("e"):
                 r.assume(f"{size_text.upper()} read as an effective size of {size_text[1:]}")
@@ -241,12 +249,10 @@ def _read_size_families(r: Reading) -> None:
 
 def _read_bare_sizes(r: Reading, family: _Family | None) -> None:
     for m in r.matches(_GB_TYPO):
-        if "params_b" in r.fields:
-            r.put(
-                "gpu_vram_gb",
-                int(m.group("size")),
-                f"{m.group('size')}B read as {m.group('size')} GB",
-            )
+        other_size = _BARE_SIZES.search(r.text[: m.start()] + r.text[m.end() :])
+        if "params_b" in r.fields or other_size:
+            size = m.group("size")
+            r.put("gpu_vram_gb", int(size), f"{size}B read as {size} GB (a typo for GB)")
             r.take(m)
     sizes: list[float] = []
     for pattern in (_BILLION_PARAMS, _BARE_SIZES):
@@ -277,6 +283,9 @@ def read_sizes(r: Reading) -> None:
             canonical, versions = _family_of(m.group("fam").replace(" ", "").replace("-", ""))
             version = m.group("ver") or ""
             family = _Family(canonical, version if version in versions else "")
+            if m.group("tier"):
+                r.put("model", f"{family.name}{family.version} {m.group('tier')}")
+                r.take(m)
             break
     _read_bare_sizes(r, family)
     if family and "model" not in r.fields:

@@ -20,11 +20,15 @@ class Reading:
     """
 
     text: str
+    source: str = ""
     cased: dict[str, str] = field(default_factory=dict)
     fields: dict[str, Any] = field(default_factory=dict)
     assumptions: list[str] = field(default_factory=list)
     alternatives: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.source = self.source or self.text
 
     def matches(self, pattern: re.Pattern[str]) -> list[re.Match[str]]:
         return list(pattern.finditer(self.text))
@@ -49,7 +53,7 @@ class Reading:
     def number(self, match: re.Match[str], group: int | str, what: str) -> float:
         """The number in `group`; a minus sign in front ("-3 epochs") is refused with a message."""
         start = match.start(group)
-        before = self.text[max(0, start - 2) : start]
+        before = self.source[max(0, start - 2) : start]
         if before.endswith("-") and not before[:1].isalnum():
             raise BadNumber(f"{what} must be positive, not -{match.group(group)}.")
         return to_float(match.group(group))

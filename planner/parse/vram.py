@@ -21,8 +21,9 @@ _VRAM_WORDS = r"(?:of\s)?(?:vram|gpu\smem(?:ory)?|graphics\smemory|video\smemory
 _TOTAL = r"(?:total|in\stotal|总共|总显存|combined)"
 _HOST = [
     re.compile(
-        _AMOUNT + r"\s?(?:of\s)?(?:system\s|cpu\s|host\s)?(?:ram|内存|cpu\smemory|system\smemory|"
-        r"host\smemory|dram|ddr\d?)"
+        _AMOUNT
+        + r"\s?(?:of\s)?(?:(?:system|cpu|host)\s(?:ram|memory)|内存|dram|ddr\d?|ram(?=\s(?:and|\+)"
+        r"\s" + NUM + r"\s?" + r"(?:gb|g)\s(?:of\s)?(?:gpu|vram|显存)))"
     ),
     re.compile(r"(?:cpu|system|host)\s(?:ram|memory)\s?(?:of\s)?" + _AMOUNT),
 ]
@@ -42,7 +43,9 @@ _PER_CARD = [
     re.compile(_AMOUNT + r"\s?(?:each|per\s(?:gpu|card)|/gpu)"),
     re.compile(r"(?<![a-z])(?:with|has|have|on\sa|a)\s" + _AMOUNT),
 ]
-_RAM_AS_VRAM = re.compile(_AMOUNT + r"\s?(?:of\s)?ram\b")
+_RAM = re.compile(_AMOUNT + r"\s?(?:of\s)?ram\b")
+# Above this, "RAM" is the host's: no single accelerator has more.
+MAX_CARD_GB = 192
 _BARE = re.compile(r"(?<![\w.])" + _AMOUNT + r"(?!\s?(?:of\s)?(?:data|text|dataset|disk|ssd))")
 
 
@@ -75,8 +78,9 @@ def read_vram(r: Reading) -> None:
             r.put("num_gpus", max(1, round(total / per_card)), f"{total} GB total read as a count")
         else:
             r.put("gpu_vram_gb", total)
-    for m in r.matches(_RAM_AS_VRAM):
-        if r.put("gpu_vram_gb", _gb(r, m)):
+    for m in r.matches(_RAM):
+        value = _gb(r, m)
+        if value <= MAX_CARD_GB and r.put("gpu_vram_gb", value):
             r.assume(f"{m.group(0).strip()} read as GPU memory")
         r.take(m)
     for m in r.matches(_BARE):

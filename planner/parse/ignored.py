@@ -1,0 +1,20 @@
+"""Settings that do not change memory or time (learning rate, seed, logging): read and set aside,
+so their numbers are not mistaken for a batch size or an epoch count."""
+
+from __future__ import annotations
+
+import re
+
+from planner.parse.numbers import NUM
+from planner.parse.reading import Reading
+
+_IGNORED = re.compile(
+    r"(?<![a-z])-{0,2}(?:lr|learning[_\s]rate|seed|warmup(?:_steps|_ratio)?|weight_decay|"
+    r"logging_steps|save_steps|eval_steps|save_total_limit|lora_dropout|dropout|max_grad_norm|"
+    r"temperature|top_p|num_workers|dataloader_num_workers)\s?[=:]?\s?(?P<num>" + NUM + r")"
+)
+
+
+def read_ignored(r: Reading) -> None:
+    for m in r.matches(_IGNORED):
+        r.take(m)
