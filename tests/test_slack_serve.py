@@ -143,3 +143,23 @@ async def test_oauth_install_stores_the_workspace_token_and_uses_it(oauth_bot) -
     await fake.wait_for(lambda: fake.posts())
     (post,) = fake.posts()
     assert post["_auth"] == "Bearer xoxb-T0002" and post["text"] == "Plan for T0002: 7B LoRA"
+
+
+def _manifest_list(section: str) -> list[str]:
+    """The `- item` lines right under `section:` in manifest.yaml (no YAML library needed)."""
+    lines = (Path(serve.__file__).with_name("manifest.yaml")).read_text().splitlines()
+    start = next(n for n, line in enumerate(lines) if line.strip() == f"{section}:")
+    items = []
+    for line in lines[start + 1 :]:
+        if not line.strip().startswith("- "):
+            break
+        items.append(line.strip()[2:])
+    return items
+
+
+def test_manifest_asks_for_what_the_bot_uses() -> None:
+    assert _manifest_list("bot") == serve.BOT_SCOPES
+    assert _manifest_list("bot_events") == ["app_mention", "message.channels", "message.groups"]
+    manifest = Path(serve.__file__).with_name("manifest.yaml").read_text()
+    assert f"https://YOUR-HOST{serve.EVENTS_PATH}" in manifest
+    assert f"https://YOUR-HOST{serve.OAUTH_REDIRECT_PATH}" in manifest
