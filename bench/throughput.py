@@ -1,0 +1,166 @@
+"""Throughput model vs measured tokens/s on the dev rows that carry it, and planning speed.
+
+Prints, per dev row with `truth.throughput_tokens_per_s`: predicted and measured tokens/s (whole
+job) and the error factor max(pred/meas, meas/pred); the median error and the worst rows, beside a
+flat 25 %-utilisation rule; the utilisation each row implies (what planner/throughput.py's
+constants are fitted on); and the time to plan every card for one job in-process.
+
+Run: .venv/bin/python bench/throughput.py [--dev PATH] [--repeat 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from planner.catalog.gpus import GpuSpec, resolve_gpu
+from planner.catalog.models import ModelArch
+from planner.defaults import resolve
+from planner.spec import JobSpec, Sharding
+from planner.throughput import (
+    CARD_CLASS_FACTOR,
+    UTILISATION,
+    dequant_bytes_per_token,
+    estimate_throughput,
+    flops_per_token,
+    scaling_efficiency,
+)
+
+DEV_SET = Path(__file__).resolve().parents[2] / "shared" / "data" / "vram_dev.jsonl"
+FLAT_UTILISATION = 0.25
+# HF Trainer reports train_tokens_per_second per device; torchtune reports the whole job.
+PER_DEVICE_FRAMEWORKS = frozenset({"hf"})
+
+
+@dataclass(frozen=True)
+class DevRow:
+    row_id: str
+    spec: JobSpec
+    arch: ModelArch
+    gpu: GpuSpec
+    count: int
+    sharding: Sharding | None
+    measured_tokens_per_s: float
+
+
+def load_rows(path: Path = DEV_SET) -> list[DevRow]:
+    """Dev rows with a measured throughput, resolved the way the planner resolves a job."""
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        measured = record["truth"].get("throughput_tokens_per_s")
+        if not measured:
+            continue
+        resolved = resolve(JobSpec(**record["spec"]))
+        spec = resolved.spec
+        # "A100 (memory size not stated)" is still an A100.
+        gpu = resolve_gpu(record["spec"]["gpu"].split("(")[0])
+        if gpu is None:
+            continue
+        count = spec.num_gpus or 1
+        if record["spec"].get("framework", "hf") in PER_DEVICE_FRAMEWORKS:
+            measured *= count
+        rows.append(DevRow(record["id"], spec, resolved.arch, gpu, count, spec.sharding, measured))
+    return rows
+
+
+def predicted_tokens_per_s(row: DevRow) -> float:
+    return estimate_throughput(row.spec, row.arch, row.gpu, row.count, row.sharding).tokens_per_s
+
+
+def flat_rule_tokens_per_s(row: DevRow) -> float:
+    peak_flops = row.gpu.bf16_tflops * 1e12 * row.count
+    return peak_flops * FLAT_UTILISATION / flops_per_token(row.spec, row.arch)
+
+
+def error_factor(predicted: float, measured: float) -> float:
+    return max(predicted / measured, measured / predicted)
+
+
+def implied_utilisation(row: DevRow) -> float:
+    """The utilisation that would reproduce this row exactly, dequantisation time taken out."""
+    efficiency = scaling_efficiency(row.gpu, row.count, row.sharding)
+    per_gpu_s = row.count * efficiency / row.measured_tokens_per_s
+    dequant_s = dequant_bytes_per_token(row.spec, row.arch) / (row.gpu.bandwidth_gbs * 1e9)
+    compute_s = per_gpu_s - dequant_s
+    return flops_per_token(row.spec, row.arch) / (row.gpu.bf16_tflops * 1e12 * compute_s)
+
+
+def print_accuracy(rows: list[DevRow]) -> None:
+    print(f"{'row':<28} {'card':<13} {'n':>2} {'measured':>9} {'model':>8} {'×err':>5} {'25%':>8}")
+    model_errors, flat_errors = [], []
+    for row in rows:
+        model = predicted_tokens_per_s(row)
+        flat = flat_rule_tokens_per_s(row)
+        model_errors.append((error_factor(model, row.measured_tokens_per_s), row.row_id))
+        flat_errors.append(error_factor(flat, row.measured_tokens_per_s))
+        print(
+            f"{row.row_id:<28} {row.gpu.key:<13} {row.count:>2} {row.measured_tokens_per_s:>9.0f}"
+            f" {model:>8.0f} {model_errors[-1][0]:>5.2f} {flat:>8.0f}"
+        )
+    print(
+        f"\nmedian error factor over {len(rows)} rows: model ×"
+        f"{statistics.median(e for e, _ in model_errors):.2f}, "
+        f"flat {FLAT_UTILISATION:.0%} utilisation ×{statistics.median(flat_errors):.2f}"
+    )
+    worst = sorted(model_errors, reverse=True)[:4]
+    print("worst rows: " + ", ".join(f"{row_id} ×{error:.2f}" for error, row_id in worst))
+
+
+def print_fit(rows: list[DevRow]) -> None:
+    """Refit the constants: method medians on datacenter rows, then class factors.
+
+    A class factor is the geometric mean over (source, card) groups of each group's median
+    implied-to-method ratio, so that near-duplicate rows of one experiment count once.
+    """
+    datacenter = [row for row in rows if row.gpu.card_class == "datacenter"]
+    print("\nimplied utilisation vs planner/throughput.py constants:")
+    for method, constant in UTILISATION.items():
+        values = [implied_utilisation(row) for row in datacenter if row.spec.method == method]
+        if values:
+            fitted = statistics.median(values)
+            print(f"  {method.value:<11} {fitted:.2f} median of {len(values)} rows ({constant})")
+    for card_class, constant in CARD_CLASS_FACTOR.items():
+        groups: dict[tuple[str, str], list[float]] = {}
+        for row in rows:
+            if row.gpu.card_class == card_class and card_class != "datacenter":
+                ratio = implied_utilisation(row) / UTILISATION[row.spec.method]
+                groups.setdefault((row.row_id.rsplit("-", 1)[0], row.gpu.key), []).append(ratio)
+        if groups:
+            fitted = statistics.geometric_mean(statistics.median(g) for g in groups.values())
+            where = f"{len(groups)} source×card groups"
+            print(f"  {card_class:<11} ×{fitted:.2f} over {where} ({constant})")
+
+
+def print_planning_speed(repeat: int) -> None:
+    from planner.planner import make_plan
+
+    spec = JobSpec(model="13B", method="qlora", seq_len=4096, dataset_tokens=20e6, epochs=3)
+    plan = make_plan(spec)
+    start = time.perf_counter()
+    for _ in range(repeat):
+        make_plan(spec)
+    per_plan_ms = (time.perf_counter() - start) * 1000 / repeat
+    print(
+        f"\nmake_plan for the seed job ({len(plan.options)} options over every card, "
+        f"recommendation, suggestions): {per_plan_ms:.2f} ms per plan (mean of {repeat})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dev", type=Path, default=DEV_SET)
+    parser.add_argument("--repeat", type=int, default=200)
+    args = parser.parse_args()
+    rows = load_rows(args.dev)
+    print_accuracy(rows)
+    print_fit(rows)
+    print_planning_speed(args.repeat)
+
+
+if __name__ == "__main__":
+    main()

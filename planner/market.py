@@ -1,0 +1,145 @@
+"""Time, cost and a recommendation across the rental market: fills a Plan's market fields.
+
+Options: every card at one GPU, plus, where one card cannot hold the job, the fewest GPUs (2, 4
+or 8, sharded with FSDP/ZeRO-3) that can (planner/options.py). Recommendation: the cheapest, the
+fastest, the best value, and with a budget or deadline the cheapest run that meets it. Best value
+is the option with the smallest cost × hours (dollar-hours): a run that costs a little more but
+finishes in a fraction of the time beats a marginally cheaper slow one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from planner.after_training import after_training
+from planner.catalog.prices import price_date_label
+from planner.options import (
+    MarketContext,
+    cheapest_of,
+    make_option,
+    market_options,
+    priced_options,
+    read_requested_card,
+    training_tokens,
+)
+from planner.plan import Option, Plan, Recommendation
+from planner.spec import JobSpec, Sharding
+from planner.suggestions import suggest
+
+if TYPE_CHECKING:
+    from planner.defaults import Resolved
+
+
+def _describe(option: Option) -> str:
+    return (
+        f"{option.count}× {option.gpu_name}, {option.hours:.1f} h, ${option.cost_usd:,.2f} "
+        f"at ${option.usd_per_hour:.2f}/GPU-h ({option.price_date})"
+    )
+
+
+def recommend(options: list[Option], spec: JobSpec) -> Recommendation:
+    priced = priced_options(options)
+    if not priced:
+        return Recommendation(summary=_nothing_summary(options, spec))
+    cheapest = cheapest_of(priced)
+    fastest = min(priced, key=lambda o: (o.hours, o.cost_usd))
+    best_value = min(priced, key=lambda o: (o.cost_usd * o.hours, o.cost_usd))
+    budget, deadline = spec.budget_usd, spec.deadline_hours
+    both = cheapest_of(
+        [
+            o
+            for o in priced
+            if (budget is None or o.cost_usd <= budget)
+            and (deadline is None or o.hours <= deadline)
+        ]
+    )
+    within_budget = both if spec.budget_usd is not None else None
+    meets_deadline = both if spec.deadline_hours is not None else None
+    lines = [f"Cheapest: {_describe(cheapest)}.", f"Fastest: {_describe(fastest)}."]
+    if best_value is not cheapest and best_value is not fastest:
+        lines.append(f"Best value (lowest cost × hours): {_describe(best_value)}.")
+    lines.append(_constraint_sentence(spec, both, cheapest, fastest))
+    return Recommendation(
+        cheapest=cheapest,
+        fastest=fastest,
+        best_value=best_value,
+        within_budget=within_budget,
+        meets_deadline=meets_deadline,
+        summary=" ".join(line for line in lines if line),
+    )
+
+
+def _constraint_sentence(
+    spec: JobSpec, both: Option | None, cheapest: Option, fastest: Option
+) -> str:
+    limits = []
+    if spec.budget_usd is not None:
+        limits.append(f"a ${spec.budget_usd:,.0f} budget")
+    if spec.deadline_hours is not None:
+        limits.append(f"a {spec.deadline_hours:g} h deadline")
+    if not limits:
+        return ""
+    wanted = " and ".join(limits)
+    if both is not None:
+        return f"Cheapest within {wanted}: {_describe(both)}."
+    return (
+        f"Nothing meets {wanted}: the cheapest run costs ${cheapest.cost_usd:,.2f} and the "
+        f"fastest takes {fastest.hours:.1f} h."
+    )
+
+
+def _nothing_summary(options: list[Option], spec: JobSpec) -> str:
+    if any(o.verdict != "no" for o in options):
+        if training_tokens(spec) is None:
+            return "Say how many tokens you train on (and epochs) to get hours and cost."
+        return "No card that holds this job has a known price."
+    return "No card holds this job even on 8 GPUs; see the suggestions."
+
+
+def calibrate_to_measurement(context: MarketContext, requested: Option | None) -> list[str]:
+    """Scale every card by the user's measured tokens/s over our estimate for their setup."""
+    measured = context.spec.tokens_per_s
+    if measured is None:
+        return []
+    if requested is None or not requested.tokens_per_s:
+        context.measured_ratio = None
+        return [
+            f"Your measured {measured:,.0f} tokens/s was not used: say which card it was "
+            "measured on."
+        ]
+    context.measured_ratio = measured / requested.tokens_per_s
+    return [
+        f"Times use your measured {measured:,.0f} tokens/s on {requested.count}× "
+        f"{requested.gpu_name} (our estimate was {requested.tokens_per_s:,.0f}); other cards "
+        "are scaled by the same ratio."
+    ]
+
+
+def attach_market(plan: Plan, resolved: Resolved) -> Plan:
+    """Fill options, requested, recommendation, suggestions, after_training and price_date."""
+    spec, arch = resolved.spec, resolved.arch
+    context = MarketContext(spec, arch)
+    card = read_requested_card(spec)
+    count = spec.num_gpus or 1
+    sharding = (spec.sharding or Sharding.none) if count > 1 else Sharding.none
+    context.known[(count, sharding)] = plan.memory
+    requested = make_option(context, card.gpu, count, sharding) if card.gpu else None
+    notes = calibrate_to_measurement(context, requested)
+    if requested is not None and context.measured_ratio is not None:
+        requested = make_option(context, card.gpu, count, sharding)
+    options = market_options(context)
+    recommendation = recommend(options, spec)
+    suggestions = suggest(context, card.gpu, requested, options)
+    chosen = recommendation.cheapest or requested
+    return plan.model_copy(
+        update={
+            "options": options,
+            "requested": requested,
+            "recommendation": recommendation,
+            "suggestions": suggestions,
+            "after_training": after_training(spec, arch, chosen.hours if chosen else None),
+            "price_date": price_date_label(),
+            "assumptions": [*plan.assumptions, *card.assumptions, *notes],
+            "warnings": [*plan.warnings, *card.warnings],
+        }
+    )

@@ -1,0 +1,246 @@
+"""What to change when the job does not fit (or the named card is poor value), with the effect of
+each change computed by re-planning the changed job, never guessed.
+
+Every suggestion carries its patch (JobSpec fields), the per-GPU memory before and after, the
+change in training time on the reference card (the named card, else the cheapest option's, else
+an H100), and the cheapest run after the change.
+
+Gradient checkpointing gets its own verdict: it is worth it when it lets you rent a cheaper card
+(or makes the named one fit); when the job already fits without it, it only costs time, so
+turning it off is suggested instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planner.catalog.gpus import GpuSpec, all_gpus, gpu_by_key
+from planner.options import (
+    GENERIC_PREFIX,
+    MarketContext,
+    cheapest_of,
+    cheapest_run,
+    make_option,
+    multi_gpu_sharding,
+    verdict_for,
+)
+from planner.plan import Option, Suggestion
+from planner.spec import ALL_LINEAR, Method, Optimizer, Quant, Sharding
+
+MAX_SUGGESTIONS = 6
+REFERENCE_CARD = "h100-sxm"
+# A named card whose run costs this much more than the cheapest run is "poor value".
+POOR_VALUE_RATIO = 1.5
+SHORTEST_CONTEXT_SUGGESTED = 512
+# A change that leaves the job too big is worth showing only if it cuts memory by 5 % or more.
+MEANINGFUL_CUT = 0.95
+
+
+@dataclass(frozen=True)
+class Change:
+    label: str
+    patch: dict[str, object]
+    changes_the_job: bool  # a different model quality or data shape, not just a setting
+
+
+def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Change]:
+    spec = context.spec
+    changes = []
+    if not spec.gradient_checkpointing:
+        changes.append(Change("gradient checkpointing", {"gradient_checkpointing": True}, False))
+    if spec.method == Method.full:
+        changes.append(Change("LoRA instead of full fine-tuning", {"method": Method.lora}, True))
+        if spec.optimizer in (Optimizer.adamw, Optimizer.paged_adamw):
+            changes.append(Change("8-bit AdamW", {"optimizer": Optimizer.adamw_8bit}, False))
+    if spec.method in (Method.full, Method.lora):
+        qlora = {"method": Method.qlora, "quant": Quant.nf4}
+        if spec.method == Method.full:
+            qlora["lora_targets"] = spec.lora_targets or ALL_LINEAR
+        instead_of = "LoRA" if spec.method == Method.lora else "full fine-tuning"
+        changes.append(Change(f"QLoRA instead of {instead_of}", qlora, True))
+    if spec.seq_len and spec.seq_len >= 2 * SHORTEST_CONTEXT_SUGGESTED:
+        shorter = spec.seq_len // 2
+        label = f"context {shorter:,} instead of {spec.seq_len:,}"
+        changes.append(Change(label, {"seq_len": shorter}, True))
+    if spec.micro_batch and spec.micro_batch > 1:
+        keep_batch = {"micro_batch": 1, "grad_accum": (spec.grad_accum or 1) * spec.micro_batch}
+        changes.append(Change("micro-batch 1 (more gradient accumulation)", keep_batch, False))
+    if not spec.cpu_offload:
+        changes.append(Change("optimizer state offloaded to CPU RAM", {"cpu_offload": True}, False))
+    changes.extend(_more_gpus(context, card))
+    return changes
+
+
+def _more_gpus(context: MarketContext, card: GpuSpec | None) -> list[Change]:
+    """The fewest cards of the named kind (else H100s) that hold the job sharded."""
+    count_now = context.spec.num_gpus or 1
+    sharding = multi_gpu_sharding(context.spec)
+    reference = gpu_by_key(REFERENCE_CARD)
+    kinds = [card, reference] if card is not None and card is not reference else [reference]
+    for gpu in kinds:
+        for count in (2, 4, 8):
+            if count <= count_now:
+                continue
+            if verdict_for(context.memory(count, sharding).required_gib, gpu.usable_gib) != "no":
+                label = f"{count}× {_card_label(gpu)} with FSDP/ZeRO-3"
+                patch = {"num_gpus": count, "sharding": sharding, "gpu": gpu.key}
+                if gpu.key.startswith(GENERIC_PREFIX):
+                    patch = {"num_gpus": count, "sharding": sharding}
+                return [Change(label, patch, False)]
+    return []
+
+
+def _card_label(gpu: GpuSpec) -> str:
+    return f"{gpu.marketed_gb:g} GB card" if gpu.key.startswith(GENERIC_PREFIX) else gpu.name
+
+
+def _fit_phrase(required_gib: float, card: GpuSpec | None, count: int) -> str:
+    if card is not None:
+        verdict = verdict_for(required_gib, card.usable_gib)
+        where = f"{count}× {_card_label(card)}" if count > 1 else f"the {_card_label(card)}"
+        return {
+            "fits": f"fits {where}",
+            "tight": f"tight on {where}",
+            "no": f"still too big for {where} ({card.usable_gib:.0f} GiB)",
+        }[verdict]
+    holding = [gpu for gpu in all_gpus() if verdict_for(required_gib, gpu.usable_gib) != "no"]
+    if not holding:
+        return "still more than any single card holds"
+    smallest = min(holding, key=lambda gpu: gpu.usable_gib)
+    return f"fits a {smallest.marketed_gb:g} GB card ({smallest.name})"
+
+
+def _time_phrase(pct: float | None) -> str:
+    if pct is None or abs(pct) < 1:
+        return "about the same time"
+    return f"{pct:+.0f} % time"
+
+
+def _reference(card: GpuSpec | None, cheapest: Option | None) -> GpuSpec:
+    if card is not None and card.bf16_tflops > 0:
+        return card
+    if cheapest is not None:
+        return gpu_by_key(cheapest.gpu) or gpu_by_key(REFERENCE_CARD)
+    return gpu_by_key(REFERENCE_CARD)
+
+
+def _hours_change_pct(before: Option, after: Option) -> float | None:
+    if not before.tokens_per_s or not after.tokens_per_s:
+        return None
+    return round((before.tokens_per_s / after.tokens_per_s - 1) * 100, 1)
+
+
+def _evaluate(
+    context: MarketContext,
+    change: Change,
+    card: GpuSpec | None,
+    requested: Option | None,
+    cheapest_before: Option | None,
+) -> tuple[Suggestion, bool, float | None]:
+    """The suggestion, whether it makes the named card (or any one card) fit, its cheapest cost."""
+    patched = context.spec.model_copy(update=change.patch)
+    after_context = MarketContext(patched, context.arch, measured_ratio=context.measured_ratio)
+    count = patched.num_gpus or 1
+    target = gpu_by_key(str(change.patch["gpu"])) if "gpu" in change.patch else card
+    sharding = (patched.sharding or Sharding.none) if count > 1 else Sharding.none
+    before_gib = (requested or make_option(context, _reference(card, None), 1)).required_gib
+    after_gib = after_context.memory(count, sharding).required_gib
+    reference = _reference(target, cheapest_before)
+    time_before = make_option(context, reference, context.spec.num_gpus or 1)
+    time_after = make_option(after_context, reference, count)
+    pct = _hours_change_pct(time_before, time_after)
+    cheapest_after = cheapest_run(after_context)
+    text = (
+        f"{change.label}: {before_gib:.0f} → {after_gib:.0f} GiB, "
+        f"{_fit_phrase(after_gib, target, count)}, {_time_phrase(pct)}"
+    )
+    if cheapest_after is not None:
+        text += (
+            f"; cheapest run then {cheapest_after.count}× {cheapest_after.gpu_name}, "
+            f"${cheapest_after.cost_usd:,.2f}"
+        )
+    fits = (
+        verdict_for(after_gib, target.usable_gib) != "no"
+        if target is not None
+        else _fit_phrase(after_gib, None, 1).startswith("fits")
+    )
+    suggestion = Suggestion(
+        change=text,
+        patch={key: getattr(value, "value", value) for key, value in change.patch.items()},
+        required_gib_before=before_gib,
+        required_gib_after=after_gib,
+        hours_change_pct=pct,
+        cheapest_option=cheapest_after,
+    )
+    return suggestion, fits, cheapest_after.cost_usd if cheapest_after else None
+
+
+def checkpointing_advice(
+    context: MarketContext, card: GpuSpec | None, requested: Option | None, cheapest: Option | None
+) -> Suggestion | None:
+    """Flip gradient checkpointing when that makes the cheapest run cheaper (and the named card
+    still holds the job): on when it lets you rent a cheaper card, off when it only costs time."""
+    if cheapest is None:
+        return None
+    on = bool(context.spec.gradient_checkpointing)
+    label = "gradient checkpointing off" if on else "gradient checkpointing"
+    change = Change(label, {"gradient_checkpointing": not on}, False)
+    suggestion, fits, cost_after = _evaluate(context, change, card, requested, cheapest)
+    if (card is not None and not fits) or cost_after is None or cost_after >= cheapest.cost_usd:
+        return None
+    suggestion.change += (
+        " (checkpointing is not worth it here: it only costs time)"
+        if on
+        else " (checkpointing is worth it here: it lets you rent a cheaper card)"
+    )
+    return suggestion
+
+
+def _switch_card(requested: Option, cheapest: Option) -> Suggestion:
+    return Suggestion(
+        change=(
+            f"rent {cheapest.count}× {cheapest.gpu_name} instead: ${cheapest.cost_usd:,.2f} "
+            f"and {cheapest.hours:.1f} h against ${requested.cost_usd:,.2f} and "
+            f"{requested.hours:.1f} h on {requested.count}× {requested.gpu_name}"
+        ),
+        patch={"gpu": cheapest.gpu, "num_gpus": cheapest.count},
+        required_gib_before=requested.required_gib,
+        required_gib_after=cheapest.required_gib,
+        hours_change_pct=round((cheapest.hours / requested.hours - 1) * 100, 1),
+        cheapest_option=cheapest,
+    )
+
+
+def suggest(
+    context: MarketContext, card: GpuSpec | None, requested: Option | None, options: list[Option]
+) -> list[Suggestion]:
+    """Concrete changes for a job that doesn't fit the named card (or any single card), a named
+    card that is poor value, and checkpointing that only costs time."""
+    cheapest = cheapest_of(options)
+    suggestions: list[Suggestion] = []
+    single_fits = any(o.count == 1 and o.verdict != "no" for o in options)
+    stuck = (requested is not None and requested.verdict != "fits") or not single_fits
+    if stuck:
+        helpful, partial = [], []
+        for change in candidate_changes(context, card):
+            suggestion, fits, cost = _evaluate(context, change, card, requested, cheapest)
+            if fits:
+                helpful.append((change.changes_the_job, cost or float("inf"), suggestion))
+            elif suggestion.required_gib_after < MEANINGFUL_CUT * suggestion.required_gib_before:
+                partial.append((suggestion.required_gib_after, suggestion))
+        # Changes that make it fit, settings before job changes, cheapest first; then the
+        # biggest memory cuts.
+        suggestions.extend(item[-1] for item in sorted(helpful, key=lambda item: item[:2]))
+        suggestions.extend(item[-1] for item in sorted(partial, key=lambda item: item[0]))
+    elif (
+        requested is not None
+        and requested.cost_usd is not None
+        and cheapest is not None
+        and requested.cost_usd > POOR_VALUE_RATIO * cheapest.cost_usd
+    ):
+        suggestions.append(_switch_card(requested, cheapest))
+    if not any("gradient_checkpointing" in shown.patch for shown in suggestions):
+        advice = checkpointing_advice(context, card, requested, cheapest)
+        if advice is not None:
+            suggestions.append(advice)
+    return suggestions[:MAX_SUGGESTIONS]
