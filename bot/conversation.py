@@ -201,6 +201,8 @@ class Conversation:
         if result.spec is None:
             if result.error:
                 return _Outcome(Turn(message_reply("error", "I can't read that", result.error)))
+            if result.fields:  # a change ("what if 8k ctx?") with no job to apply it to
+                return _no_job_yet()
             return _Outcome(
                 Turn(
                     message_reply(
@@ -330,13 +332,13 @@ class _KeyLocks:
 
 
 def _default_plan_fn() -> PlanFn:
-    from planner import make_plan
+    from planner.planner import make_plan
 
     return make_plan
 
 
 def _default_parse_fn() -> ParseFn:
-    from planner import parse
+    from planner.parse import parse
 
     return parse
 
@@ -372,9 +374,9 @@ def _no_job_yet() -> _Outcome:
         Turn(
             message_reply(
                 "clarify",
-                "No job in this thread yet",
-                "This thread has no job to change (or it expired). Ask a full question first, "
-                f"e.g. “{EXAMPLE}”.",
+                "No job to change yet",
+                "There is no job here to change yet, or the thread's job expired. Ask a full "
+                f"question first, e.g. “{EXAMPLE}”.",
             )
         )
     )

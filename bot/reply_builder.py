@@ -66,6 +66,8 @@ def verdict(plan: Plan) -> str:
         outcome = {"fits": "fits", "tight": "is tight", "no": "does not fit"}[option.verdict]
         return f"{need}; {outcome} on {fmt.card(option.gpu_name, option.count)}{_cost(option)}."
     cheapest = plan.recommendation.cheapest
+    if not plan.options:
+        return f"{need}."
     if cheapest is None:
         return f"{need}; no card in the catalog fits it as planned."
     return f"{need}. Cheapest: {fmt.card(cheapest.gpu_name, cheapest.count)}{_cost(cheapest)}."

@@ -15,8 +15,8 @@ from bot.conversation import MAX_MESSAGE_CHARS, Conversation
 from bot.ratelimit import BucketRule, RateLimiter
 from bot.store import SQLiteStore
 from bot.threads import ThreadKey
-from planner import make_plan
 from planner.errors import PlanningError
+from planner.planner import make_plan
 from planner.spec import JobSpec
 
 SEED = "13B QLoRA, 4k ctx, 20M tokens x3"
