@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from planner.catalog.models import ModelArch
 from planner.defaults import Resolved, resolve
 from planner.errors import PlanningError
+from planner.market import attach_market
 from planner.memory import estimate_memory
 from planner.plan import ModelInfo, Plan
 from planner.spec import JobSpec, Sharding
@@ -61,4 +62,4 @@ def make_plan(spec: JobSpec, arch: ModelArch | None = None) -> Plan:
     `arch` plans a custom architecture (e.g. from an HF config.json) instead of the catalog's.
     """
     resolved = resolve(spec, arch)
-    return memory_plan(resolved)
+    return attach_market(memory_plan(resolved), resolved)
