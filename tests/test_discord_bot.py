@@ -92,6 +92,13 @@ def _bot_messages(channel: simcord.ChannelHandle, bot: discord.Client) -> list[d
     return [m for m in channel.history() if m.author.id == bot.user.id]
 
 
+def _field(message: discord.Message | simcord.ResponseMessage, prefix: str) -> str:
+    """The value of the first embed field whose name starts with `prefix`."""
+    return next(
+        f.value for e in message.embeds for f in e.fields if (f.name or "").startswith(prefix)
+    )
+
+
 @pytest.fixture
 def conversation() -> Recording:
     return Recording(Conversation())
@@ -175,10 +182,12 @@ async def test_a_mention_opens_a_thread_whose_what_ifs_replan_the_same_job(conve
         assert thread.id == question.id  # a thread made from a message shares its id
         assert thread.name.startswith("gpuplan: 13B QLoRA")
         (first,) = _bot_messages(thread, client)
-        assert first.embeds and first.embeds[0].title
+        assert "QLoRA" in first.embeds[0].title and "4,096 ctx" in first.embeds[0].title
 
         await ana.send(thread, f"{client.user.mention} what if 8k ctx?")
-        assert len(_bot_messages(thread, client)) == 2
+        _, second = _bot_messages(thread, client)
+        assert "8,192 ctx" in second.embeds[0].title
+        assert "context: 4096 → 8192" in _field(second, "What changed")
         (key, text), (followup_key, followup_text) = conversation.calls
         assert text == QUESTION and followup_text == "what if 8k ctx?"
         expected = ThreadKey(
@@ -210,35 +219,40 @@ async def test_with_the_message_content_intent_plain_thread_replies_replan(conve
         assert len(conversation.calls) == 2
 
 
-async def test_a_what_if_button_in_the_thread_replans_and_survives_a_restart():
-    planner = Scripted(_plan_reply())
-    client = GpuplanClient(planner, shard_count=1)
+async def test_a_what_if_button_in_the_thread_replans_and_survives_a_restart(conversation):
+    client = GpuplanClient(conversation, shard_count=1)
     async with simcord.run(client) as env:
         _, channel, ana = _world(env)
         await ana.send(channel, f"{client.user.mention} {QUESTION}")
         (thread,) = channel.threads
         (answer,) = _bot_messages(thread, client)
-        assert answer.components[0].children[0].custom_id == whatif_custom_id(EIGHT_K)
+        buttons = {b.label: b.custom_id for row in answer.components for b in row.children}
+        assert buttons["8k context"] == whatif_custom_id(EIGHT_K)
 
         clicked = await ana.click(answer, label="8k context")
         assert clicked.acknowledged
-        assert clicked.response.embeds[0].description.endswith("(what if 8k ctx?)")
-        assert planner.calls[1] == (planner.calls[0][0], "what if 8k ctx?")
+        assert "context: 4096 → 8192" in _field(clicked.response, "What changed")
+        assert clicked.response.channel_id == thread.id
+        assert conversation.calls[1] == (conversation.calls[0][0], "what if 8k ctx?")
 
-        await env.restart_bot(GpuplanClient(planner, shard_count=1))
-        after_restart = await ana.click(answer, custom_id=whatif_custom_id(EIGHT_K))
-        assert after_restart.response.embeds[0].description.endswith("(what if 8k ctx?)")
-        assert planner.calls[2] == planner.calls[1]
+        # A new process: a fresh client and conversation; the thread's job lives in the store.
+        restarted = Recording(Conversation())
+        await env.restart_bot(GpuplanClient(restarted, shard_count=1))
+        after_restart = await ana.click(answer, custom_id=buttons["2 GPUs"])
+        changes = _field(after_restart.response, "What changed")
+        assert "GPUs: 1 → 2" in changes and "context" not in changes
+        assert "8,192 ctx" in after_restart.response.embeds[0].title
+        assert restarted.calls == [(conversation.calls[0][0], "what if 2 GPUs?")]
         _assert_never_pings(env)
 
 
-async def test_a_button_on_a_slash_answer_continues_that_commands_job():
-    planner = Scripted(_plan_reply())
-    async with simcord.run(GpuplanClient(planner, shard_count=1)) as env:
+async def test_a_button_on_a_slash_answer_continues_that_commands_job(conversation):
+    async with simcord.run(GpuplanClient(conversation, shard_count=1)) as env:
         _, channel, ana = _world(env)
-        result = await ana.slash(channel, "gpuplan", query="13B QLoRA")
-        await ana.click(result.response, label="8k context")
-        (first_key, _), (click_key, text) = planner.calls
+        result = await ana.slash(channel, "gpuplan", query=QUESTION)
+        clicked = await ana.click(result.response, label="8k context")
+        assert "context: 4096 → 8192" in _field(clicked.response, "What changed")
+        (first_key, _), (click_key, text) = conversation.calls
         assert click_key == first_key and text == "what if 8k ctx?"
 
 

@@ -76,12 +76,11 @@ def test_a_plan_renders_as_one_message_with_title_verdict_table_fields_footer_an
     (embed,) = payload["embeds"]
     assert embed["title"] == "Llama-2-13B QLoRA, 4k context"
     assert embed["description"].startswith("Fits on one RTX 4090 with 4.1 GiB to spare.")
-    assert "≈ 19.9 GiB" in embed["description"]
     table = embed["description"].split("```\n", 1)[1]
     assert table.splitlines()[1].split()[:4] == ["RTX", "4090", "×1", "fits"]
     assert "–" in table.splitlines()[2]  # unknown hours and cost show as a dash
     fields = {f["name"]: f["value"] for f in embed["fields"]}
-    assert fields["Memory breakdown"] == "• weights: 7.1 GiB\n• activations: 9.0 GiB"
+    assert fields["Memory per GPU ≈ 19.9 GiB"] == "• weights: 7.1 GiB\n• activations: 9.0 GiB"
     assert fields["Recommendation"].startswith("• Rent 1× RTX 4090")
     assert embed["footer"]["text"] == (
         "Assumed: 13B read as Llama-2-13B; bf16 compute · Prices as of 2026-11-01"

@@ -115,19 +115,17 @@ def _embeds(reply: Reply) -> list[dict[str, Any]]:
 
 def _description_chunks(reply: Reply) -> list[str]:
     prose = [escape(line) for line in (reply.verdict, reply.body) if line.strip()]
-    if reply.required_gib is not None:
-        needs = f"**Memory needed: ≈ {reply.required_gib:.1f} GiB**"
-        if reply.range_gib is not None:
-            needs += f" (likely {reply.range_gib[0]:.1f}–{reply.range_gib[1]:.1f} GiB)"
-        prose.insert(1 if reply.verdict.strip() else 0, needs)
     pieces = _split_lines(prose, limits.EMBED_DESCRIPTION)
     pieces += _code_blocks(_table_lines(reply.table), limits.EMBED_DESCRIPTION)
     return _merge(pieces, limits.EMBED_DESCRIPTION, "\n")
 
 
 def _field_sections(reply: Reply) -> list[tuple[str, list[str]]]:
+    memory = "Memory per GPU"
+    if reply.required_gib is not None:
+        memory += f" ≈ {reply.required_gib:.1f} GiB"
     sections = [
-        ("Memory breakdown", [f"{m.component}: {m.gib:.1f} GiB" for m in reply.memory]),
+        (memory, [f"{m.component}: {m.gib:.1f} GiB" for m in reply.memory]),
         ("Recommendation", reply.recommendation),
         ("What changed", reply.changes),
         ("Suggestions", reply.suggestions),
