@@ -16,6 +16,7 @@ import pytest_asyncio
 
 from adapters.slack import limits
 from adapters.slack.app import ACK_TEXT, build_app, make_client
+from adapters.slack.render import render_reply
 from adapters.slack.serve import EVENTS_PATH, start_http
 from bot.conversation import Conversation
 from bot.reply import Reply, WhatIf
@@ -208,7 +209,9 @@ async def test_private_slash_answer_and_help_are_ephemeral(
     by_url = {url: body for url, body in fake.responses}
     assert by_url["commands/7.7.7"]["response_type"] == "ephemeral"
     assert by_url["commands/8.8.8"]["response_type"] == "ephemeral"
-    assert "help" in _wire([by_url["commands/8.8.8"]]).lower()
+    help_reply = conversation.real.handle(ThreadKey(platform="test"), "help")
+    assert help_reply.kind == "help"
+    assert by_url["commands/8.8.8"]["blocks"] == render_reply(help_reply)[0]["blocks"]
 
 
 async def test_mention_is_answered_in_a_thread_and_a_whatif_replans_there(
@@ -282,18 +285,17 @@ async def test_button_on_a_slash_answer_opens_a_thread_that_keeps_the_slash_job(
         await bot.slash(QUESTION, trigger="5.5.5")
         await fake.wait_for(lambda: fake.responses)
         answer = fake.responses[-1][1]
-        whatifs = [b for b in answer["blocks"] if b["type"] == "actions"]
-        button = {**whatifs[0]["elements"][0], "block_id": whatifs[0]["block_id"]}
+        button = _button(answer, "8k context")
         message_ts = "1700000030.000100"  # the slash answer, as Slack numbered it
         await bot.click(button, {"message_ts": message_ts, "is_ephemeral": False})
         await fake.wait_for(lambda: fake.posts())
         assert {p["thread_ts"] for p in fake.posts()} == {message_ts}
-        assert "What changed" in _wire(fake.posts())
+        assert "context: 4096 → 8192" in _wire(fake.posts())
         clicked = len(fake.posts())
-        await bot.mention("what if 8k ctx?", ts="1700000031.000100", thread_ts=message_ts)
+        await bot.mention("what if 16k ctx?", ts="1700000031.000100", thread_ts=message_ts)
         await fake.wait_for(lambda: len(fake.posts()) > clicked)
-    wire = _wire(fake.posts()[clicked:])
-    assert "4096" in wire and "8192" in wire  # still the slash command's 4k job
+    # The thread carries on from the slash command's job as the button changed it: 8k → 16k.
+    assert "context: 8192 → 16384" in _wire(fake.posts()[clicked:])
 
 
 @pytest.mark.parametrize(

@@ -76,7 +76,7 @@ def test_plan_renders_header_verdict_memory_table_context_and_buttons() -> None:
     types = [b["type"] for b in payload["blocks"]]
     assert types[0] == "header" and types[-1] == "actions" and "context" in types
     wire = json.dumps(payload, ensure_ascii=False)
-    assert "*14.2 GiB* per GPU (range 12.8–15.9 GiB)" in wire
+    assert "*Memory per GPU: 14.2 GiB* (range 12.8–15.9 GiB)" in wire
     fields = [f["text"] for b in payload["blocks"] for f in b.get("fields", [])]
     assert fields == ["*weights*\n6.9 GiB", "*activations*\n4.1 GiB"]
     (table,) = [b for b in payload["blocks"] if b.get("text", {}).get("text", "").startswith("```")]

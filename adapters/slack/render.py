@@ -62,15 +62,8 @@ def _content_blocks(reply: Reply) -> Iterator[dict]:
     ).to_dict()
     if reply.changes:
         yield from _sections(["*What changed*", *(f"• {escape_mrkdwn(c)}" for c in reply.changes)])
-    verdict_lines = []
     if reply.verdict:
-        verdict_lines.append(f"*{escape_mrkdwn(reply.verdict)}*")
-    if reply.required_gib is not None:
-        needs = f"Needs about *{reply.required_gib:.1f} GiB* per GPU"
-        if reply.range_gib is not None:
-            needs += f" (range {reply.range_gib[0]:.1f}–{reply.range_gib[1]:.1f} GiB)"
-        verdict_lines.append(needs)
-    yield from _sections(verdict_lines)
+        yield from _sections([f"*{escape_mrkdwn(reply.verdict)}*"])
     if reply.body:
         yield from _sections(escape_mrkdwn(reply.body).split("\n"))
     yield from _memory_blocks(reply)
@@ -97,9 +90,14 @@ def _memory_blocks(reply: Reply) -> Iterator[dict]:
         )
         for line in reply.memory
     ]
+    title = "*Memory per GPU*"
+    if reply.required_gib is not None:
+        title = f"*Memory per GPU: {reply.required_gib:.1f} GiB*"
+        if reply.range_gib is not None:
+            title += f" (range {reply.range_gib[0]:.1f}–{reply.range_gib[1]:.1f} GiB)"
     for n, row in enumerate(_rows(fields, limits.SECTION_FIELDS_MAX)):
-        title = "*Memory per GPU*" if n == 0 else "*Memory per GPU (cont.)*"
-        yield SectionBlock(text=MarkdownTextObject(text=title), fields=row).to_dict()
+        text = title if n == 0 else "*Memory per GPU (cont.)*"
+        yield SectionBlock(text=MarkdownTextObject(text=text), fields=row).to_dict()
 
 
 def _card_table(rows: list[CardRow]) -> list[str]:

@@ -132,6 +132,7 @@ class FakeSlack:
             params = await request.json()
         else:
             params = dict(parse_qsl(await request.text()))
+        params.update(request.query)  # slack_sdk sends some methods' arguments in the query
         params["_auth"] = request.headers.get("Authorization", "")
         if self.rate_limit_next.get(method):
             self.rate_limit_next[method] -= 1
