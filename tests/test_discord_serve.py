@@ -80,3 +80,12 @@ def test_importing_the_serve_module_does_not_import_discord_py():
     code = "import sys, adapters.discord.serve; print('discord' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "False", result.stderr
+
+
+def test_the_invite_url_asks_for_both_scopes_and_only_the_permissions_used(capsys):
+    assert main(["discord-commands", "--invite", "123456789012345678"]) == 0
+    url = capsys.readouterr().out.strip()
+    assert url == (
+        "https://discord.com/oauth2/authorize?client_id=123456789012345678"
+        "&scope=bot+applications.commands&permissions=309237763072"
+    )

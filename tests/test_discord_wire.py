@@ -66,7 +66,7 @@ async def test_start_syncs_exactly_the_printed_command_json(fake, capsys):
     (sync,) = await fake.wait_for(lambda calls: [c for c in calls if c.method == "PUT"])
     await _close(client, task)
 
-    commands_cmd.run(argparse.Namespace(compact=False))
+    commands_cmd.run(argparse.Namespace(compact=False, invite=None))
     printed = json.loads(capsys.readouterr().out)
     assert sync.body == printed == command_payloads()
     assert sync.path.endswith("/commands")

@@ -15,6 +15,26 @@ from discord import app_commands
 from adapters.discord import limits
 
 COMMAND_NAME = "gpuplan"
+INVITE_SCOPES = ("bot", "applications.commands")
+
+
+def required_permissions() -> discord.Permissions:
+    """What the bot needs in a channel: read, answer with embeds and the chart, open threads."""
+    return discord.Permissions(
+        view_channel=True,
+        send_messages=True,
+        send_messages_in_threads=True,
+        create_public_threads=True,
+        embed_links=True,
+        attach_files=True,
+        read_message_history=True,
+    )
+
+
+def invite_url(client_id: int) -> str:
+    return discord.utils.oauth_url(
+        client_id, permissions=required_permissions(), scopes=INVITE_SCOPES
+    )
 
 
 def build_tree(client: discord.Client) -> app_commands.CommandTree:
