@@ -14,6 +14,7 @@ import argparse
 import json
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,19 +137,32 @@ def print_fit(rows: list[DevRow]) -> None:
             print(f"  {card_class:<11} ×{fitted:.2f} over {where} ({constant})")
 
 
-def print_planning_speed(repeat: int) -> None:
-    from planner.planner import make_plan
-
-    spec = JobSpec(model="13B", method="qlora", seq_len=4096, dataset_tokens=20e6, epochs=3)
-    plan = make_plan(spec)
+def _mean_ms(action: Callable[[], object], repeat: int) -> float:
+    action()
     start = time.perf_counter()
     for _ in range(repeat):
-        make_plan(spec)
-    per_plan_ms = (time.perf_counter() - start) * 1000 / repeat
-    print(
-        f"\nmake_plan for the seed job ({len(plan.options)} options over every card, "
-        f"recommendation, suggestions): {per_plan_ms:.2f} ms per plan (mean of {repeat})"
+        action()
+    return (time.perf_counter() - start) * 1000 / repeat
+
+
+def print_planning_speed(repeat: int) -> None:
+    from planner.market import attach_market
+    from planner.options import MarketContext, market_options
+    from planner.planner import make_plan, memory_plan
+
+    spec = JobSpec(model="13B", method="qlora", seq_len=4096, dataset_tokens=20e6, epochs=3)
+    resolved = resolve(spec)
+    plan = memory_plan(resolved)
+    rows = len(market_options(MarketContext(resolved.spec, resolved.arch)))
+    every_card = _mean_ms(
+        lambda: market_options(MarketContext(resolved.spec, resolved.arch)), repeat
     )
+    market = _mean_ms(lambda: attach_market(plan, resolved), repeat)
+    whole = _mean_ms(lambda: make_plan(spec), repeat)
+    print(f"\nplanning the seed job in-process (mean of {repeat}):")
+    print(f"  every card ({rows} options: memory, speed, hours, cost): {every_card:.2f} ms")
+    print(f"  attach_market (options, recommendation, suggestions, after): {market:.2f} ms")
+    print(f"  make_plan (resolve, memory, market): {whole:.2f} ms")
 
 
 def main() -> None:

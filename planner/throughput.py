@@ -52,8 +52,8 @@ from planner.catalog.gpus import GpuSpec
 from planner.catalog.models import ModelArch, linear_params_per_layer
 from planner.spec import JobSpec, Method, Precision, Quant, Sharding
 
-UTILISATION: dict[Method, float] = {Method.full: 0.68, Method.lora: 0.53, Method.qlora: 0.53}
-CARD_CLASS_FACTOR = {"datacenter": 1.0, "workstation": 0.98, "consumer": 0.71}
+UTILISATION: dict[Method, float] = {Method.full: 0.68, Method.lora: 0.59, Method.qlora: 0.53}
+CARD_CLASS_FACTOR = {"datacenter": 1.0, "workstation": 1.06, "consumer": 0.93}
 VENDOR_FACTOR = {"AMD": 0.65}
 SCALING_PER_DOUBLING = {"nvlink": 0.95, "pcie": 0.88, "consumer": 0.80}
 # TF32 tensor cores run at half the BF16 rate on Ampere/Hopper.
