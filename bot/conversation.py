@@ -37,13 +37,13 @@ from bot.reply_builder import EXAMPLE, help_reply, message_reply, plan_reply
 from bot.store import MemoryStore, SpecJson, SQLiteStore, StateStore
 from bot.threads import ThreadKey
 from planner.errors import PlanningError
+from planner.parse.assemble import MAX_INPUT_CHARS
 from planner.parse.result import ParseResult
 from planner.plan import Plan
 from planner.spec import JobSpec
 
 logger = logging.getLogger(__name__)
 
-MAX_MESSAGE_CHARS = 4_000
 MAX_HISTORY = 20  # how many steps "undo" can go back
 MAX_SAVE_ATTEMPTS = 5
 MAX_UNREAD_SHOWN = 3
@@ -116,15 +116,10 @@ class Conversation:
                     f"Describe it in one line, e.g. “{EXAMPLE}”, or say “help”.",
                 )
             )
-        if len(text) > MAX_MESSAGE_CHARS:
-            return Turn(
-                message_reply(
-                    "error",
-                    "That message is too long",
-                    f"It has {len(text):,} characters; I read up to {MAX_MESSAGE_CHARS:,}. "
-                    f"Send just the job, e.g. “{EXAMPLE}”.",
-                )
-            )
+        if len(text) > MAX_INPUT_CHARS:
+            # The parser owns the limit and says why; such a text is not worth caching.
+            refusal = self._parse_fn(text).error or f"Send just the job, e.g. “{EXAMPLE}”."
+            return Turn(message_reply("error", "That message is too long", refusal))
         if self._limiter is not None:
             scope = f"{key.platform}/{key.workspace}"
             wait_s = self._limiter.acquire(
@@ -228,6 +223,19 @@ class Conversation:
         result = self._parse(text)
         if result.error:
             return _Outcome(Turn(message_reply("error", "I can't read that", result.error)))
+        if result.unread:
+            # A what-if changes exactly what was meant: if part of it is unreadable, change nothing.
+            unread = "”, “".join(part[:40] for part in result.unread[:MAX_UNREAD_SHOWN])
+            return _Outcome(
+                Turn(
+                    message_reply(
+                        "clarify",
+                        "What should change?",
+                        f"I could not read “{unread}” in that, so the job is unchanged. "
+                        "Rephrase the change, e.g. “what if 8k ctx?” or “and 2 epochs?”.",
+                    )
+                )
+            )
         patch = patch_from_fields(result.fields, text)
         if not patch:
             return _Outcome(
@@ -241,7 +249,7 @@ class Conversation:
                     )
                 )
             )
-        return self._patched(history, current, patch, notes=result.assumptions, parsed=result)
+        return self._patched(history, current, patch, notes=result.assumptions)
 
     def _cheapest(
         self, history: tuple[SpecJson, ...], current: JobSpec, budget_usd: float | None
@@ -264,7 +272,6 @@ class Conversation:
         current: JobSpec,
         patch: SpecJson,
         notes: Sequence[str],
-        parsed: ParseResult | None = None,
     ) -> _Outcome:
         try:
             job = _validated(apply_patch(_as_json(current), patch))
@@ -277,8 +284,6 @@ class Conversation:
             changes=changes.lines() or ["Nothing changed: that is the job as it was."],
             notes=notes,
         )
-        if parsed is not None:
-            reply.warnings += _unread_warnings(parsed)
         unchanged = _as_json(job) == _as_json(current)
         return _Outcome(
             Turn(reply, after, changes.spec),

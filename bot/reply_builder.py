@@ -86,7 +86,10 @@ def card_table(plan: Plan, only_gpus: Collection[str] | None = None) -> list[Car
     """The rows people need, not every card × count: each card at the fewest GPUs that hold the job,
     plus every highlighted option; fitting rows first, cheapest first."""
     highlights = _highlights(plan)
-    options = [o for o in plan.options if only_gpus is None or o.gpu in only_gpus]
+    candidates = list(plan.options)
+    if plan.requested is not None and plan.requested not in candidates:
+        candidates.append(plan.requested)  # a count the catalog sweep does not try, e.g. 3 GPUs
+    options = [o for o in candidates if only_gpus is None or o.gpu in only_gpus]
     chosen: dict[tuple[str, int], Option] = {
         (o.gpu, o.count): o for o in options if (o.gpu, o.count) in highlights
     }
@@ -103,8 +106,8 @@ def card_table(plan: Plan, only_gpus: Collection[str] | None = None) -> list[Car
 
 
 def recommendation_lines(plan: Plan) -> list[str]:
+    """The market's own summary when it wrote one (it names the picks), else the picks."""
     recommendation = plan.recommendation
-    lines = [recommendation.summary] if recommendation.summary else []
     picks = (
         ("Cheapest", recommendation.cheapest),
         ("Fastest", recommendation.fastest),
@@ -112,11 +115,15 @@ def recommendation_lines(plan: Plan) -> list[str]:
         ("Within budget", recommendation.within_budget),
         ("Meets deadline", recommendation.meets_deadline),
     )
-    lines += [
-        f"{label}: {fmt.card(option.gpu_name, option.count)}{_cost(option)}"
-        for label, option in picks
-        if option is not None
-    ]
+    lines = (
+        [recommendation.summary]
+        if recommendation.summary
+        else [
+            f"{label}: {fmt.card(option.gpu_name, option.count)}{_cost(option)}"
+            for label, option in picks
+            if option is not None
+        ]
+    )
     after = plan.after_training
     if after is not None:
         adapter = f"adapter ≈ {after.adapter_mb:,.0f} MB; " if after.adapter_mb else ""

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.conversation import MAX_MESSAGE_CHARS, Conversation
+from bot.conversation import Conversation
 from bot.ratelimit import BucketRule, RateLimiter
 from bot.store import SQLiteStore
 from bot.threads import ThreadKey
 from planner.errors import PlanningError
+from planner.parse.assemble import MAX_INPUT_CHARS
 from planner.planner import make_plan
 from planner.spec import JobSpec
 
@@ -88,10 +89,14 @@ def test_undo_goes_back_one_step_at_a_time() -> None:
     assert conversation.respond(_key(), "what if 8k ctx?").changes["seq_len"] == (4096, 8192)
 
 
-def test_an_unreadable_follow_up_gets_a_clear_answer_and_leaves_the_job() -> None:
+@pytest.mark.parametrize(
+    "unreadable",
+    ["purple monkey dishwasher", "999999999999999999B full fine-tune, 10^30 ctx on 99999999 GPUs"],
+)
+def test_an_unreadable_follow_up_gets_a_clear_answer_and_leaves_the_job(unreadable: str) -> None:
     conversation = Conversation()
     conversation.handle(_key(), SEED)
-    unclear = conversation.handle(_key(), "purple monkey dishwasher")
+    unclear = conversation.handle(_key(), unreadable)
     assert unclear.kind == "clarify" and "unchanged" in unclear.body
     after = conversation.respond(_key(), "and 2 epochs?")
     assert after.changes == {"epochs": (3, 2)}
@@ -159,7 +164,7 @@ def test_empty_oversized_and_help_messages(text: str, kind: str) -> None:
     reply = Conversation().handle(_key(), text)
     assert reply.kind == kind and reply.body and len(reply.body) < 1_000
     if kind == "error":
-        assert f"{MAX_MESSAGE_CHARS:,}" in reply.body
+        assert f"{MAX_INPUT_CHARS:,}" in reply.body
 
 
 def test_nonsense_as_a_first_message_asks_for_the_job() -> None:
