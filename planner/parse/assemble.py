@@ -33,6 +33,7 @@ _READERS = (
     read_config,
     read_ignored,
     model.read_model,
+    method.read_method,
     budget.read_speed,
     context.read_context,
     dataset.read_dataset,
@@ -41,14 +42,13 @@ _READERS = (
     vram.read_vram,
     read_batch,
     lora.read_lora,
-    method.read_method,
     read_distributed,
     budget.read_budget,
     model.read_sizes,
     context.read_loose_context,
     epochs.read_times,
 )
-_NOT_A_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:nan|inf|infinity)(?![\w])")
+_NOT_A_NUMBER = re.compile(r"(?<![a-z0-9_.])[-+]?(?:nan|inf|infinity)(?![a-z0-9_])")
 _HF_ID_CASED = re.compile(r"[A-Za-z][\w.-]{1,38}/[\w.-]{2,96}")
 _LEFTOVER = re.compile(r"[^\s,;|]{0,20}\d[^\s,;|]{0,20}")
 

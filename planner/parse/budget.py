@@ -44,7 +44,11 @@ _NAMED = {
     ),
 }
 _SPEED = re.compile(
-    r"(?<![\w.])(?P<num>" + NUM + r")\s?(?P<scale>" + COUNT_SUFFIX + r")?\s?(?:tokens?|toks?)\s?"
+    r"(?<![a-z0-9_.])(?P<num>"
+    + NUM
+    + r")\s?(?P<scale>"
+    + COUNT_SUFFIX
+    + r")?\s?(?:tokens?|toks?)\s?"
     r"(?:/\s?s(?:ec|econd)?|per\s(?:sec|second|s))(?![a-z])"
 )
 

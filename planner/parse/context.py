@@ -20,7 +20,7 @@ _KEYS = (
     r"window|len)|ctx\s(?:len|length|size)|max(?:imum)?\s(?:sequence\s)?length|cutoff|context|ctx|"
     r"序列长度|上下文长度|上下文|token长度|长度|seq)"
 )
-_VALUE = r"(?P<num>" + NUM + r")\s?(?P<k>k)?(?![\w.])\+?"
+_VALUE = r"(?P<num>" + NUM + r")\s?(?P<k>k)?(?![a-z0-9_.])\+?"
 _KEY_VALUE = re.compile(
     r"(?<![a-z])-{0,2}"
     + _KEYS
@@ -28,7 +28,9 @@ _KEY_VALUE = re.compile(
     + _VALUE
 )
 _VALUE_KEY = re.compile(
-    r"(?<![\w.])" + _VALUE + r"\s?(?:tokens?\s|-token\s|-)?(?:token\s)?(?:context|ctx|seq(?:uence)?"
+    r"(?<![a-z0-9_.])"
+    + _VALUE
+    + r"\s?(?:tokens?\s|-token\s|-)?(?:token\s)?(?:context|ctx|seq(?:uence)?"
     r"(?:\s?len(?:gth)?)?|cutoff|max\slength|长度|上下文)(?![a-z])"
 )
 _AT_VALUE = re.compile(r"(?:@|\bat|\bw/?)\s?" + _VALUE + r"(?!\s?(?:tokens?/|samples|steps|gpus?))")
@@ -38,9 +40,9 @@ _SPLIT = re.compile(
     r"max_target_seq_len)\s?[=:]?\s?(?P<b>\d{1,7})"
 )
 _N_TOKENS = re.compile(
-    r"(?<![\w.,])(?P<num>\d{2,6})\s?(?:-\s?)?tokens?(?![\w/])(?!\s?(?:per|/|a\s))"
+    r"(?<![a-z0-9_.,])(?P<num>\d{2,6})\s?(?:-\s?)?tokens?(?![a-z0-9_/])(?!\s?(?:per|/|a\s))"
 )
-_BARE_K = re.compile(r"(?<![\w.$])(?P<num>1|2|4|8|16|32|64|128|256)\s?(?P<k>k)(?![\w.])")
+_BARE_K = re.compile(r"(?<![a-z0-9_.$])(?P<num>1|2|4|8|16|32|64|128|256)\s?(?P<k>k)(?![a-z0-9_.])")
 
 
 def _tokens(r: Reading, m: re.Match[str]) -> int:

@@ -25,23 +25,27 @@ _SAMPLE_WORDS = (
     r"triplets?|items?|entries|documents?|docs|questions?|instructions?|prompts?|molecules?|data\s?"
     r"points?|条数据|条样本|条|个样本|个数据|样本)"
 )
-_TOKENS = re.compile(r"(?<![\w.,])" + _COUNT + r"\s?(?:training\s)?(?:tokens?|toks?)(?![\w/])")
-_TOKENS_TIMES_EPOCHS = re.compile(
-    r"(?<![\w.,])" + _COUNT + r"\s?(?:tokens?\s?)?[*x]\s?(?P<epochs>\d{1,4})\s?epochs?"
+_TOKENS = re.compile(
+    r"(?<![a-z0-9_.,])" + _COUNT + r"\s?(?:training\s)?(?:tokens?|toks?)(?![a-z0-9_/])"
 )
-_SAMPLES = re.compile(r"(?<![\w.,])~?" + _COUNT + r"\s?" + _SAMPLE_WORDS + r"(?![a-z])")
+_TOKENS_TIMES_EPOCHS = re.compile(
+    r"(?<![a-z0-9_.,])" + _COUNT + r"\s?(?:tokens?\s?)?[*x]\s?(?P<epochs>\d{1,4})\s?epochs?"
+)
+_SAMPLES = re.compile(r"(?<![a-z0-9_.,])~?" + _COUNT + r"\s?" + _SAMPLE_WORDS + r"(?![a-z])")
 _SAMPLE_KEYS = re.compile(
     r"(?:max_samples|num_samples|num\sexamples|number\sof\s(?:samples|examples))\s?[=:]?\s?"
     + _COUNT
 )
 _PER_SAMPLE = re.compile(
     r"(?:of|with|each|averag\w{0,4}|avg|per\s(?:sample|example|entry|row))\s(?:sample\s)?"
-    r"(?:containing\s|having\s|of\s|length\s|is\s)?(?:around\s|about\s|~)?\s?(?P<num>\d{1,6})"
+    r"(?:containing\s|having\s|of\s|length\s|is\s)?(?:around\s|about\s|~)?\s?(?P<num>" + NUM + ")"
     r"(?P<k>k)?\s?(?:-\s?)?tokens?|(?P<num2>\d{1,6})\s?tokens?\s(?:each|per\s(?:sample|example|"
     r"entry|row))"
 )
 _TEXT_SIZE = re.compile(
-    r"(?<![\w.])(?P<num>" + NUM + r")\s?(?P<unit>mb|gb|tb)\s?(?:of\s)?(?:text|data(?:set)?|corpus|"
+    r"(?<![a-z0-9_.])(?P<num>"
+    + NUM
+    + r")\s?(?P<unit>mb|gb|tb)\s?(?:of\s)?(?:text|data(?:set)?|corpus|"
     r"json\w{0,2}|csv|training\sdata)?"
 )
 
@@ -57,11 +61,6 @@ def read_dataset(r: Reading) -> None:
         r.put("dataset_tokens", _count(r, m, "The dataset size"))
         r.put("epochs", int(m.group("epochs")))
         r.take(m)
-    for m in r.matches(_TOKENS):
-        tokens = _count(r, m, "The dataset size")
-        if m.group("scale") or tokens > 262_144 or "," in m.group("num"):
-            r.put("dataset_tokens", whole(tokens))
-            r.take(m)
     samples = None
     for pattern in (_SAMPLE_KEYS, _SAMPLES):
         for m in r.matches(pattern):
@@ -72,6 +71,11 @@ def read_dataset(r: Reading) -> None:
             break
     if samples is not None:
         _samples_to_tokens(r, samples)
+    for m in r.matches(_TOKENS):
+        tokens = _count(r, m, "The dataset size")
+        if m.group("scale") or tokens > 262_144 or "," in m.group("num"):
+            r.put("dataset_tokens", whole(tokens))
+            r.take(m)
     for m in r.matches(_TEXT_SIZE):
         if m.group("unit") == "mb" or re.search(r"text|data|corpus|json|csv", m.group(0)):
             size_bytes = convert(r.number(m, "num", "The dataset size"), m.group("unit"), "byte")

@@ -12,14 +12,16 @@ from planner.parse.reading import Reading
 
 _KEY_VALUE = re.compile(
     r"(?:num_train_epochs|num_epochs|n_epochs|train_epochs|max_epochs|epochs?|轮数|训练轮数)\s?"
-    r"(?:=|:|of|to)?\s?(?P<num>" + NUM + r")(?![\w.])"
+    r"(?:=|:|of|to)?\s?(?P<num>" + NUM + r")(?![a-z0-9_.])"
 )
 _VALUE_KEY = re.compile(
-    r"(?<![\w.])(?P<num>" + NUM + r")\s?(?:more\s|full\s|training\s)?(?:epochs?|eps?|轮|个epoch|"
+    r"(?<![a-z0-9_.])(?P<num>"
+    + NUM
+    + r")\s?(?:more\s|full\s|training\s)?(?:epochs?|eps?|轮|个epoch|"
     r"rounds?|passes)(?![a-z])(?!\s?(?:takes|took|per|each))"
 )
 _TIMES = re.compile(
-    r"(?<![\w.])(?:x|\*)\s?(?P<num>\d{1,3})(?![\w.])|(?<![\w.])(?P<num2>\d{1,3})x(?![\w.])"
+    r"(?<![a-z0-9_.])(?:x|\*)\s?(?P<num>\d{1,3})(?![a-z0-9_.])|(?<![a-z0-9_.])(?P<num2>\d{1,3})x(?![a-z0-9_.])"
 )
 _PER_EPOCH = re.compile(r"(?:per|each|every|a)\s(?:epoch|round)|1\sepoch\s(?:takes|took)|每轮")
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from planner.parse.numbers import whole
 from planner.parse.reading import Reading
+from planner.units import convert
 
 # Card pattern → display name. Order matters: longer names first ("a10g" before "a10").
 _CARDS: list[tuple[str, str]] = [
@@ -103,14 +104,14 @@ _CARD = re.compile(
     r"(?![a-z0-9])"
 )
 _UNNAMED = re.compile(
-    r"(?<![\w.])"
+    r"(?<![a-z0-9_.])"
     + _NODES
     + r"(?:(?P<count>\d{1,5})(?![\d.])|(?P<word>"
     + _WORD
     + r"))\s?(?:x|\*|-)?\s?"
     r"(?:(?P<vram>\d{1,3})\s?" + _GB + r"\s?)?(?:nvidia\s?)?"
     r"(?:gpus?|cards?|vcards?|devices|gpu's|卡|张卡|块卡)(?![a-z])"
-    r"(?:\s?\*\s?\d{1,3}\s?"
+    r"(?:\s?\*\s?(?P<vram_cn>\d{1,3})\s?"
     + _GB
     + r"\s?显存)?(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
     r"|(?P<word_cn>单卡|双卡|单张卡)(?!显存)"
@@ -136,6 +137,19 @@ def _display(m: re.Match[str]) -> str:
                 return display.format(apple=chip[:2] + " " + chip[2:].title())
             return display
     raise AssertionError(written)
+
+
+def with_memory(name: str, vram_gb: float) -> str:
+    """ "A100" + 40 → "A100 40GB" for cards sold in several sizes; other names unchanged."""
+    return f"{name} {whole(vram_gb)}GB" if name in _MEMORY_VARIANTS else name
+
+
+def _vram_gb(m: re.Match[str], group: str) -> int | float | None:
+    written = m.groupdict().get(group)
+    if not written:
+        return None
+    unit = "gib" if m.string[m.end(group) : m.end(group) + 4].lstrip().startswith("gib") else "gb"
+    return whole(round(convert(float(written), unit, "gb"), 1))
 
 
 def _count(m: re.Match[str], r: Reading) -> int | None:
@@ -172,11 +186,10 @@ def read_gpus(r: Reading) -> None:
     for m in r.matches(_CARD):
         name = _display(m)
         card: dict[str, Any] = {"gpu": name}
-        vram = m.group("vram_before") or m.group("vram_after")
+        vram = _vram_gb(m, "vram_before") or _vram_gb(m, "vram_after")
         if vram:
-            card["gpu_vram_gb"] = whole(float(vram))
-            if name in _MEMORY_VARIANTS:
-                card["gpu"] = f"{name} {vram}GB"
+            card["gpu_vram_gb"] = vram
+            card["gpu"] = with_memory(name, vram)
         count = _count(m, r)
         if count:
             card["num_gpus"] = count
@@ -191,8 +204,9 @@ def read_gpus(r: Reading) -> None:
         count = _count(m, r)
         if count:
             r.put("num_gpus", count)
-        if m.group("vram"):
-            r.put("gpu_vram_gb", int(m.group("vram")))
+        vram = _vram_gb(m, "vram") or _vram_gb(m, "vram_cn")
+        if vram:
+            r.put("gpu_vram_gb", vram)
         r.take(m)
     for m in r.matches(_NODE_PRODUCT):
         total = int(m.group("nodes")) * int(m.group("count"))

@@ -13,10 +13,10 @@ _SEP = r"\s?(?:=|:|of|is)?\s?"
 _RANK = re.compile(
     r"(?<![a-z])-{0,2}(?:lora_r|lora_rank|lora\srank|lora\sr|rank|r)"
     + _SEP
-    + r"(?P<num>\d{1,5})(?![\w.])"
+    + r"(?P<num>\d{1,5})(?![a-z0-9_.])"
 )
 _RANK_AFTER = re.compile(
-    r"(?<![\w.])(?P<num>\d{1,5})\s?-?rank(?![a-z])|(?<![a-z])r(?P<num2>4|8|16|32|64|128|256)\b"
+    r"(?<![a-z0-9_.])(?P<num>\d{1,5})\s?-?rank(?![a-z])|(?<![a-z])r(?P<num2>4|8|16|32|64|128|256)\b"
 )
 _ALPHA = re.compile(
     r"(?<![a-z])-{0,2}(?:lora_alpha|lora\salpha|alpha)" + _SEP + r"(?P<num>" + NUM + ")"

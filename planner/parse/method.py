@@ -19,7 +19,8 @@ _FULL = re.compile(
     r"full[-\s_]?(?:parameter|param|weights?|model|precision\sfine|fine[-\s]?tun\w*|finetun\w*|ft|"
     r"sft|training|train)|(?<![a-z])fft(?![a-z])|sft\sfull|全参数?|全量|全参微调|continued?\s(?:pre-?)?"
     r"train\w*|continual\spre-?train\w*|(?<![a-z])pre-?train\w*|from\sscratch|预训练|增量预训练|"
-    r"finetuning_type\s?[=:]\s?full"
+    r"finetuning_type\s?[=:]\s?full|(?<![a-z])full(?![a-z])(?!\s?(?:precision|batch|context|length|"
+    r"data|\d|bf16|fp|gpu|node|card|vram|memory))"
 )
 _SFT = re.compile(r"(?<![a-z])sft(?![a-z])")
 _RL = re.compile(r"(?<![a-z])(grpo|dpo|ppo|orpo|kto|rlhf)(?![a-z])")
@@ -36,7 +37,7 @@ _OPTIMIZERS = [
     (r"(?<![a-z])adamw?(?:_torch(?:_fused)?|_hf)?(?![a-z0-9])", "adamw"),
 ]
 _BITS = re.compile(
-    r"(?<![\w.])(?:load_in_|train_|quantization_bit\s?[=:]?\s?|bits\s?[=:]\s?|int|in\s)?"
+    r"(?<![a-z0-9_.])(?:load_in_|train_|quantization_bit\s?[=:]?\s?|bits\s?[=:]\s?|int|in\s)?"
     r"(?P<bits>[248])\s?[-_]?\s?bits?(?![a-z])|(?<![a-z])(?P<kind>nf4|int4|int8|gptq|awq|bnb|"
     r"bitsandbytes|fp4)(?![a-z])|load_in_(?P<load>[48])bit"
 )
@@ -58,7 +59,7 @@ _SWITCHES = {
     r"[-_\s]checkpointing|checkpointing|use_gradient_checkpointing)",
     "flash_attention": r"(?:flash[-_\s]?attn(?:[-_\s]?2)?|flash[-_\s]?attention(?:[-_\s]?2)?|"
     r"(?<![a-z])fa2(?![a-z])|attn_implementation\s?[=:]\s?['\"]?flash_attention_2)",
-    "packing": r"(?:sample[-_\s]packing|(?<![a-z])packing|(?<![a-z])packed\s(?:sequences|samples)"
+    "packing": r"(?:sample[-_\s]packing|(?<![a-z])packing|(?<![a-z])pack(?:ed)?\s(?:sequences|samples)"
     r"|(?<![a-z])packed(?![a-z]))",
     "cpu_offload": r"(?:cpu[-_\s]offload\w*|offload(?:ing)?(?:_optimizer|_param)?(?:\sto\scpu)?)",
 }
@@ -84,9 +85,7 @@ def read_method(r: Reading) -> None:
         r.put("method", "qlora", f"{quant} quantisation read as QLoRA")
     elif _SFT.search(r.text):
         r.put("method", "full", "SFT with no adapter mentioned read as full fine-tuning")
-    for pattern in (_QLORA, _LORA, _FULL, _SFT):
-        for m in r.matches(pattern):
-            r.take(m)
+    # Method words stay in the text: "lora_r 8" still has to give the LoRA reader its rank.
     rl = _RL.search(r.text)
     if rl:
         r.assume(f"{rl.group(1).upper()} planned with the memory of supervised fine-tuning")

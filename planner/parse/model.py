@@ -96,7 +96,7 @@ _FAMILY_SIZE = re.compile(
     + _SIZE
 )
 _SIZE_FAMILY = re.compile(
-    r"(?<![\w.])(?P<size>" + _ONE_SIZE + r")\s?b\s?(?:的|-)?\s?(?P<fam>" + _FAMILY + r")"
+    r"(?<![a-z0-9_.])(?P<size>" + _ONE_SIZE + r")\s?b\s?(?:的|-)?\s?(?P<fam>" + _FAMILY + r")"
     r"(?P<ver>\d{1,2}(?:\.\d{1,2})?)?"
 )
 _FAMILY_ONLY = re.compile(
@@ -107,19 +107,19 @@ _FAMILY_ONLY = re.compile(
     + r"(?:[-\s_](?P<tier>mini|small|medium|large|tiny|nano))?(?![a-z])"
 )
 _BARE_SIZES = re.compile(
-    r"(?<![\w.])(?P<size>(?:" + _ONE_SIZE + r"b?\s?/\s?){0,4}" + _ONE_SIZE + r")\s?"
+    r"(?<![a-z0-9_.])(?P<size>(?:" + _ONE_SIZE + r"b?\s?/\s?){0,4}" + _ONE_SIZE + r")\s?"
     r"(?:b\b|bn\s?(?:param|model)|b(?=[^\x00-\x7f])|b(?=param|model))"
 )
-_BILLION_PARAMS = re.compile(r"(?<![\w.])(?P<size>" + _ONE_SIZE + r")\s?(?:bn|b)\s?param")
+_BILLION_PARAMS = re.compile(r"(?<![a-z0-9_.])(?P<size>" + _ONE_SIZE + r")\s?(?:bn|b)\s?param")
 _GB_TYPO = re.compile(
-    r"(?<![\w.])(?P<size>\d{1,3})\s?b\s(?:is|are|should be)\s(?:sufficient|enough)"
+    r"(?<![a-z0-9_.])(?P<size>\d{1,3})\s?b\s(?:is|are|should be)\s(?:sufficient|enough)"
 )
 _VERSION_SIZE_TRAP = re.compile(r"\s?b?\s?\(?\s?\d{1,3}\s?b\b")
 
 # HF repo ids: org/name with a letter in each and a digit or hyphen in the name (not "tokens/s").
 _HF_ID = re.compile(
-    r"(?<![\w./-])(?P<id>(?P<org>[a-z][\w.-]{1,38}[a-z0-9])/(?P<name>[a-z0-9][\w.-]{1,95}))"
-    r"(?![\w/])"
+    r"(?<![a-z0-9_./-])(?P<id>(?P<org>[a-z][\w.-]{1,38}[a-z0-9])/(?P<name>[a-z0-9][\w.-]{1,95}))"
+    r"(?![a-z0-9_/])"
 )
 _ID_SIZE = re.compile(r"(?<![a-z0-9.])(?P<moe>\d{1,2}x)?(?P<size>\d{1,4}(?:\.\d{1,2})?)b(?![a-z])")
 _ID_QUANT = re.compile(r"bnb[-_]?4bit|-4bit|gptq|awq|int4|int8|-8bit")

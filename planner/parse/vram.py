@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from planner.parse.gpu import with_memory
 from planner.parse.numbers import NUM, whole
 from planner.parse.reading import Reading
 from planner.units import convert
@@ -46,7 +47,8 @@ _PER_CARD = [
 _RAM = re.compile(_AMOUNT + r"\s?(?:of\s)?ram\b")
 # Above this, "RAM" is the host's: no single accelerator has more.
 MAX_CARD_GB = 192
-_BARE = re.compile(r"(?<![\w.])" + _AMOUNT + r"(?!\s?(?:of\s)?(?:data|text|dataset|disk|ssd))")
+_ENOUGH = re.compile(r"\s?(?:\?|is\s|be\s)?\s?(?:enough|sufficient|total|in\stotal|combined)")
+_BARE = re.compile(r"(?<![a-z0-9_.])" + _AMOUNT + r"(?!\s?(?:of\s)?(?:data|text|dataset|disk|ssd))")
 
 
 def _gb(r: Reading, m: re.Match[str]) -> float:
@@ -63,6 +65,17 @@ def read_vram(r: Reading) -> None:
         for m in r.matches(pattern):
             total = total or _gb(r, m)
             r.take(m)
+    # "A100 with 40GB RAM" is the card's memory unless the text gives that some other way.
+    rams = r.matches(_RAM)
+    ram_numbers = {m.start("num") for m in rams}
+    other_figure = total is not None or any(
+        m.start("num") not in ram_numbers for p in _PER_CARD for m in r.matches(p)
+    )
+    for m in rams:
+        value = _gb(r, m)
+        if not other_figure and value <= MAX_CARD_GB and r.put("gpu_vram_gb", value):
+            r.assume(f"{m.group(0).strip()} read as GPU memory")
+        r.take(m)
     for pattern in _PER_CARD:
         for m in r.matches(pattern):
             r.put("gpu_vram_gb", _gb(r, m))
@@ -78,11 +91,15 @@ def read_vram(r: Reading) -> None:
             r.put("num_gpus", max(1, round(total / per_card)), f"{total} GB total read as a count")
         else:
             r.put("gpu_vram_gb", total)
-    for m in r.matches(_RAM):
-        value = _gb(r, m)
-        if value <= MAX_CARD_GB and r.put("gpu_vram_gb", value):
-            r.assume(f"{m.group(0).strip()} read as GPU memory")
-        r.take(m)
     for m in r.matches(_BARE):
-        r.put("gpu_vram_gb", _gb(r, m))
+        value, count = _gb(r, m), r.fields.get("num_gpus", 1)
+        if count > 1 and _ENOUGH.match(r.text, m.end()):
+            # "2 L40S, is 96GB enough?" asks about the cards together.
+            per_card = whole(round(value / count, 1))
+            r.put("gpu_vram_gb", per_card, f"{value} GB read as the total of {count} cards")
+        else:
+            r.put("gpu_vram_gb", value)
         r.take(m)
+    card = r.fields.get("gpu")
+    if card and "gpu_vram_gb" in r.fields:
+        r.fields["gpu"] = with_memory(card, r.fields["gpu_vram_gb"])
