@@ -14,16 +14,18 @@ only the experts a token visits; h = hidden size, V = vocabulary, L = layers, s 
 - logits: the lm_head matmul, 6·h·V for full fine-tuning, 4·h·V when it is frozen.
 
 Utilisation = UTILISATION[method] × CARD_CLASS_FACTOR[class] (× VENDOR_FACTOR for AMD), fitted on
-the 18 dev rows of shared/data/vram_dev.jsonl that carry a measured `throughput_tokens_per_s`
-(bench/throughput.py refits and prints it). Each row's implied utilisation is its measured
-tokens/s × FLOPs per token ÷ (peak × GPUs × scaling efficiency), after taking out the modelled
-dequantisation time. The method figures are the medians over the 14 rows on HBM datacenter cards
-(A100): full 0.68 (6 rows), LoRA 0.52 (4), QLoRA 0.55 (4). The class factors are the medians of
-the other rows' implied utilisation over their method's figure: consumer 0.71 (one RTX 4090 row),
-workstation 0.51 (two L40S rows and one RTX A6000 row). AMD Instinct cards get 0.65, a stated
-prior rather than a fit: ml-engineering's best measured matmul is 51–60 % of peak on MI300X/MI325X
-against ~80 % on H100. The fit's median error factor is ×1.17 on the dev rows, against ×2.1 for a
-flat 25 % utilisation (see docs/readme/B.md).
+the 18 dev rows of shared/data/vram_dev.jsonl that carry a measured `throughput_tokens_per_s`,
+resolved with the planner's own defaults (bench/throughput.py refits and prints it). Each row's
+implied utilisation is its measured tokens/s × FLOPs per token ÷ (peak × GPUs × scaling
+efficiency), after taking out the modelled dequantisation time. The method figures are the
+medians over the 14 rows on HBM datacenter cards (A100): full 0.68 (6 rows), LoRA 0.59 (4),
+QLoRA 0.53 (4). A class factor is the geometric mean, over (source, card) groups so that
+near-duplicate rows count once, of each group's median implied/method ratio: consumer 0.93 (one
+RTX 4090 group), workstation 1.06 (an L40S group at ×0.43 and an RTX A6000 group at ×2.6: the
+weakest part of the fit). AMD Instinct cards get 0.65, a stated prior rather than a fit:
+ml-engineering's best measured matmul is 51–60 % of peak on MI300X/MI325X against ~80 % on H100.
+The fit's median error factor is ×1.08 on the dev rows, against ×2.49 for a flat 25 %
+utilisation (table in docs/readme/B.md).
 
 HF Trainer's `train_tokens_per_second` is per device (fms-acceleration rows), torchtune's figure is
 for the whole job: a 70B full fine-tune at 1,568 tokens/s per A100 would exceed the A100's peak.
