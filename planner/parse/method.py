@@ -59,8 +59,8 @@ _SWITCHES = {
     r"[-_\s]checkpointing|checkpointing|use_gradient_checkpointing)",
     "flash_attention": r"(?:flash[-_\s]?attn(?:[-_\s]?2)?|flash[-_\s]?attention(?:[-_\s]?2)?|"
     r"(?<![a-z])fa2(?![a-z])|attn_implementation\s?[=:]\s?['\"]?flash_attention_2)",
-    "packing": r"(?:sample[-_\s]packing|(?<![a-z])packing|(?<![a-z])pack(?:ed)?\s(?:sequences|samples)"
-    r"|(?<![a-z])packed(?![a-z]))",
+    "packing": r"(?:sample[-_\s]packing|(?<![a-z])packing|(?<![a-z])pack(?:ed)?\s(?:sequences|"
+    r"samples)|(?<![a-z])packed(?![a-z]))",
     "cpu_offload": r"(?:cpu[-_\s]offload\w*|offload(?:ing)?(?:_optimizer|_param)?(?:\sto\scpu)?)",
 }
 _FALSE_VALUE = r"\s?[=:]\s?['\"]?(?:false|0|none|off|no)\b"
