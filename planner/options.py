@@ -166,11 +166,11 @@ def cheapest_run(context: MarketContext) -> Option | None:
     """The cheapest priced run that fits, looking only at priced cards at their fewest GPUs."""
     best: Row | None = None
     best_cost = float("inf")
+    sharding = multi_gpu_sharding(context.spec)
     for gpu in all_gpus():
         price = context.prices.get(gpu.key)
         if price is None or gpu.bf16_tflops <= 0:
             continue
-        sharding = multi_gpu_sharding(context.spec)
         count = next(
             (
                 n

@@ -206,7 +206,7 @@ def _switch_card(requested: Option, cheapest: Option) -> Suggestion:
         patch={"gpu": cheapest.gpu, "num_gpus": cheapest.count},
         required_gib_before=requested.required_gib,
         required_gib_after=cheapest.required_gib,
-        hours_change_pct=round((cheapest.hours / requested.hours - 1) * 100, 1),
+        hours_change_pct=_hours_change_pct(requested, cheapest),
         cheapest_option=cheapest,
     )
 

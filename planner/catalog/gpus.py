@@ -26,6 +26,7 @@ Link = Literal["nvlink", "pcie"]
 
 GPUS_CSV = Path(__file__).resolve().parents[1] / "data" / "gpus.csv"
 MIB_PER_GIB = 1024
+MAX_NAME_CHARS = 40
 # Words that carry no identity: "NVIDIA GeForce RTX 4090 GPU" and "4090" are the same card.
 _NOISE_WORDS = frozenset(
     {"nvidia", "geforce", "rtx", "tesla", "amd", "instinct", "gpu", "gpus", "card", "the", "a"}
@@ -210,7 +211,8 @@ def resolve_gpu(name: str) -> GpuSpec | None:
 
 def closest_gpus(name: str, n: int = 3) -> list[GpuSpec]:
     """The catalog cards whose names look most like `name`, best first (for "did you mean")."""
-    target = _compact(name) or name.lower()
+    # Card names are short; a pasted paragraph need not cost a quadratic string comparison.
+    target = (_compact(name[:MAX_NAME_CHARS]) or name.lower())[:MAX_NAME_CHARS]
     target_letters = re.match(r"[a-z]*", target).group()
     best: dict[str, float] = {}
     for spelling, gpu in _alias_index().items():
