@@ -158,6 +158,8 @@ class Conversation:
             return self._answer_intent(tuple(history), intent)
         except PlanningError as error:
             return _Outcome(Turn(message_reply("error", "I can't plan that", error.message)))
+        except ValidationError as error:  # a change that makes the job invalid, e.g. 0 epochs
+            return _Outcome(Turn(message_reply("error", "I can't use that", _first_error(error))))
 
     def _answer_intent(self, history: tuple[SpecJson, ...], intent: Intent) -> _Outcome:
         current = _current_job(history)
@@ -273,10 +275,7 @@ class Conversation:
         patch: SpecJson,
         notes: Sequence[str],
     ) -> _Outcome:
-        try:
-            job = _validated(apply_patch(_as_json(current), patch))
-        except ValidationError as error:
-            return _Outcome(Turn(message_reply("error", "I can't use that", _first_error(error))))
+        job = _validated(apply_patch(_as_json(current), patch))
         before, after = self._plan(current), self._plan(job)
         changes = diff_plans(before, after)
         reply = plan_reply(

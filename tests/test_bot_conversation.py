@@ -227,3 +227,11 @@ def test_identical_questions_within_the_window_are_planned_once() -> None:
     first = conversation.handle(_key("a"), SEED)
     second = conversation.handle(_key("b"), SEED)
     assert len(planned) == 1 and first == second
+
+
+def test_a_change_that_makes_the_job_invalid_names_the_field_and_keeps_the_job() -> None:
+    conversation = Conversation()
+    conversation.handle(_key(), SEED)
+    refused = conversation.handle(_key(), "cheapest under $5,000,000,000?")
+    assert refused.kind == "error" and "budget" in refused.body
+    assert conversation.respond(_key(), "and 2 epochs?").changes == {"epochs": (3, 2)}
