@@ -46,6 +46,17 @@ def state_dir() -> Path:
     return Path(data_home) / "gpuplan"
 
 
+def state_db_path(directory: Path | None = None) -> Path:
+    """The state database (created if missing), owner-only from its first byte: directory 0700,
+    file 0600; SQLite gives the -wal and -shm files the database's mode. Everything that opens
+    the state DB (adapters keep their own tables in it) should get its path here."""
+    directory = directory if directory is not None else state_dir()
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = directory / DB_NAME
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    return path
+
+
 def ttl_from_env() -> float:
     raw = os.environ.get("GPUPLAN_THREAD_TTL_S", "")
     try:
@@ -69,12 +80,7 @@ class SQLiteStore:
         ttl_s: float | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        directory = directory if directory is not None else state_dir()
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self.path = directory / DB_NAME
-        # Create the file ourselves so it is owner-only from its first byte; SQLite then gives
-        # its -wal and -shm files the same mode.
-        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        self.path = state_db_path(directory)
         self.ttl_s = ttl_s if ttl_s is not None else ttl_from_env()
         self._clock = clock
         with self._connect() as connection:
