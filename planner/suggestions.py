@@ -103,11 +103,15 @@ def _fit_phrase(required_gib: float, card: GpuSpec | None, count: int) -> str:
             "tight": f"tight on {where}",
             "no": f"still too big for {where} ({card.usable_gib:.0f} GiB)",
         }[verdict]
-    holding = [gpu for gpu in all_gpus() if verdict_for(required_gib, gpu.usable_gib) != "no"]
-    if not holding:
+    smallest = _smallest_card_holding(required_gib)
+    if smallest is None:
         return "still more than any single card holds"
-    smallest = min(holding, key=lambda gpu: gpu.usable_gib)
     return f"fits a {smallest.marketed_gb:g} GB card ({smallest.name})"
+
+
+def _smallest_card_holding(required_gib: float) -> GpuSpec | None:
+    holding = [gpu for gpu in all_gpus() if verdict_for(required_gib, gpu.usable_gib) != "no"]
+    return min(holding, key=lambda gpu: gpu.usable_gib) if holding else None
 
 
 def _time_phrase(pct: float | None) -> str:
@@ -159,11 +163,10 @@ def _evaluate(
             f"; cheapest run then {cheapest_after.count}× {cheapest_after.gpu_name}, "
             f"${cheapest_after.cost_usd:,.2f}"
         )
-    fits = (
-        verdict_for(after_gib, target.usable_gib) != "no"
-        if target is not None
-        else _fit_phrase(after_gib, None, 1).startswith("fits")
-    )
+    if target is not None:
+        fits = verdict_for(after_gib, target.usable_gib) != "no"
+    else:
+        fits = _smallest_card_holding(after_gib) is not None
     suggestion = Suggestion(
         change=text,
         patch={key: getattr(value, "value", value) for key, value in change.patch.items()},
