@@ -68,7 +68,7 @@ async def bench(count: int, plan_s: float, gap_s: float) -> None:
         await asyncio.sleep(gap_s)
     done = await fake.wait_for(
         lambda calls: len([c for c in calls if c.method == "PATCH"]) >= count or None,
-        timeout_s=count * plan_s + 60,
+        timeout_s=count * (plan_s + 1) + 60,
     )
     assert done
     await client.close()
