@@ -22,8 +22,9 @@ from planner.parse.reading import Reading
 from planner.parse.result import ParseResult
 from planner.spec import JobSpec
 
-MAX_INPUT_CHARS = 2_000
 EXAMPLE = "13B QLoRA, 4k ctx, 20M tokens x3"
+MAX_INPUT_CHARS = 2_000
+UNREADABLE = "Sorry, I could not read that. Try the form “" + EXAMPLE + "”."
 CLARIFY = (
     "Which model (or size) do you want to fine-tune? For example: "
     f"“{EXAMPLE}” or “llama 3 8b lora on 2x3090”."
@@ -48,6 +49,12 @@ _READERS = (
     context.read_loose_context,
     epochs.read_times,
 )
+# "epochs=-1", "batch size -4": a minus sign after a setting's name (value-first forms such as
+# "-3 epochs" are caught by `Reading.number`).
+_NEGATIVE_SETTING = re.compile(
+    r"(?P<key>[a-z_]{0,24}(?:epoch|batch|size|bs|rank|alpha|ctx|context|len|length|tokens|samples|"
+    r"gpus|budget|accum|steps)[a-z_]{0,12})\s?[=:]?\s?-(?P<num>\d{1,20}(?:\.\d{1,8})?)"
+)
 _NOT_A_NUMBER = re.compile(r"(?<![a-z0-9_.])[-+]?(?:nan|inf|infinity)(?![a-z0-9_])")
 _HF_ID_CASED = re.compile(r"[A-Za-z][\w.-]{1,38}/[\w.-]{2,96}")
 _LEFTOVER = re.compile(r"[^\s,;|]{0,20}\d[^\s,;|]{0,20}")
@@ -65,12 +72,18 @@ def parse(text: str) -> ParseResult:
     if _NOT_A_NUMBER.search(r.text):
         word = _NOT_A_NUMBER.search(r.text).group().strip()
         return ParseResult(error=f"“{word}” is not a number I can plan with; give a finite value.")
+    negative = _NEGATIVE_SETTING.search(r.text)
+    if negative:
+        key, number = negative.group("key").replace("_", " "), negative.group("num")
+        return ParseResult(error=f"{key} must be positive, not -{number}.")
     try:
         for reader in _READERS:
             reader(r)
+        return _result(r)
     except BadNumber as problem:
         return ParseResult(error=str(problem))
-    return _result(r)
+    except Exception:  # a chat message gets an answer, never a traceback
+        return ParseResult(error=UNREADABLE)
 
 
 def _result(r: Reading) -> ParseResult:

@@ -106,7 +106,7 @@ _CARD = re.compile(
 _UNNAMED = re.compile(
     r"(?<![a-z0-9_.])"
     + _NODES
-    + r"(?:(?P<count>\d{1,5})(?![\d.])|(?P<word>"
+    + r"(?:(?P<count>\d{1,7})(?![\d.])|(?P<word>"
     + _WORD
     + r"))\s?(?:x|\*|-)?\s?"
     r"(?:(?P<vram>\d{1,3})\s?" + _GB + r"\s?)?(?:nvidia\s?)?"

@@ -1,0 +1,67 @@
+"""Issue #4 item 5: long input refused politely; pint never sees user text; NaN, infinities,
+negative and absurd numbers answered with a clear message; nothing is evaluated."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner import units
+from planner.parse import parse
+
+
+def test_over_two_thousand_characters_is_refused_politely() -> None:
+    result = parse("13B lora " + "a" * 2_000)
+    assert result.spec is None
+    assert "2,000" in result.error and "13B QLoRA" in result.error
+
+
+def test_exactly_two_thousand_characters_is_read() -> None:
+    text = "13B lora".ljust(2_000)
+    assert parse(text).fields == {"params_b": 13, "method": "lora"}
+
+
+def test_exponent_towers_are_not_evaluated(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_registry() -> None:
+        raise AssertionError("pint was asked to parse user text")
+
+    monkeypatch.setattr(units, "registry", no_registry)
+    result = parse("9**9**9 tokens, 13B")
+    assert result.error is None
+    assert result.fields["params_b"] == 13
+    assert "dataset_tokens" not in result.fields
+
+
+def test_units_accept_only_whitelisted_spellings() -> None:
+    with pytest.raises(units.UnknownUnit):
+        units.convert(1.0, "9**9**9", "gb")
+    with pytest.raises(units.UnknownUnit):
+        units.convert(1.0, "__import__('os')", "gb")
+    assert units.convert(24, "GiB", "gb") == pytest.approx(25.77, rel=1e-3)
+    assert units.convert(5.5, "days", "hour") == 132
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("13B, 1e999 tokens", "too large"),
+        ("13B, nan epochs", "nan"),
+        ("13B lora, inf tokens", "inf"),
+        ("13B lora, -3 epochs", "positive"),
+        ("13B lora, epochs=-1", "positive"),
+        ("13B lora, batch size -4", "positive"),
+        ("13B lora, seq_len 99999999999", "seq len"),
+        ("9000B model lora", "params b"),
+        ("13B lora on 200000 GPUs", "num gpus"),
+    ],
+)
+def test_impossible_numbers_get_a_clear_message(text: str, words: str) -> None:
+    result = parse(text)
+    assert result.spec is None
+    assert words in result.error.lower()
+    assert "Traceback" not in result.error
+
+
+def test_code_in_the_text_is_only_text() -> None:
+    result = parse("__import__('os').system('echo hi') 13B; {{7*7}} ${7*7}")
+    assert result.fields == {"params_b": 13}
+    assert "49" not in result.model_dump_json()
