@@ -16,6 +16,7 @@ import pytest_asyncio
 
 from adapters.slack import limits
 from adapters.slack.app import ACK_TEXT, build_app, make_client
+from adapters.slack.dedupe import SeenEvents
 from adapters.slack.render import render_reply
 from adapters.slack.serve import EVENTS_PATH, start_http
 from bot.conversation import Conversation
@@ -409,3 +410,27 @@ async def test_url_verification_is_echoed(fake: FakeSlack) -> None:
         body = json.dumps({"type": "url_verification", "challenge": "abc123", "token": "t"})
         status, text = await bot.post(body, "application/json")
     assert status == 200 and json.loads(text)["challenge"] == "abc123"
+
+
+async def test_button_under_a_private_answer_answers_privately(
+    fake: FakeSlack, conversation: Recording
+) -> None:
+    async with Bot(fake, conversation) as bot:
+        await bot.slash(f"{QUESTION} private", trigger="2.2.2")
+        await fake.wait_for(lambda: fake.responses)
+        button = _button(fake.responses[-1][1], "8k context")
+        await bot.click(button, {"message_ts": "1700000050.000100", "is_ephemeral": True})
+        await fake.wait_for(lambda: any(url == "actions/1" for url, _ in fake.responses))
+    (answer,) = [body for url, body in fake.responses if url == "actions/1"]
+    assert answer["response_type"] == "ephemeral" and "context: 4096 → 8192" in _wire([answer])
+    assert fake.posts() == []  # nothing in the channel
+
+
+def test_event_ids_are_forgotten_after_the_ttl() -> None:
+    now = [0.0]
+    seen = SeenEvents(ttl_s=60, clock=lambda: now[0])
+    assert seen.first_time("Ev1") and not seen.first_time("Ev1")
+    now[0] = 59.0
+    assert not seen.first_time("Ev1") and seen.first_time("Ev2")
+    now[0] = 61.0
+    assert seen.first_time("Ev1") and not seen.first_time("Ev2")
