@@ -228,12 +228,14 @@ def suggest(
         for change in candidate_changes(context, card):
             suggestion, fits, cost = _evaluate(context, change, card, requested, cheapest)
             if fits:
-                helpful.append((change.changes_the_job, cost or float("inf"), suggestion))
+                moves_card = "gpu" in change.patch
+                rank = (moves_card, change.changes_the_job, cost or float("inf"))
+                helpful.append((*rank, suggestion))
             elif suggestion.required_gib_after < MEANINGFUL_CUT * suggestion.required_gib_before:
                 partial.append((suggestion.required_gib_after, suggestion))
-        # Changes that make it fit, settings before job changes, cheapest first; then the
-        # biggest memory cuts.
-        suggestions.extend(item[-1] for item in sorted(helpful, key=lambda item: item[:2]))
+        # Changes that make it fit: on the named card before another card, settings before job
+        # changes, cheapest first; then the biggest memory cuts.
+        suggestions.extend(item[-1] for item in sorted(helpful, key=lambda item: item[:3]))
         suggestions.extend(item[-1] for item in sorted(partial, key=lambda item: item[0]))
     elif (
         requested is not None
