@@ -12,7 +12,7 @@ from planner.spec import Method
 MAX_TABLE_ROWS = 10
 MAX_WHATIFS = 5  # one row of buttons on Discord
 EXAMPLE = "13B QLoRA, 4k ctx, 20M tokens x3"
-FOLLOWUP_HINTS = ("what if 8k ctx?", "and on 2x4090?", "cheapest under $20?", "undo")
+HELP_HINTS = ("what if 8k ctx?", "and on 2x4090?", "cheapest under $20?", "undo")
 _VERDICT_ORDER = {"fits": 0, "tight": 1, "no": 2}
 _METHOD_LABELS = {Method.full: "full fine-tune", Method.lora: "LoRA", Method.qlora: "QLoRA"}
 
@@ -26,6 +26,7 @@ def plan_reply(
 ) -> Reply:
     """The answer to a planned job; `only_gpus` (catalog keys) narrows the table to a comparison."""
     table = card_table(plan, only_gpus)
+    buttons = whatifs(plan)
     return Reply(
         kind="plan",
         title=title(plan),
@@ -40,8 +41,8 @@ def plan_reply(
         assumptions=[*notes, *plan.assumptions],
         warnings=list(plan.warnings),
         price_date=plan.price_date,
-        followups=list(FOLLOWUP_HINTS),
-        whatifs=whatifs(plan),
+        followups=followup_hints(plan, buttons, can_undo=bool(changes)),
+        whatifs=buttons,
         has_chart=any(row.hours is not None or row.cost_usd is not None for row in table),
     )
 
@@ -159,6 +160,29 @@ def whatifs(plan: Plan) -> list[WhatIf]:
     return buttons[:MAX_WHATIFS]
 
 
+def followup_hints(plan: Plan, buttons: list[WhatIf], *, can_undo: bool) -> list[str]:
+    """Example follow-ups that make sense for this plan (never "8k" when it is already 8k)."""
+    hints = [b.text for b in buttons if not b.id.startswith(("gpus", "cheapest"))][:2]
+    named_4090 = plan.requested is not None and "4090" in plan.requested.gpu_name
+    hints.append("and on an H100?" if named_4090 else "and on 2x4090?")
+    cheapest = plan.recommendation.cheapest
+    if cheapest is not None and cheapest.cost_usd:
+        hints.append(f"cheapest under ${_round_up_nicely(cheapest.cost_usd * 1.5):,}?")
+    if can_undo:
+        hints.append("undo")
+    return hints
+
+
+def _round_up_nicely(value: float) -> int:
+    """1, 2 or 5 times a power of ten, at or above `value`: 31.4 → 50."""
+    scale = 1
+    while True:
+        for step in (1, 2, 5):
+            if step * scale >= value:
+                return step * scale
+        scale *= 10
+
+
 def help_reply() -> Reply:
     return Reply(
         kind="help",
@@ -171,7 +195,7 @@ def help_reply() -> Reply:
             " “rank 64”, “on 2x4090?”, “without checkpointing”, “cheapest under $20?”,"
             " “compare h100 and a100”, “undo”, or “new” to start over."
         ),
-        followups=list(FOLLOWUP_HINTS),
+        followups=list(HELP_HINTS),
     )
 
 

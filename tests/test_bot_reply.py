@@ -73,3 +73,11 @@ def test_chart_is_a_png_and_needs_a_table() -> None:
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 5_000
     with pytest.raises(ValueError):
         chart_png(help_reply())
+
+
+def test_follow_up_hints_fit_the_plan() -> None:
+    hints = plan_reply(_plan(SEED)).followups
+    assert "what if 8k ctx?" in hints and "undo" not in hints
+    assert any(hint.startswith("cheapest under $") for hint in hints)
+    longer = plan_reply(_plan("13B QLoRA, 8k ctx, 20M tokens"), changes=["context: 4096 → 8192"])
+    assert "what if 8k ctx?" not in longer.followups and "undo" in longer.followups
