@@ -7,7 +7,6 @@ inside functions so `gpuplan --help` stays fast.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from dataclasses import dataclass
@@ -66,6 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
     env, missing = read_env(socket=args.socket, files_flag=args.files)
     if missing:
         print(
@@ -152,7 +153,7 @@ async def _serve_http(env: SlackEnv, host: str, port: int) -> None:
     if env.oauth:
         print(f"gpuplan: install page at http://{host}:{bound_port}{INSTALL_PATH}", flush=True)
     try:
-        await asyncio.Event().wait()
+        await _forever()
     finally:
         await runner.cleanup()
 
@@ -170,6 +171,12 @@ async def _serve_socket(env: SlackEnv) -> None:
     handler = await connect_socket(build_app_from_env(env), env.app_token or "")
     print("gpuplan: connected to Slack over Socket Mode", flush=True)
     try:
-        await asyncio.Event().wait()
+        await _forever()
     finally:
         await handler.close_async()
+
+
+async def _forever() -> None:
+    import asyncio
+
+    await asyncio.Event().wait()
