@@ -12,7 +12,7 @@ import discord
 import pytest
 import simcord
 
-from adapters.discord.client import GpuplanClient
+from adapters.discord.client import UNDELIVERABLE, GpuplanClient
 from adapters.discord.render import CHART_FILENAME, whatif_custom_id
 from bot.conversation import Conversation
 from bot.reply import Reply, WhatIf
@@ -203,6 +203,28 @@ async def test_a_mention_opens_a_thread_whose_what_ifs_replan_the_same_job(conve
         assert len(_bot_messages(thread, client)) == 2
         assert len(conversation.calls) == 2
         _assert_never_pings(env)
+
+
+async def test_a_bare_mention_gets_help_in_place_without_a_thread(conversation):
+    client = GpuplanClient(conversation, shard_count=1)
+    async with simcord.run(client) as env:
+        _, channel, ana = _world(env)
+        question = await ana.send(channel, client.user.mention)
+        assert channel.threads == []
+        (answer,) = _bot_messages(channel, client)
+        assert answer.reference.message_id == question.id
+        assert "what if 8k ctx?" in answer.embeds[0].description
+        assert conversation.calls[0][1] == "help"
+        _assert_never_pings(env)
+
+
+async def test_an_answer_discord_refuses_still_ends_the_thinking_state():
+    async with simcord.run(GpuplanClient(Scripted(_plan_reply()), shard_count=1)) as env:
+        _, channel, ana = _world(env)
+        env.inject_error("PATCH", "/webhooks/*/messages/@original", status=400, code=50035)
+        result = await ana.slash(channel, "gpuplan", query="13B QLoRA")
+        assert result.response.content == UNDELIVERABLE
+        assert result.response.embeds == []
 
 
 async def test_with_the_message_content_intent_plain_thread_replies_replan(conversation):

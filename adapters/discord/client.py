@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 
 # The interaction token dies after 15 minutes; give up planning early enough to still say so.
 PLAN_TIMEOUT_S = limits.INTERACTION_TOKEN_TTL_S - 60
+UNDELIVERABLE = "Sorry, Discord would not take that answer. Try asking again."
 
 
 class Handles(Protocol):
@@ -74,12 +75,6 @@ class GpuplanClient(discord.AutoShardedClient):
             log.exception("planning failed for %s", key)
             return _error_reply("Something went wrong while planning that. Try rephrasing it.")
 
-    async def answer(self, interaction: discord.Interaction, text: str, *, ephemeral: bool) -> None:
-        """Defer first (the 3 s deadline), then plan, then fill in the answer."""
-        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
-        reply = await self.plan(key_for_interaction(interaction), text, str(interaction.user.id))
-        await deliver.to_interaction(interaction, reply, ephemeral=ephemeral)
-
     async def on_message(self, message: discord.Message) -> None:
         me = self.user
         if me is None or message.author.bot:
@@ -94,26 +89,41 @@ class GpuplanClient(discord.AutoShardedClient):
             if not mentioned:  # blank: a thread reply seen without the message_content intent
                 return
             text = "help"
-        key = key_for_message(message)
-        target, reference = await _job_thread(message, text)
-        async with target.typing():
-            reply = await self.plan(key, text, str(message.author.id))
-        await deliver.to_channel(target, reply, reference=reference)
+        async with channel.typing():
+            reply = await self.plan(key_for_message(message), text, str(message.author.id))
+        target: discord.abc.Messageable = channel
+        reference: discord.Message | None = message
+        # A plan in a channel gets a thread for its what-ifs; help, questions back and errors
+        # are answered in place.
+        if reply.kind == "plan" and isinstance(channel, discord.TextChannel):
+            thread = await _open_thread(message, text)
+            if thread is not None:
+                target, reference = thread, None
+        try:
+            await deliver.to_channel(target, reply, reference=reference)
+        except discord.HTTPException:
+            log.exception("could not post the answer in channel %s", channel.id)
+
+    async def answer(self, interaction: discord.Interaction, text: str, *, ephemeral: bool) -> None:
+        """Defer first (the 3 s deadline), then plan, then fill in the answer."""
+        await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+        reply = await self.plan(key_for_interaction(interaction), text, str(interaction.user.id))
+        try:
+            await deliver.to_interaction(interaction, reply, ephemeral=ephemeral)
+        except discord.HTTPException:
+            # Never leave "gpuplan is thinking…" hanging.
+            log.exception("could not deliver the answer to interaction %s", interaction.id)
+            await interaction.edit_original_response(content=UNDELIVERABLE, embeds=[], view=None)
 
 
-async def _job_thread(
-    message: discord.Message, text: str
-) -> tuple[discord.abc.Messageable, discord.Message | None]:
-    """Where to answer: a new thread on a channel mention, else in place as a reply."""
-    if not isinstance(message.channel, discord.TextChannel):
-        return message.channel, None
+async def _open_thread(message: discord.Message, text: str) -> discord.Thread | None:
     name = f"gpuplan: {' '.join(text.split())}"[: limits.THREAD_NAME]
     try:
-        # The thread shares the message's id, which is the root of this job's ThreadKey.
-        return await message.create_thread(name=name, auto_archive_duration=1440), None
+        # The thread shares the message's id, already the root of this job's ThreadKey.
+        return await message.create_thread(name=name, auto_archive_duration=1440)
     except discord.HTTPException:
         log.warning("could not open a thread in channel %s; replying in place", message.channel.id)
-        return message.channel, message
+        return None
 
 
 def _without_mention(content: str, user_id: int) -> str:
