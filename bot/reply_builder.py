@@ -97,12 +97,9 @@ def card_table(plan: Plan, only_gpus: Collection[str] | None = None) -> list[Car
     for option in _fewest_that_fit(options, keep_misses=only_gpus is not None or not chosen):
         chosen.setdefault((option.gpu, option.count), option)
     ordered = sorted(chosen.values(), key=_row_order)
-    kept = [o for o in ordered if (o.gpu, o.count) in highlights]
-    for option in ordered:
-        if len(kept) >= MAX_TABLE_ROWS:
-            break
-        if option not in kept:
-            kept.append(option)
+    picked = [o for o in ordered if (o.gpu, o.count) in highlights]
+    others = [o for o in ordered if (o.gpu, o.count) not in highlights]
+    kept = picked + others[: max(0, MAX_TABLE_ROWS - len(picked))]
     return [_row(o, highlights.get((o.gpu, o.count))) for o in sorted(kept, key=_row_order)]
 
 
@@ -233,6 +230,9 @@ def _fewest_that_fit(options: list[Option], *, keep_misses: bool) -> list[Option
 
 
 def _row_order(option: Option) -> tuple[int, float, float, str]:
+    """Cards that hold the job cheapest first; cards that do not, closest miss first."""
+    if option.verdict == "no":
+        return (_VERDICT_ORDER["no"], -option.headroom_gib, 0.0, option.gpu_name)
     cost = option.cost_usd if option.cost_usd is not None else float("inf")
     hours = option.hours if option.hours is not None else float("inf")
     return (_VERDICT_ORDER[option.verdict], cost, hours, option.gpu_name)
