@@ -31,7 +31,7 @@ WHATIF_ACTION_PREFIX = "whatif:"
 WHATIF_BLOCK_PREFIX = "whatif"
 _BUTTONS_PER_ROW = 5
 _CODE_FENCE = "```"
-_GPU_COLUMN_MAX_CHARS = 24
+_GPU_COLUMN_MAX_CHARS = 34  # "8× NVIDIA RTX PRO 6000 Blackwell" fits whole
 
 
 def render_reply(reply: Reply, *, conversation_id: str = "") -> list[dict]:
@@ -115,8 +115,14 @@ def _card_table(rows: list[CardRow]) -> list[str]:
         for row in rows
     ]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    numeric = (False, False, True, True, True, True, False)
     return [
-        escape_mrkdwn("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+        escape_mrkdwn(
+            "  ".join(
+                c.rjust(w) if right else c.ljust(w)
+                for c, w, right in zip(r, widths, numeric, strict=True)
+            ).rstrip()
+        )
         for r in cells
     ]
 
