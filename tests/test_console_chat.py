@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -52,3 +55,40 @@ def test_threads_are_separate(tmp_path: Path) -> None:
     _chat(tmp_path, "13B QLoRA, 4k ctx\n", "--thread", "a")
     other = _chat(tmp_path, "what if 8k ctx?\n", "--thread", "b", "--json")
     assert "error" in json.loads(other.stdout)
+
+
+def test_interactive_chat_prompts_and_colours_on_a_terminal(tmp_path: Path) -> None:
+    main_fd, terminal_fd = pty.openpty()
+    env = {**os.environ, "GPUPLAN_STATE_DIR": str(tmp_path), "TERM": "xterm"}
+    env.pop("NO_COLOR", None)
+    chat = subprocess.Popen(
+        [sys.executable, "-m", "adapters.cli", "chat", "--thread", "tty"],
+        stdin=terminal_fd,
+        stdout=terminal_fd,
+        stderr=terminal_fd,
+        env=env,
+        cwd=REPO_ROOT,
+    )
+    os.close(terminal_fd)
+    try:
+        assert "gpuplan> " in _read_until(main_fd, "gpuplan> ")
+        os.write(main_fd, b"13B QLoRA, 4k ctx, 20M tokens x3\n")
+        answer = _read_until(main_fd, "gpuplan> ")
+        assert "\033[32mfits\033[0m" in answer and "4,096 ctx" in answer
+        os.write(main_fd, b"\x04")  # Ctrl-D leaves
+        assert chat.wait(timeout=30) == 0
+    finally:
+        if chat.poll() is None:
+            chat.kill()
+        os.close(main_fd)
+
+
+def _read_until(fd: int, marker: str, timeout_s: float = 30.0) -> str:
+    """Read a pty until `marker` shows up (or the deadline passes, so a hang fails the test)."""
+    seen = b""
+    deadline = time.monotonic() + timeout_s
+    while marker.encode() not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            seen += os.read(fd, 65536)
+    return seen.decode(errors="replace")
