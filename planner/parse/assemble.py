@@ -17,7 +17,7 @@ from planner.parse.config import read_config
 from planner.parse.distributed import read_distributed
 from planner.parse.ignored import read_ignored
 from planner.parse.normalize import fold_width, normalize
-from planner.parse.numbers import BadNumber
+from planner.parse.numbers import TOO_MANY_DIGITS, BadNumber
 from planner.parse.reading import Reading
 from planner.parse.result import ParseResult
 from planner.spec import JobSpec
@@ -72,6 +72,8 @@ def parse(text: str) -> ParseResult:
     if _NOT_A_NUMBER.search(r.text):
         word = _NOT_A_NUMBER.search(r.text).group().strip()
         return ParseResult(error=f"“{word}” is not a number I can plan with; give a finite value.")
+    if TOO_MANY_DIGITS.search(r.text):
+        return ParseResult(error="That number has too many digits to plan with.")
     negative = _NEGATIVE_SETTING.search(r.text)
     if negative:
         key, number = negative.group("key").replace("_", " "), negative.group("num")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 
 # 409,600 · 20 · 6.7 · .5 · 1e5 · 1e999 (the last is refused by `to_float`, not by the pattern).
+# A number never starts inside another one; the lookbehind also keeps the search linear on a
+# 2,000-digit run.
 NUM = (
-    r"(?:\d{1,3}(?:,\d{3}){1,5}(?![\d,])|\d{1,16}(?:\.\d{1,8})?(?:e[+-]?\d{1,4}(?![a-z0-9_.]))?"
-    r"|\.\d{1,8})"
+    r"(?<![\d.])(?<!\d,)(?:\d{1,3}(?:,\d{3}){1,5}(?![\d,])|\d{1,16}(?:\.\d{1,8})?"
+    r"(?:e[+-]?\d{1,4}(?![a-z0-9_.]))?|\.\d{1,8})"
 )
 
 # Count suffixes: "20M tokens", "41k rows", "1.2bn", "1.1T tokens". "b" is left to model sizes.
@@ -16,6 +19,8 @@ COUNT_SUFFIX = r"(?:bn|mn|k|m|t)"
 
 # Far beyond any real job; a bigger figure is a typo or an attack and gets a clear message.
 ABSURD = 1e18
+# A run of digits this long is refused before any reader sees it.
+TOO_MANY_DIGITS = re.compile(r"\d{20}")
 
 
 class BadNumber(ValueError):
