@@ -83,7 +83,7 @@ def test_a_plan_renders_as_one_message_with_title_verdict_table_fields_footer_an
     assert fields["Memory per GPU ≈ 19.9 GiB"] == "• weights: 7.1 GiB\n• activations: 9.0 GiB"
     assert fields["Recommendation"].startswith("• Rent 1× RTX 4090")
     assert embed["footer"]["text"] == (
-        "Assumed: 13B read as Llama-2-13B; bf16 compute · Prices as of 2026-11-01"
+        "Assumed: 13B read as Llama-2-13B; bf16 compute · Prices from 2026-11-01"
     )
     assert embed["image"] == {"url": f"attachment://{CHART_FILENAME}"}
     (row,) = payload["components"]
@@ -111,6 +111,19 @@ def test_mass_mentions_and_markdown_from_the_question_are_defused():
     assert "@everyone" not in embed["title"] and "@\u200beveryone" in embed["title"]
     assert embed["description"].startswith(r"\*\*bold\*\* @" + "\u200bhere " + r"\`x\`")
     assert payload["allowed_mentions"] == {"parse": []}
+
+
+def test_the_card_table_stays_narrow_and_drops_columns_no_card_fills():
+    rows = [
+        _row("NVIDIA RTX PRO 6000 Blackwell Server Edition", count=2, hours=None, cost_usd=None),
+        _row("AMD Instinct MI300X", verdict="tight", hours=None, cost_usd=None, highlight=None),
+    ]
+    (payload,) = render_reply(_plan(table=rows))
+    header, first, second = payload["embeds"][0]["description"].split("```\n")[1].splitlines()[:3]
+    assert header.split() == ["GPU", "fit", "±GiB", "$/h"]
+    assert first.startswith("RTX PRO 6000 Blackwe… ×2 fits")
+    assert second.startswith("AMD Instinct MI300X ×1   tight")
+    assert max(len(line) for line in (header, second)) <= 60
 
 
 def test_a_backtick_fence_in_a_card_name_cannot_break_out_of_the_table():

@@ -33,6 +33,7 @@ _COLOURS = {
 _MARKDOWN = re.compile(r"([\\*_~`|>\[\]])")
 _MASS_MENTION = re.compile(r"@(everyone|here)")
 _CONTINUED = " (cont.)"
+_CARD_WIDTH = 24
 _ELLIPSIS = "…"
 
 
@@ -144,26 +145,44 @@ def _footer(reply: Reply) -> str:
     if reply.assumptions:
         parts.append("Assumed: " + "; ".join(reply.assumptions))
     if reply.price_date:
-        parts.append(f"Prices as of {reply.price_date}")
+        parts.append(f"Prices from {reply.price_date}")
     # Footers render as plain text, so they need no markdown escaping.
     return _clip(" · ".join(parts), limits.EMBED_FOOTER)
 
 
 def _table_lines(rows: list[CardRow]) -> list[str]:
+    """A narrow table (an embed is ~60 monospace characters wide); columns no row fills drop."""
     if not rows:
         return []
-    cards = [_code_safe(f"{r.gpu_name} ×{r.count}")[:28] for r in rows]
+    cards = [_card(row) for row in rows]
     width = max(len("GPU"), *(len(card) for card in cards))
-    header = f"{'GPU':<{width}}  {'fit':<5} {'free GiB':>8} {'hours':>7} {'cost $':>8} {'$/h':>6}"
-    lines = [header]
-    for card, row in zip(cards, rows, strict=True):
-        line = (
-            f"{card:<{width}}  {row.verdict:<5} {row.headroom_gib:>+8.1f} "
-            f"{_number(row.hours, '.1f'):>7} {_number(row.cost_usd, ',.0f'):>8} "
-            f"{_number(row.usd_per_hour, '.2f'):>6}"
-        )
-        lines.append(line + (f"  {_code_safe(row.highlight)}" if row.highlight else ""))
+    columns = [
+        ("fit", -5, [row.verdict for row in rows]),
+        ("±GiB", 6, [format(row.headroom_gib, "+.1f") for row in rows]),
+        ("hours", 6, [_number(row.hours, ".1f") for row in rows]),
+        ("cost $", 7, [_number(row.cost_usd, ",.0f") for row in rows]),
+        ("$/h", 5, [_number(row.usd_per_hour, ".2f") for row in rows]),
+    ]
+    shown = [column for column in columns if any(cell != "–" for cell in column[2])]
+    lines = [" ".join([f"{'GPU':<{width}}", *(_align(h, w) for h, w, _ in shown)]).rstrip()]
+    for index, (card, row) in enumerate(zip(cards, rows, strict=True)):
+        cells = [f"{card:<{width}}", *(_align(cells[index], w) for _, w, cells in shown)]
+        if row.highlight:
+            cells.append(_code_safe(row.highlight))
+        lines.append(" ".join(cells))
     return lines
+
+
+def _card(row: CardRow) -> str:
+    # NVIDIA is the default vendor; dropping the word keeps a row on one line on a phone.
+    count = f" ×{row.count}"
+    name = _clip(_code_safe(row.gpu_name.removeprefix("NVIDIA ")), _CARD_WIDTH - len(count))
+    return name + count
+
+
+def _align(text: str, width: int) -> str:
+    """Right-align numbers (positive width), left-align words (negative width)."""
+    return f"{text:<{-width}}" if width < 0 else f"{text:>{width}}"
 
 
 def _number(value: float | None, spec: str) -> str:
