@@ -5,6 +5,10 @@ Only where a test needs a slow or failing planner is `plan_fn` wrapped around th
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -21,6 +25,7 @@ from planner.planner import make_plan
 from planner.spec import JobSpec
 
 SEED = "13B QLoRA, 4k ctx, 20M tokens x3"
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def _key(thread: str = "t1") -> ThreadKey:
@@ -235,3 +240,30 @@ def test_a_change_that_makes_the_job_invalid_names_the_field_and_keeps_the_job()
     refused = conversation.handle(_key(), "cheapest under $5,000,000,000?")
     assert refused.kind == "error" and "budget" in refused.body
     assert conversation.respond(_key(), "and 2 epochs?").changes == {"epochs": (3, 2)}
+
+
+def test_follow_ups_from_two_processes_to_one_thread_lose_nothing(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        """
+        import sys
+        from bot.conversation import Conversation
+        from bot.threads import ThreadKey
+
+        conversation = Conversation(limit_rate=False)
+        key = ThreadKey(platform="test", thread="shared")
+        for text in sys.argv[1:]:
+            assert conversation.handle(key, text).kind == "plan"
+        """
+    )
+    Conversation(SQLiteStore(tmp_path)).handle(ThreadKey(platform="test", thread="shared"), SEED)
+    env = {**os.environ, "GPUPLAN_STATE_DIR": str(tmp_path)}
+    ranks = ["rank 8", "rank 16", "rank 32", "rank 64"]
+    epochs = ["1 epoch", "2 epochs", "4 epochs", "5 epochs"]
+    writers = [
+        subprocess.Popen([sys.executable, "-c", script, *texts], env=env, cwd=REPO_ROOT)
+        for texts in (ranks, epochs)
+    ]
+    assert [writer.wait(timeout=120) for writer in writers] == [0, 0]
+    history = SQLiteStore(tmp_path).load(str(ThreadKey(platform="test", thread="shared"))).history
+    assert len(history) == 1 + len(ranks) + len(epochs)
+    assert (history[-1]["lora_rank"], history[-1]["epochs"]) == (64, 5)
