@@ -24,6 +24,8 @@ from planner.spec import (
 DEFAULT_SEQ_LEN = 2048
 DEFAULT_LORA_RANK = 16
 DEFAULT_MICRO_BATCH = 1
+# torchtune's full recipes for models this large offload sharded state to the CPU.
+TORCHTUNE_OFFLOAD_FROM_PARAMS_B = 60.0
 # A model said to be "13B" that catalogs as 7B is probably a different model: warn past this.
 PARAMS_MISMATCH_FRACTION = 0.25
 
@@ -71,6 +73,9 @@ def _optimizer(spec: JobSpec, framework: Framework, num_gpus: int, said: list[st
     if framework is Framework.torchtune and spec.method is Method.full and num_gpus == 1:
         said.append("torchtune's single-GPU full recipe: paged 8-bit AdamW stepped inside backward")
         return Optimizer.paged_adamw_8bit
+    if framework is Framework.unsloth:
+        said.append("8-bit AdamW (Unsloth's notebooks)")
+        return Optimizer.adamw_8bit
     said.append("AdamW optimizer")
     return Optimizer.adamw
 
@@ -162,6 +167,16 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> Resolved:
             if checkpointing
             else "no gradient checkpointing (LitGPT's single-GPU default)"
         )
+    cpu_offload = spec.cpu_offload
+    if cpu_offload is None:
+        cpu_offload = (
+            framework is Framework.torchtune
+            and spec.method is Method.full
+            and num_gpus > 1
+            and model_arch.params_b >= TORCHTUNE_OFFLOAD_FROM_PARAMS_B
+        )
+        if cpu_offload:
+            said.append("torchtune's 70B full recipe: FSDP with CPU offload")
     flash = spec.flash_attention
     if flash is None:
         flash = True
@@ -191,7 +206,7 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> Resolved:
             "packing": bool(spec.packing),
             "num_gpus": num_gpus,
             "sharding": sharding,
-            "cpu_offload": bool(spec.cpu_offload),
+            "cpu_offload": cpu_offload,
             "epochs": epochs,
         }
     )

@@ -15,7 +15,11 @@ from planner.catalog.models import (
     linear_shapes,
     small_params,
 )
-from planner.memory.profiles import EAGER_ATTENTION_BYTES_PER_SCORE, FrameworkProfile
+from planner.memory.profiles import (
+    EAGER_ATTENTION_BYTES_PER_SCORE,
+    RECOMPUTED_LAYERS,
+    FrameworkProfile,
+)
 from planner.spec import Method, Optimizer, Precision, Quant
 
 
@@ -79,7 +83,8 @@ def weights_bytes(arch: ModelArch, job: Job) -> float:
     full / lora: every parameter at `base_weight_bytes_per_param`.
     qlora: the decoder's linear layers quantised (`quantised_bytes_per_weight`); embeddings,
     lm_head and norms stay 16-bit, or fp32 where PEFT's k-bit preparation upcasts them
-    (bitsandbytes nf4/int8 under HF). Plus the 16-bit copy of the largest linear that
+    (bitsandbytes nf4/int8 under HF); bitsandbytes NF4 runs also hold the profile's
+    nf4_extra_bytes_per_weight. Plus the 16-bit copy of the largest linear that
     dequantisation materialises for each matmul (forward and backward: two).
     """
     total = arch.total_params
@@ -90,9 +95,10 @@ def weights_bytes(arch: ModelArch, job: Job) -> float:
     other_bytes = (total - linear) * (4.0 if upcast else 2.0)
     largest = max(i * o for i, o, _ in linear_shapes(arch).values())
     dequant_buffers = 2 * 2.0 * largest
-    return linear * quantised_bytes_per_weight(job.quant, job.profile.double_quant) + (
-        other_bytes + dequant_buffers
-    )
+    per_weight = quantised_bytes_per_weight(job.quant, job.profile.double_quant)
+    if job.quant is Quant.nf4:
+        per_weight += job.profile.nf4_extra_bytes_per_weight
+    return linear * per_weight + other_bytes + dequant_buffers
 
 
 def adapter_params(arch: ModelArch, rank: int, targets: tuple[str, ...]) -> int:
@@ -157,6 +163,15 @@ def optimizer_bytes(arch: ModelArch, job: Job) -> float:
     return trainable_params(arch, job) * optimizer_state_bytes_per_param(job)
 
 
+def optimizer_step_scratch_bytes(arch: ModelArch, job: Job) -> float:
+    """Scratch PyTorch's multi-tensor (foreach) AdamW allocates inside step(): sqrt(v) for every
+    parameter, one state-sized buffer, while all gradients are still alive. SGD's momentum
+    update works in place and bitsandbytes' 8-bit/paged kernels are fused (no scratch)."""
+    if job.optimizer is not Optimizer.adamw:
+        return 0.0
+    return trainable_params(arch, job) * trainable_bytes_per_param(job)
+
+
 def paged_optimizer_bytes(arch: ModelArch, job: Job) -> float:
     """What a paged optimizer holds in managed memory (for the upper end of the range)."""
     if job.optimizer is Optimizer.paged_adamw:
@@ -166,30 +181,64 @@ def paged_optimizer_bytes(arch: ModelArch, job: Job) -> float:
     return 0.0
 
 
+# A dropped-out copy of an adapted input (16-bit) plus the dropout's boolean mask.
+LORA_DROPOUT_BYTES_PER_ELEMENT = 3.0
+
+
+def saves_linear_input(job: Job, target: str) -> bool:
+    """Whether backward keeps a linear layer's input: to form the weight gradient (full
+    fine-tuning), for the LoRA A matrix on it, or because bitsandbytes' 4/8-bit matmul saves its
+    input even for a frozen weight. A frozen 16-bit (or GPTQ) linear needs only its weight."""
+    if job.method is Method.full or target in job.lora_targets:
+        return True
+    return job.method is Method.qlora and job.quant in (Quant.nf4, Quant.int8)
+
+
 def layer_activation_bytes_per_token(arch: ModelArch, job: Job) -> float:
     """What one decoder layer saves for backward per token (16-bit unless fp32 training).
 
-    Attention block: norm input (profile: fp32 upcast or fused), norm output, q, k, v (GQA
-    widths), attention output. MLP block: norm input and output, plus for a gated MLP the
-    gate, up, activation and product tensors of intermediate width (fewer with fused kernels),
-    for a plain MLP the pre- and post-activation; an MoE token passes through
-    experts_per_token experts. Without FlashAttention/SDPA the s×s scores are materialised
-    (Korthikanti et al. 2022: 5 bytes per head per key).
+    Always: each norm's input (fp32 upcast in eager PyTorch norms, 16-bit when fused), q, k, v
+    (GQA widths) and the attention output (FlashAttention/SDPA keeps them for backward), the
+    MLP's gate and up outputs and the activation output (a fused kernel recomputes the
+    activation), or a plain MLP's pre-activation. Linear inputs only where backward needs them
+    (`saves_linear_input`): the norm outputs feeding q/k/v and gate/up, and the down
+    projection's input. With LoRA dropout, a dropped copy and mask of each distinct adapted
+    input. An MoE token passes through experts_per_token experts. Without
+    FlashAttention/SDPA the s×s scores are materialised (Korthikanti et al. 2022: 5 bytes per
+    head per query·key pair).
     """
     h = arch.hidden_size
     q_out = arch.num_heads * arch.head_dim
     kv_out = arch.num_kv_heads * arch.head_dim
     width = arch.expert_width * (arch.experts_per_token or 1)
     norm = job.profile.norm_input_bytes_per_hidden * h
-    attention = norm + 2.0 * (h + q_out + 2 * kv_out + q_out)
-    mlp_tensors = job.profile.gated_mlp_saved_tensors if arch.mlp == "gated" else 2
-    mlp = norm + 2.0 * (h + mlp_tensors * width)
-    scores = (
-        0.0
-        if job.flash_attention
-        else EAGER_ATTENTION_BYTES_PER_SCORE * arch.num_heads * job.seq_len
-    )
-    return (attention + mlp) * job.activation_scale + scores
+    kept = 0.0  # 16-bit elements per token
+
+    kept += q_out + 2 * kv_out + q_out
+    if any(saves_linear_input(job, t) for t in ("q", "k", "v")):
+        kept += h
+    if arch.mlp == "gated":
+        kept += job.profile.gated_mlp_saved_tensors * width
+        feeds = ("gate", "up")
+    else:
+        kept += width
+        feeds = ("up",)
+    if any(saves_linear_input(job, t) for t in feeds):
+        kept += h
+    if saves_linear_input(job, "down"):
+        kept += width
+    dropout = 0.0
+    if job.method is not Method.full and job.profile.lora_dropout:
+        adapted = [
+            width if group == ("down",) else (q_out if group == ("o",) else h)
+            for group in (("q", "k", "v"), ("o",), ("gate", "up"), ("down",))
+            if any(t in job.lora_targets for t in group)
+        ]
+        dropout = LORA_DROPOUT_BYTES_PER_ELEMENT * sum(adapted)
+    scores = 0.0
+    if not job.flash_attention:
+        scores = EAGER_ATTENTION_BYTES_PER_SCORE * arch.num_heads * job.seq_len
+    return (2 * norm + 2.0 * kept + dropout) * job.activation_scale + scores
 
 
 def activation_bytes(arch: ModelArch, job: Job) -> float:
@@ -206,12 +255,16 @@ def activation_bytes(arch: ModelArch, job: Job) -> float:
     checkpoints = 0.0
     if not job.profile.offloads_checkpoints:
         checkpoints = arch.num_layers * 2.0 * arch.hidden_size * job.tokens * job.activation_scale
-    return checkpoints + 2 * per_layer
+    return checkpoints + RECOMPUTED_LAYERS * per_layer
 
 
 def logits_bytes(arch: ModelArch, job: Job) -> float:
-    """Logits and loss: tokens × vocabulary × the framework's bytes per entry."""
-    return job.tokens * arch.vocab_size * job.profile.logits_bytes_per_entry
+    """Logits and loss: tokens × vocabulary × the framework's bytes per entry; a fused/chunked
+    loss (Unsloth) only ever holds one chunk of tokens' logits."""
+    tokens = job.tokens
+    if job.profile.loss_chunk_tokens:
+        tokens = min(tokens, job.profile.loss_chunk_tokens)
+    return tokens * arch.vocab_size * job.profile.logits_bytes_per_entry
 
 
 def weights_at_rest_per_layer_bytes(arch: ModelArch, job: Job) -> float:

@@ -8,7 +8,8 @@ from planner.catalog.models import ModelArch
 from planner.memory import components as comp
 from planner.memory.placement import Components, per_gpu
 from planner.memory.profiles import (
-    ALLOCATOR_SLACK_FRACTION,
+    ALLOCATOR_SLACK_PACKED,
+    ALLOCATOR_SLACK_VARIABLE_LENGTH,
     CUDA_CONTEXT_GIB,
     GIB,
     NCCL_BUFFERS_GIB,
@@ -59,8 +60,11 @@ def _job_components(arch: ModelArch, job: comp.Job) -> tuple[Components, float, 
         optimizer=comp.optimizer_bytes(arch, job),
         activations=comp.activation_bytes(arch, job),
         logits=comp.logits_bytes(arch, job),
+        step_scratch=comp.optimizer_step_scratch_bytes(arch, job),
     )
     gathered = 2 * comp.weights_at_rest_per_layer_bytes(arch, job)
+    if job.profile.fsdp_gathers_full_model:
+        gathered = arch.num_layers * comp.weights_at_rest_per_layer_bytes(arch, job)
     return total, gathered, comp.paged_optimizer_bytes(arch, job)
 
 
@@ -69,8 +73,10 @@ def estimate_memory(
 ) -> MemoryEstimate:
     """Per-GPU memory of `spec` (resolved) on `num_gpus` GPUs sharded by `sharding`.
 
-    allocated = weights + adapter + gradients + optimizer + activations + logits;
-    reserved = allocated + the allocator's slack on the per-step tensors (activations, logits);
+    allocated = weights + adapter + gradients + optimizer + the larger of activations + logits
+        (mid-backward) and the optimizer step's scratch;
+    reserved = allocated + the allocator's slack on the per-step tensors (activations, logits),
+        larger when batches vary in length (no packing);
     required (≈ nvidia-smi) = reserved + CUDA context (+ NCCL buffers when GPUs talk).
     """
     job = job_from_spec(spec, num_gpus)
@@ -78,7 +84,8 @@ def estimate_memory(
     root = comp.unsharded_root_bytes(arch, job) * (1 - 1 / num_gpus)
     share = per_gpu(total, num_gpus, sharding, bool(spec.cpu_offload), gathered_layers + root)
     allocated = share.allocated
-    reserved = allocated + ALLOCATOR_SLACK_FRACTION * (share.activations + share.logits)
+    slack = ALLOCATOR_SLACK_PACKED if spec.packing else ALLOCATOR_SLACK_VARIABLE_LENGTH
+    reserved = allocated + slack * (share.activations + share.logits)
     talks = num_gpus > 1 and sharding not in (Sharding.none, Sharding.device_map)
     context = (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if talks else 0.0)) * GIB
     required = reserved + context
@@ -98,7 +105,7 @@ def estimate_memory(
             weights=round(share.weights / GIB, 3),
             adapter=round(share.adapter / GIB, 3),
             gradients=round(share.gradients / GIB, 3),
-            optimizer=round(share.optimizer / GIB, 3),
+            optimizer=round((share.optimizer + share.step_excess) / GIB, 3),
             activations=round(share.activations / GIB, 3),
             logits=round(share.logits / GIB, 3),
             overhead=round((required - allocated) / GIB, 3),

@@ -9,7 +9,11 @@ from planner.spec import Sharding
 
 @dataclass(frozen=True, slots=True)
 class Components:
-    """Bytes by component (the keys of MemoryBreakdown, minus overhead)."""
+    """Bytes by component (the keys of MemoryBreakdown, minus overhead).
+
+    The peak is either mid-backward (activations and logits alive) or inside the optimizer step
+    (`step_scratch` alive instead); `peak_optimizer` charges the step's excess to the optimizer.
+    """
 
     weights: float
     adapter: float
@@ -17,6 +21,11 @@ class Components:
     optimizer: float
     activations: float
     logits: float
+    step_scratch: float = 0.0
+
+    @property
+    def step_excess(self) -> float:
+        return max(0.0, self.step_scratch - self.activations - self.logits)
 
     @property
     def allocated(self) -> float:
@@ -25,6 +34,7 @@ class Components:
             + self.adapter
             + self.gradients
             + self.optimizer
+            + self.step_excess
             + self.activations
             + self.logits
         )
@@ -55,7 +65,9 @@ def per_gpu(
     elif sharding is Sharding.ddp:
         share = replace(c, gradients=2 * c.gradients)
     elif sharding is Sharding.zero2:
-        share = replace(c, gradients=c.gradients / n, optimizer=c.optimizer / n)
+        share = replace(
+            c, gradients=c.gradients / n, optimizer=c.optimizer / n, step_scratch=c.step_scratch / n
+        )
     elif sharding is Sharding.device_map:
         share = Components(
             weights=c.weights / n,
@@ -64,6 +76,7 @@ def per_gpu(
             optimizer=c.optimizer / n,
             activations=c.activations / n,
             logits=c.logits,
+            step_scratch=c.step_scratch / n,
         )
     else:  # fsdp, zero3
         share = Components(
@@ -73,9 +86,17 @@ def per_gpu(
             optimizer=c.optimizer / n,
             activations=c.activations,
             logits=c.logits,
+            step_scratch=c.step_scratch / n,
         )
     if not cpu_offload:
         return share
     if sharding in (Sharding.fsdp, Sharding.zero3) and n > 1:
-        return replace(share, weights=gathered_bytes, adapter=0.0, gradients=0.0, optimizer=0.0)
-    return replace(share, optimizer=0.0)
+        return replace(
+            share,
+            weights=gathered_bytes,
+            adapter=0.0,
+            gradients=0.0,
+            optimizer=0.0,
+            step_scratch=0.0,
+        )
+    return replace(share, optimizer=0.0, step_scratch=0.0)

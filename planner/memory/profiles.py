@@ -7,7 +7,7 @@ docs/readme/A.md for the figures.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from planner.spec import Framework
 
@@ -17,10 +17,17 @@ GIB = float(2**30)
 CUDA_CONTEXT_GIB = 0.6
 # NCCL communicators and their buffers on every rank of a multi-GPU job.
 NCCL_BUFFERS_GIB = 0.4
-# The caching allocator's pool above the live tensors (fragmentation of activation-sized blocks),
-# as a fraction of the activations + logits, which churn every step; weights and optimizer state
-# are allocated once and pack tightly.
-ALLOCATOR_SLACK_FRACTION = 0.25
+# The caching allocator's pool above the live tensors, as a fraction of the activations + logits,
+# which are freed and re-allocated every step (weights and optimizer state are allocated once and
+# pack tightly). Packed batches have one shape, so cached blocks are reused; variable-length
+# batches leave blocks cached at earlier sizes that later, larger ones cannot reuse.
+ALLOCATOR_SLACK_PACKED = 0.05
+ALLOCATOR_SLACK_VARIABLE_LENGTH = 0.2
+# With checkpointing, backward holds the saved tensors of the one layer it recomputes (their
+# gradients reuse blocks freed as it goes).
+RECOMPUTED_LAYERS = 1.0
+# bitsandbytes NF4 training's hold beyond the packed weights, per weight (FrameworkProfile).
+NF4_EXTRA_BYTES_BNB = 0.25
 # Korthikanti et al. (2022): a materialised attention stores ~5 bytes per score element
 # (16-bit scores, 16-bit softmax output, 1-byte dropout mask) per head and per query·key pair.
 EAGER_ATTENTION_BYTES_PER_SCORE = 5.0
@@ -36,12 +43,25 @@ class FrameworkProfile:
     norm_input_bytes_per_hidden: what one RMSNorm/LayerNorm saves per hidden unit (4 = the fp32
         upcast eager PyTorch norms keep; 2 = a fused kernel keeping the 16-bit input).
     gated_mlp_saved_tensors: 16-bit tensors of intermediate width a SwiGLU/GeGLU block saves
-        (gate, up, activation, product = 4 in eager PyTorch; 2 with a fused kernel).
+        besides the down projection's input (gate, up, activation = 3 in eager PyTorch; 2 with
+        a fused kernel that recomputes the activation).
+    loss_chunk_tokens: a fused/chunked loss materialises the logits of this many tokens at a
+        time (None: all of them).
     offloads_checkpoints: checkpointed layer inputs live in host RAM (Unsloth).
+    lora_dropout: LoRA dropout is on (PEFT/LitGPT recipes use 0.05–0.1): each adapted input is
+        copied (16-bit) with a 1-byte mask for backward.
     kbit_embeddings_fp32: PEFT's prepare_model_for_kbit_training upcasts the 16-bit
         embeddings/lm_head/norms of a bitsandbytes model to fp32.
     adapter_bytes: storage of LoRA weights (PEFT keeps adapters in fp32; bf16-true stacks don't).
+    nf4_extra_bytes_per_weight: what bitsandbytes NF4 training through this stack holds beyond
+        the packed weights (calibrated). Published pairs show it: Qwen-72B LoRA at 2k takes
+        74.9 GiB with bitsandbytes NF4 against 54.9 GiB with GPTQ int4 (ms-swift); Llama-2-70B
+        NF4 OOMs on 80 GB where GPTQ peaks at 62 GiB (fms-acceleration); LitGPT's NF4 runs sit
+        the same margin above their weights. Unsloth dequantises into one reused buffer and
+        torchtune uses torchao's NF4 tensors instead.
     double_quant: NF4 block constants are themselves quantised (QLoRA's recipe).
+    fsdp_gathers_full_model: under FSDP every rank at some point holds the whole 16-bit model
+        (LitGPT consolidates a full checkpoint; its measured multi-GPU peaks include it).
     optimizer_in_backward_single_gpu: the full fine-tune recipe steps each parameter as its
         gradient arrives, so gradients never all exist at once (torchtune single-device).
     """
@@ -51,21 +71,31 @@ class FrameworkProfile:
     norm_input_bytes_per_hidden: float
     gated_mlp_saved_tensors: int
     offloads_checkpoints: bool
+    loss_chunk_tokens: int | None
+    lora_dropout: bool
     kbit_embeddings_fp32: bool
     adapter_bytes: int
+    nf4_extra_bytes_per_weight: float
     double_quant: bool
+    fsdp_gathers_full_model: bool
     optimizer_in_backward_single_gpu: bool
 
 
 HF = FrameworkProfile(
     name="HF Trainer + PEFT",
-    logits_bytes_per_entry=16.0,
+    # transformers' loss: 16-bit logits kept in the output, fp32 log-softmax, its fp32 gradient
+    # and the 16-bit gradient of the logits: 2 + 4 + 4 + 2.
+    logits_bytes_per_entry=12.0,
     norm_input_bytes_per_hidden=4.0,
-    gated_mlp_saved_tensors=4,
+    gated_mlp_saved_tensors=3,
     offloads_checkpoints=False,
+    loss_chunk_tokens=None,
+    lora_dropout=True,
     kbit_embeddings_fp32=True,
     adapter_bytes=4,
+    nf4_extra_bytes_per_weight=NF4_EXTRA_BYTES_BNB,
     double_quant=True,
+    fsdp_gathers_full_model=False,
     optimizer_in_backward_single_gpu=False,
 )
 
@@ -73,38 +103,61 @@ PROFILES: dict[Framework, FrameworkProfile] = {
     Framework.hf: HF,
     Framework.axolotl: HF,
     Framework.llama_factory: HF,
-    Framework.ms_swift: HF,
+    Framework.ms_swift: replace(
+        HF,
+        name="ms-swift",
+        # Its published runs used the 2023–24 transformers loss path: the logits upcast to fp32 in
+        # the forward and returned, a shifted fp32 copy, fp32 log-softmax and gradients (≈ 22 B
+        # by count); calibrated on its reserved-memory benchmarks, whose multi-GB blocks the
+        # allocator rounds up.
+        logits_bytes_per_entry=28.0,
+    ),
     Framework.unsloth: FrameworkProfile(
         name="Unsloth",
+        # fused cross-entropy: fp32 logits of one chunk of tokens at a time.
         logits_bytes_per_entry=4.0,
         norm_input_bytes_per_hidden=2.0,
         gated_mlp_saved_tensors=2,
         offloads_checkpoints=True,
+        loss_chunk_tokens=1024,
+        lora_dropout=False,
         kbit_embeddings_fp32=False,
         adapter_bytes=4,
+        nf4_extra_bytes_per_weight=0.0,
         double_quant=True,
+        fsdp_gathers_full_model=False,
         optimizer_in_backward_single_gpu=False,
     ),
     Framework.torchtune: FrameworkProfile(
         name="torchtune",
+        # chunked cross-entropy: 16-bit logits kept, one chunk upcast to fp32 at a time.
         logits_bytes_per_entry=4.0,
         norm_input_bytes_per_hidden=4.0,
-        gated_mlp_saved_tensors=4,
+        gated_mlp_saved_tensors=3,
         offloads_checkpoints=False,
+        loss_chunk_tokens=None,
+        lora_dropout=False,
         kbit_embeddings_fp32=False,
         adapter_bytes=2,
+        nf4_extra_bytes_per_weight=0.0,
         double_quant=False,
+        fsdp_gathers_full_model=False,
         optimizer_in_backward_single_gpu=True,
     ),
     Framework.litgpt: FrameworkProfile(
         name="LitGPT",
+        # chunked cross-entropy in bf16: logits, log-softmax and their two gradients, 2 B each.
         logits_bytes_per_entry=8.0,
         norm_input_bytes_per_hidden=4.0,
-        gated_mlp_saved_tensors=4,
+        gated_mlp_saved_tensors=3,
         offloads_checkpoints=False,
+        loss_chunk_tokens=None,
+        lora_dropout=True,
         kbit_embeddings_fp32=False,
         adapter_bytes=2,
+        nf4_extra_bytes_per_weight=NF4_EXTRA_BYTES_BNB,
         double_quant=False,
+        fsdp_gathers_full_model=True,
         optimizer_in_backward_single_gpu=False,
     ),
 }
