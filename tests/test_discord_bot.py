@@ -227,6 +227,22 @@ async def test_an_answer_discord_refuses_still_ends_the_thinking_state():
         assert result.response.embeds == []
 
 
+async def test_a_direct_message_conversation_needs_no_mention_and_remembers_the_job(
+    conversation,
+):
+    client = GpuplanClient(conversation, shard_count=1)
+    async with simcord.run(client) as env:
+        bo = env.create_user("bo")
+        await bo.send_dm(QUESTION)
+        await bo.send_dm("what if 8k ctx?")
+        first, second = _bot_messages(bo.dm_channel, client)
+        assert "4,096 ctx" in first.embeds[0].title
+        assert "context: 4096 → 8192" in _field(second, "What changed")
+        (key, _), (followup_key, _) = conversation.calls
+        assert key == followup_key and key.workspace == "" and key.thread == ""
+        _assert_never_pings(env)
+
+
 async def test_with_the_message_content_intent_plain_thread_replies_replan(conversation):
     client = GpuplanClient(conversation, shard_count=1, message_content=True)
     async with simcord.run(client, approved_intents=discord.Intents.all()) as env:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import discord
@@ -20,7 +21,7 @@ class WhatIfButton(discord.ui.DynamicItem[discord.ui.Button], template=WHATIF_TE
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item, match: Any, /
+        cls, interaction: discord.Interaction, item: discord.ui.Item, match: re.Match[str], /
     ) -> WhatIfButton:
         return cls(getattr(item, "label", None) or match["id"], item.custom_id)
 
