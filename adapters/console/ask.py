@@ -16,11 +16,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from adapters.console import logs
-
-    logs.configure()
     from adapters.console.text import render_text, wants_colour
     from bot.conversation import answer_once
 
+    logs.configure()
     turn = answer_once(" ".join(args.text))
     reply = turn.reply
     if args.json:

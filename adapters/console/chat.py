@@ -30,12 +30,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from adapters.console import logs
-
-    logs.configure()
     from adapters.console.text import render_text, wants_colour
     from bot.conversation import Conversation
     from bot.threads import ThreadKey
 
+    logs.configure()
     thread = args.thread or secrets.token_hex(4)
     interactive = sys.stdin.isatty()
     try:
@@ -45,12 +44,13 @@ def run(args: argparse.Namespace) -> int:
         return 1
     key = ThreadKey(platform="console", thread=thread)
     colour = wants_colour(sys.stdout) and not args.json
-    if interactive:
+    if interactive or not args.thread:
         print(
-            f"thread {thread}: continue later with `gpuplan chat --thread {thread}`; "
-            "“help” for examples, Ctrl-D to leave",
+            f"thread {thread}: continue later with `gpuplan chat --thread {thread}`",
             file=sys.stderr,
         )
+    if interactive:
+        print("“help” for examples; Ctrl-D to leave", file=sys.stderr)
     for text in _messages(interactive):
         turn = conversation.respond(key, text)
         if args.json:

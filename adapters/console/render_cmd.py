@@ -16,10 +16,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from adapters.console import logs
-
-    logs.configure()
     from bot.conversation import answer_once
 
+    logs.configure()
     reply = answer_once(" ".join(args.text)).reply
     payloads = importlib.import_module(RENDERERS[args.platform]).render_reply(reply)
     print(json.dumps(payloads, indent=2, ensure_ascii=False))

@@ -10,8 +10,13 @@ from bot import format as fmt
 from bot.reply import CardRow, Reply
 
 _RESET = "\033[0m"
-_STYLES = {"bold": "\033[1m", "dim": "\033[2m", "fits": "\033[32m", "tight": "\033[33m"}
-_STYLES["no"] = "\033[31m"
+_STYLES = {
+    "bold": "\033[1m",
+    "dim": "\033[2m",
+    "fits": "\033[32m",
+    "tight": "\033[33m",
+    "no": "\033[31m",
+}
 _COLUMNS = ("card", "fit", "headroom", "time", "cost", "$/GPU-h", "")
 _RIGHT_ALIGNED = {2, 3, 4, 5}
 
@@ -51,7 +56,7 @@ def render_text(reply: Reply, *, colour: bool = False) -> str:
         if items:
             lines += ["", style(heading, "bold"), *_bullets(items)]
     if reply.price_date:
-        lines += ["", style(f"Prices as of {reply.price_date}.", "dim")]
+        lines += ["", style(f"Prices: {reply.price_date}.", "dim")]
     if reply.followups:
         lines.append(style("Try: " + " · ".join(reply.followups), "dim"))
     return "\n".join(lines)
