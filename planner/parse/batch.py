@@ -29,7 +29,7 @@ _ACCUM_KEYS = (
     r"gradient\saccumulation(?:\ssteps)?|grad(?:ient)?\saccum(?:ulation)?(?:\ssteps)?|ga|"
     r"梯度累积(?:步数)?)"
 )
-_VALUE = r"(?P<num>" + NUM + r")(?![a-z0-9_.])"
+_VALUE = r"(?P<num>" + NUM + r")(?![a-z0-9_]|\.\d)"
 _ACCUM = re.compile(r"(?<![a-z])-{0,2}" + _ACCUM_KEYS + _SEP + _VALUE)
 _GLOBAL = re.compile(r"(?<![a-z])" + _GLOBAL_KEYS + _SEP + _VALUE)
 _MICRO = re.compile(r"(?<![a-z])-{0,2}" + _MICRO_KEYS + _SEP + _VALUE)

@@ -15,7 +15,7 @@ _QUOTED_KEY = re.compile(r"['\"](?P<key>[a-z_][a-z0-9_.]{0,40})['\"]\s?(?P<sep>[
 _QUOTED_VALUE = re.compile(r"(?P<sep>[:=])\s?['\"](?P<value>[\w./-]{1,120})['\"]")
 _FALSE_SWITCH = re.compile(
     r"(?:load_in_[48]bit|bf16|fp16|tf32|train_4bit|quantization_bit|double_quant|use_peft|"
-    r"sample_packing|packing|use_flash_attention_2)\s?[=:]\s?(?:false|none|null|0)(?![a-z0-9_.])"
+    r"sample_packing|packing|use_flash_attention_2)\s?[=:]\s?(?:false|none|null|0)(?![a-z0-9_]|\.\d)"
 )
 
 

@@ -20,7 +20,7 @@ _KEYS = (
     r"window|len)|ctx\s(?:len|length|size)|max(?:imum)?\s(?:sequence\s)?length|cutoff|context|ctx|"
     r"序列长度|上下文长度|上下文|token长度|长度|seq)"
 )
-_VALUE = r"(?P<num>" + NUM + r")\s?(?P<k>k)?(?![a-z0-9_.])\+?"
+_VALUE = r"(?P<num>" + NUM + r")\s?(?P<k>k)?(?![a-z0-9_]|\.\d)\+?"
 _KEY_VALUE = re.compile(
     r"(?<![a-z])-{0,2}"
     + _KEYS
@@ -40,9 +40,11 @@ _SPLIT = re.compile(
     r"max_target_seq_len)\s?[=:]?\s?(?P<b>\d{1,7})"
 )
 _N_TOKENS = re.compile(
-    r"(?<![a-z0-9_.,])(?P<num>\d{2,6})\s?(?:-\s?)?tokens?(?![a-z0-9_/])(?!\s?(?:per|/|a\s))"
+    r"(?<![a-z0-9_.,])(?P<num>\d{2,6})\s?(?:-\s?)?tokens?(?![a-z0-9_]|\.\d)(?!\s?(?:per|/|a\s))"
 )
-_BARE_K = re.compile(r"(?<![a-z0-9_.$])(?P<num>1|2|4|8|16|32|64|128|256)\s?(?P<k>k)(?![a-z0-9_.])")
+_BARE_K = re.compile(
+    r"(?<![a-z0-9_.$])(?P<num>1|2|4|8|16|32|64|128|256)\s?(?P<k>k)(?![a-z0-9_]|\.\d)"
+)
 
 
 def _tokens(r: Reading, m: re.Match[str]) -> int:

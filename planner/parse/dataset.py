@@ -26,7 +26,7 @@ _SAMPLE_WORDS = (
     r"points?|条数据|条样本|条|个样本|个数据|样本)"
 )
 _TOKENS = re.compile(
-    r"(?<![a-z0-9_.,])" + _COUNT + r"\s?(?:training\s)?(?:tokens?|toks?)(?![a-z0-9_/])"
+    r"(?<![a-z0-9_.,])" + _COUNT + r"\s?(?:training\s)?(?:tokens?|toks?)(?![a-z0-9_]|\.\d)"
 )
 _TOKENS_TIMES_EPOCHS = re.compile(
     r"(?<![a-z0-9_.,])" + _COUNT + r"\s?(?:tokens?\s?)?[*x]\s?(?P<epochs>\d{1,4})\s?epochs?"

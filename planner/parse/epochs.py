@@ -12,7 +12,7 @@ from planner.parse.reading import Reading
 
 _KEY_VALUE = re.compile(
     r"(?:num_train_epochs|num_epochs|n_epochs|train_epochs|max_epochs|epochs?|轮数|训练轮数)\s?"
-    r"(?:=|:|of|to)?\s?(?P<num>" + NUM + r")(?![a-z0-9_.])"
+    r"(?:=|:|of|to)?\s?(?P<num>" + NUM + r")(?![a-z0-9_]|\.\d)"
 )
 _VALUE_KEY = re.compile(
     r"(?<![a-z0-9_.])(?P<num>"
@@ -21,7 +21,7 @@ _VALUE_KEY = re.compile(
     r"rounds?|passes)(?![a-z])(?!\s?(?:takes|took|per|each))"
 )
 _TIMES = re.compile(
-    r"(?<![a-z0-9_.])(?:x|\*)\s?(?P<num>\d{1,3})(?![a-z0-9_.])|(?<![a-z0-9_.])(?P<num2>\d{1,3})x(?![a-z0-9_.])"
+    r"(?<![a-z0-9_.])(?:x|\*)\s?(?P<num>\d{1,3})(?![a-z0-9_]|\.\d)|(?<![a-z0-9_.])(?P<num2>\d{1,3})x(?![a-z0-9_]|\.\d)"
 )
 _PER_EPOCH = re.compile(r"(?:per|each|every|a)\s(?:epoch|round)|1\sepoch\s(?:takes|took)|每轮")
 

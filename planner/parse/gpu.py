@@ -58,7 +58,7 @@ _CARDS: list[tuple[str, str]] = [
 _CONSUMER = r"(?:(?:rtx|gtx)\s?-?)?(?P<consumer>[1-5]0[5-9]0|1660)(?:\s?(?P<tier>ti|super))?"
 _NAME = r"(?P<name>" + "|".join(p for p, _ in _CARDS) + "|" + _CONSUMER + r")"
 # Cards sold with several memory sizes: the size goes into the name so the catalog can tell.
-_MEMORY_VARIANTS = {"A100", "A800", "V100", "RTX 3060", "RTX 4060 Ti", "RTX 3080"}
+MEMORY_VARIANTS = {"A100", "A800", "V100", "RTX 3060", "RTX 4060 Ti", "RTX 3080"}
 
 _GB = r"(?:gb|gib|g)(?![a-z])"
 _COUNT_WORDS = {
@@ -141,7 +141,7 @@ def _display(m: re.Match[str]) -> str:
 
 def with_memory(name: str, vram_gb: float) -> str:
     """ "A100" + 40 → "A100 40GB" for cards sold in several sizes; other names unchanged."""
-    return f"{name} {whole(vram_gb)}GB" if name in _MEMORY_VARIANTS else name
+    return f"{name} {whole(vram_gb)}GB" if name in MEMORY_VARIANTS else name
 
 
 def _vram_gb(m: re.Match[str], group: str) -> int | float | None:

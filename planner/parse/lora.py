@@ -13,7 +13,7 @@ _SEP = r"\s?(?:=|:|of|is)?\s?"
 _RANK = re.compile(
     r"(?<![a-z])-{0,2}(?:lora_r|lora_rank|lora\srank|lora\sr|rank|r)"
     + _SEP
-    + r"(?P<num>\d{1,5})(?![a-z0-9_.])"
+    + r"(?P<num>\d{1,5})(?![a-z0-9_]|\.\d)"
 )
 _RANK_AFTER = re.compile(
     r"(?<![a-z0-9_.])(?P<num>\d{1,5})\s?-?rank(?![a-z])|(?<![a-z])r(?P<num2>4|8|16|32|64|128|256)\b"

@@ -19,8 +19,11 @@ _FULL = re.compile(
     r"full[-\s_]?(?:parameter|param|weights?|model|precision\sfine|fine[-\s]?tun\w*|finetun\w*|ft|"
     r"sft|training|train)|(?<![a-z])fft(?![a-z])|sft\sfull|全参数?|全量|全参微调|continued?\s(?:pre-?)?"
     r"train\w*|continual\spre-?train\w*|(?<![a-z])pre-?train\w*|from\sscratch|预训练|增量预训练|"
-    r"finetuning_type\s?[=:]\s?full|(?<![a-z])full(?![a-z])(?!\s?(?:precision|batch|context|length|"
-    r"data|\d|bf16|fp|gpu|node|card|vram|memory))"
+    r"finetuning_type\s?[=:]\s?full|(?<![a-z])full(?=\s?(?:$|[,.;:?!)/]|(?:on|with|using|in|at|for|"
+    r"and|vs|or|overnight|run|job|bf16|fp16|fp32|mode|tuning)(?![a-z])))"
+)
+_COMPARE = re.compile(
+    r"(?<![a-z])(?:vs\.?|versus|or|compared?|comparison|difference|between)(?![a-z])"
 )
 _SFT = re.compile(r"(?<![a-z])sft(?![a-z])")
 _RL = re.compile(r"(?<![a-z])(grpo|dpo|ppo|orpo|kto|rlhf)(?![a-z])")
@@ -73,6 +76,10 @@ def read_method(r: Reading) -> None:
     if _NOT_LORA.search(r.text):
         r.put("method", "full")
         r.take(_NOT_LORA.search(r.text))
+    compared = _compared_methods(r.text)
+    if len(compared) > 1:
+        r.put("method", compared[0])
+        r.alternatives.extend({"method": other} for other in compared[1:])
     if _QLORA.search(r.text):
         r.put("method", "qlora")
     elif _LORA.search(r.text):
@@ -92,6 +99,16 @@ def read_method(r: Reading) -> None:
         r.take(rl)
     _read_precision(r)
     _read_switches(r)
+
+
+def _compared_methods(text: str) -> list[str]:
+    """ "lora vs qlora", "QLoRA or full?": methods in the order written, when compared."""
+    if not _COMPARE.search(text):
+        return []
+    found = [(m.start(), "qlora") for m in _QLORA.finditer(text)]
+    found += [(m.start(), "lora") for m in _LORA.finditer(text)]
+    found += [(m.start(), "full") for m in _FULL.finditer(text)]
+    return list(dict.fromkeys(method for _, method in sorted(found)))
 
 
 def _read_optimizer(r: Reading) -> None:

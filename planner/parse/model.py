@@ -119,7 +119,7 @@ _VERSION_SIZE_TRAP = re.compile(r"\s?b?\s?\(?\s?\d{1,3}\s?b\b")
 # HF repo ids: org/name with a letter in each and a digit or hyphen in the name (not "tokens/s").
 _HF_ID = re.compile(
     r"(?<![a-z0-9_./-])(?P<id>(?P<org>[a-z][\w.-]{1,38}[a-z0-9])/(?P<name>[a-z0-9][\w.-]{1,95}))"
-    r"(?![a-z0-9_/])"
+    r"(?![a-z0-9_]|\.\d)"
 )
 _ID_SIZE = re.compile(r"(?<![a-z0-9.])(?P<moe>\d{1,2}x)?(?P<size>\d{1,4}(?:\.\d{1,2})?)b(?![a-z])")
 _ID_QUANT = re.compile(r"bnb[-_]?4bit|-4bit|gptq|awq|int4|int8|-8bit")
@@ -285,7 +285,7 @@ def read_sizes(r: Reading) -> None:
             family = _Family(canonical, version if version in versions else "")
             if m.group("tier"):
                 r.put("model", f"{family.name}{family.version} {m.group('tier')}")
-                r.take(m)
+            r.take(m)
             break
     _read_bare_sizes(r, family)
     if family and "model" not in r.fields:

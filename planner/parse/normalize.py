@@ -19,7 +19,6 @@ _CN_RUN = re.compile(r"[零〇一二两俩三四五六七八九十百千]{1,8}")
 _CN_SCALE = re.compile(r"(\d{1,9}(?:\.\d{1,6})?)\s?(万亿|亿|万|千)")
 
 _WORD_NUMBERS = {
-    "zero": 0,
     "one": 1,
     "two": 2,
     "three": 3,

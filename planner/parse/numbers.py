@@ -10,7 +10,7 @@ import re
 # 2,000-digit run.
 NUM = (
     r"(?<![\d.])(?<!\d,)(?:\d{1,3}(?:,\d{3}){1,5}(?![\d,])|\d{1,16}(?:\.\d{1,8})?"
-    r"(?:e[+-]?\d{1,4}(?![a-z0-9_.]))?|\.\d{1,8})"
+    r"(?:e[+-]?\d{1,4}(?![a-z0-9_]|\.\d))?|\.\d{1,8})"
 )
 
 # Count suffixes: "20M tokens", "41k rows", "1.2bn", "1.1T tokens". "b" is left to model sizes.

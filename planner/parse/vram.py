@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from planner.parse.gpu import with_memory
+from planner.parse.gpu import MEMORY_VARIANTS, with_memory
 from planner.parse.numbers import NUM, whole
 from planner.parse.reading import Reading
 from planner.units import convert
@@ -68,8 +68,12 @@ def read_vram(r: Reading) -> None:
     # "A100 with 40GB RAM" is the card's memory unless the text gives that some other way.
     rams = r.matches(_RAM)
     ram_numbers = {m.start("num") for m in rams}
-    other_figure = total is not None or any(
-        m.start("num") not in ram_numbers for p in _PER_CARD for m in r.matches(p)
+    # ... but beside a card sold in one memory size ("a 4090"), RAM is the host's.
+    fixed_card = r.fields.get("gpu") and r.fields["gpu"] not in MEMORY_VARIANTS
+    other_figure = (
+        fixed_card
+        or total is not None
+        or any(m.start("num") not in ram_numbers for p in _PER_CARD for m in r.matches(p))
     )
     for m in rams:
         value = _gb(r, m)
