@@ -45,14 +45,16 @@ def per_gpu(
     num_gpus: int,
     sharding: Sharding,
     cpu_offload: bool,
-    gathered_bytes: float,
+    gathered_layers_bytes: float,
+    root_bytes: float,
 ) -> Components:
     """What one GPU holds.
 
     ddp: everything replicated, plus DDP's flat gradient buckets (a second copy of the grads).
     zero2: gradients and optimizer state sharded; weights replicated.
-    fsdp / zero3: weights, gradients and optimizer state sharded, plus `gathered_bytes` (the
-    units FSDP gathers: the current and prefetched layer, and the root's embeddings/lm_head).
+    fsdp / zero3: weights, gradients and optimizer state sharded; the current and prefetched
+    layer are gathered (`gathered_layers_bytes`) and the root unit (embeddings, lm_head, norms:
+    `root_bytes`) stays gathered from forward to backward.
     device_map: layers split across GPUs run one after another: weights, training state and
     activations split; the last GPU also computes the logits.
     cpu_offload: optimizer state in host RAM (and, when sharded, the parameters and
@@ -80,7 +82,7 @@ def per_gpu(
         )
     else:  # fsdp, zero3
         share = Components(
-            weights=c.weights / n + gathered_bytes,
+            weights=(c.weights - root_bytes) / n + root_bytes + gathered_layers_bytes,
             adapter=c.adapter / n,
             gradients=c.gradients / n,
             optimizer=c.optimizer / n,
@@ -93,7 +95,7 @@ def per_gpu(
     if sharding in (Sharding.fsdp, Sharding.zero3) and n > 1:
         return replace(
             share,
-            weights=gathered_bytes,
+            weights=root_bytes + gathered_layers_bytes,
             adapter=0.0,
             gradients=0.0,
             optimizer=0.0,
