@@ -263,6 +263,8 @@ def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, 
     Order: a known name; else a size (stated or inside the name) that is a common nominal size →
     its representative; else any size → a generic Llama-style shape of that size.
     """
+    if name and _SIZE_RE.fullmatch(name.strip()):  # "13B" in the model field is a bare size
+        name, params_b = None, params_b or size_in_name_b(name)
     if name and name.strip():
         found = lookup_model(name)
         if found is not None:

@@ -1,0 +1,91 @@
+"""Defaults, assumptions, warnings and validation errors of planner.defaults / make_plan."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.defaults import resolve
+from planner.errors import PlanningError
+from planner.planner import make_plan, parse_spec
+from planner.spec import JobSpec, Method, Optimizer, Precision, Quant, Sharding
+
+
+def test_every_default_is_filled_and_stated() -> None:
+    resolved = resolve(JobSpec(method=Method.qlora, params_b=13))
+    spec = resolved.spec
+    assert spec.model == "meta-llama/Llama-2-13b-hf"
+    assert spec.quant is Quant.nf4
+    assert spec.precision is Precision.bf16
+    assert spec.optimizer is Optimizer.adamw
+    assert spec.lora_rank == 16
+    assert spec.lora_targets == "all-linear"
+    assert spec.seq_len == 2048
+    assert spec.micro_batch == 1
+    assert spec.gradient_checkpointing is True
+    assert spec.flash_attention is True
+    assert spec.num_gpus == 1
+    assert spec.sharding is Sharding.none
+    said = " ".join(resolved.assumptions)
+    for fact in ("Llama-2-13b", "NF4", "AdamW", "rank 16", "2,048", "checkpointing"):
+        assert fact in said
+
+
+def test_what_the_user_said_is_kept() -> None:
+    spec = resolve(
+        JobSpec(method=Method.lora, model="mistral 7b", seq_len=8192, micro_batch=4)
+    ).spec
+    assert (spec.seq_len, spec.micro_batch) == (8192, 4)
+
+
+def test_multi_gpu_full_fine_tuning_defaults_to_fsdp() -> None:
+    spec = resolve(JobSpec(method=Method.full, params_b=8, num_gpus=4)).spec
+    assert spec.sharding is Sharding.fsdp
+
+
+def test_a_sequence_longer_than_the_context_warns() -> None:
+    resolved = resolve(JobSpec(method=Method.lora, model="llama 2 7b", seq_len=16_384))
+    assert any("context" in w for w in resolved.warnings)
+
+
+def test_quant_with_full_fine_tuning_warns_and_is_dropped() -> None:
+    resolved = resolve(JobSpec(method=Method.full, params_b=7, quant=Quant.nf4))
+    assert resolved.spec.quant is None
+    assert any("quant" in w for w in resolved.warnings)
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"micro_batch": 0}, "micro_batch"),
+        ({"seq_len": -1}, "seq_len"),
+        ({"optimizer": "lion"}, "optimizer"),
+        ({"method": "dreambooth"}, "method"),
+        ({"num_gpus": 0}, "num_gpus"),
+    ],
+)
+def test_nonsense_is_an_error_naming_the_field(patch: dict, field: str) -> None:
+    with pytest.raises(PlanningError) as caught:
+        parse_spec({"method": "lora", "params_b": 7, **patch})
+    assert caught.value.field == field
+    assert field in str(caught.value)
+
+
+def test_a_missing_method_names_method() -> None:
+    with pytest.raises(PlanningError) as caught:
+        parse_spec({"model": "llama 3 8b"})
+    assert caught.value.field == "method"
+
+
+def test_make_plan_reports_the_model_and_a_consistent_breakdown() -> None:
+    plan = make_plan(JobSpec(method=Method.qlora, params_b=13, seq_len=4096))
+    memory = plan.memory
+    parts = memory.breakdown_gib.model_dump()
+    assert plan.model.key == "llama-2-13b"
+    assert sum(parts.values()) == pytest.approx(memory.required_gib, abs=0.01)
+    assert memory.range_gib[0] < memory.required_gib < memory.range_gib[1]
+
+
+def test_qlora_70b_fits_a_single_80gb_card_and_full_does_not() -> None:
+    qlora = make_plan(JobSpec(method=Method.qlora, model="llama 3 70b", seq_len=2048))
+    full = make_plan(JobSpec(method=Method.full, model="llama 3 70b", seq_len=2048))
+    assert qlora.memory.required_gib < 75 < full.memory.required_gib
