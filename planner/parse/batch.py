@@ -13,7 +13,7 @@ import re
 from planner.parse.numbers import NUM
 from planner.parse.reading import Reading
 
-_SEP = r"\s?(?:=|:|of|is|to)?\s?"
+_SEP = r"\s?(?:=|:|of|is|to|设置为|设为|为|是)?\s?"
 _MICRO_KEYS = (
     r"(?:per_device_train_batch_size|per_device_batch_size|train_micro_batch_size_per_gpu|"
     r"micro_batch_size|micro_batch|micro_bs|microbatch(?:\ssize)?|micro\sbatch(?:\s?size)?|mbs|"

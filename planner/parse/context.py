@@ -17,14 +17,14 @@ _KEYS = (
     r"(?:max_seq_length|max_seq_len|max_sequence_length|seq_length|seq_len|sequence_len(?:gth)?|"
     r"cutoff_len|model_max_length|max_length|max_len|block_size|context_length|context_len|"
     r"max_position_embeddings|max_tokens|sequence\slength|seq\slen(?:gth)?|context\s(?:length|size|"
-    r"window|len)|ctx\s(?:len|length|size)|max(?:imum)?\s(?:sequence\s)?length|cutoff|context|ctx|"
+    r"window|len)|ctx\s(?:len|length|size)|max(?:imum)?\s(?:sequence\s)?length|max\slen|sequence|cutoff|context|ctx|"
     r"序列长度|上下文长度|上下文|token长度|长度|seq)"
 )
 _VALUE = r"(?P<num>" + NUM + r")\s?(?P<k>k)?(?![a-z0-9_]|\.\d)\+?"
 _KEY_VALUE = re.compile(
     r"(?<![a-z])-{0,2}"
     + _KEYS
-    + r"s?\s?(?:of|=|:|is|at|to|为|是)?\s?(?:about|around|~|up\sto)?\s?"
+    + r"s?\s?(?:of|=|:|is|at|to|设置为|设置成|设为|为|是)?\s?(?:about|around|~|up\sto)?\s?"
     + _VALUE
 )
 _VALUE_KEY = re.compile(

@@ -40,7 +40,8 @@ _PER_SAMPLE = re.compile(
     r"(?:of|with|each|averag\w{0,4}|avg|per\s(?:sample|example|entry|row))\s(?:sample\s)?"
     r"(?:containing\s|having\s|of\s|length\s|is\s)?(?:around\s|about\s|~)?\s?(?P<num>" + NUM + ")"
     r"(?P<k>k)?\s?(?:-\s?)?tokens?|(?P<num2>\d{1,6})\s?tokens?\s(?:each|per\s(?:sample|example|"
-    r"entry|row))"
+    r"entry|row))|(?:每条|每个样本|平均)(?:平均)?(?:长度)?(?:约|大约|为)?\s?(?P<num3>\d{1,6})\s?(?:个\s?)?"
+    r"(?:tokens?|字)?"
 )
 _TEXT_SIZE = re.compile(
     r"(?<![a-z0-9_.])(?P<num>"
@@ -88,7 +89,7 @@ def read_dataset(r: Reading) -> None:
 def _samples_to_tokens(r: Reading, samples: float) -> None:
     length = None
     for m in r.matches(_PER_SAMPLE):
-        group = "num" if m.group("num") else "num2"
+        group = next(g for g in ("num", "num2", "num3") if m.group(g))
         length = r.number(m, group, "The sample length") * (1000 if m.group("k") else 1)
         r.take(m)
         break

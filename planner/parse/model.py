@@ -210,8 +210,9 @@ def _read_family_sizes(r: Reading) -> None:
             rest = r.text[m.end() : m.end() + 24]
             if _VERSION_SIZE_TRAP.match(rest):
                 r.assume(f"{canonical} {size_text.rstrip('b')} read as a version, not a size")
-                r.take(m, "size")
-                r.put("model", f"{canonical}{size_text.rstrip('b')}")
+                # Drop the "B" so the sizes that follow are named "llava1.6 7b".
+                b_at = m.end("size") - 1
+                r.text = r.text[:b_at] + " " + r.text[b_at + 1 :]
                 continue
         if not version and versions and re.fullmatch(r"\d{2,4}b", size_text):
             version, size_text = _split_glued(size_text, versions)
