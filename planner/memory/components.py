@@ -81,11 +81,11 @@ def weights_bytes(arch: ModelArch, job: Job) -> float:
     """Model weights.
 
     full / lora: every parameter at `base_weight_bytes_per_param`.
-    qlora: the decoder's linear layers quantised (`quantised_bytes_per_weight`); embeddings,
-    lm_head and norms stay 16-bit, or fp32 where PEFT's k-bit preparation upcasts them
-    (bitsandbytes nf4/int8 under HF); bitsandbytes NF4 runs also hold the profile's
-    nf4_extra_bytes_per_weight. Plus the 16-bit copy of the largest linear that
-    dequantisation materialises for each matmul (forward and backward: two).
+    qlora: the decoder's linear layers quantised (`quantised_bytes_per_weight`, plus the
+    profile's nf4_extra_bytes_per_weight for NF4); embeddings, lm_head and norms stay 16-bit,
+    or fp32 where PEFT's k-bit preparation upcasts them (bitsandbytes nf4/int8 under HF); and
+    the 16-bit copy of the largest linear that dequantisation materialises for each matmul
+    (forward and backward: two).
     """
     total = arch.total_params
     if job.method is not Method.qlora or job.quant is None:

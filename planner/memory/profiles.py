@@ -26,8 +26,6 @@ ALLOCATOR_SLACK_VARIABLE_LENGTH = 0.2
 # With checkpointing, backward holds the saved tensors of the one layer it recomputes (their
 # gradients reuse blocks freed as it goes).
 RECOMPUTED_LAYERS = 1.0
-# bitsandbytes NF4 training's hold beyond the packed weights, per weight (FrameworkProfile).
-NF4_EXTRA_BYTES_BNB = 0.25
 # Korthikanti et al. (2022): a materialised attention stores ~5 bytes per score element
 # (16-bit scores, 16-bit softmax output, 1-byte dropout mask) per head and per query·key pair.
 EAGER_ATTENTION_BYTES_PER_SCORE = 5.0
@@ -53,12 +51,10 @@ class FrameworkProfile:
     kbit_embeddings_fp32: PEFT's prepare_model_for_kbit_training upcasts the 16-bit
         embeddings/lm_head/norms of a bitsandbytes model to fp32.
     adapter_bytes: storage of LoRA weights (PEFT keeps adapters in fp32; bf16-true stacks don't).
-    nf4_extra_bytes_per_weight: what bitsandbytes NF4 training through this stack holds beyond
-        the packed weights (calibrated). Published pairs show it: Qwen-72B LoRA at 2k takes
-        74.9 GiB with bitsandbytes NF4 against 54.9 GiB with GPTQ int4 (ms-swift); Llama-2-70B
-        NF4 OOMs on 80 GB where GPTQ peaks at 62 GiB (fms-acceleration); LitGPT's NF4 runs sit
-        the same margin above their weights. Unsloth dequantises into one reused buffer and
-        torchtune uses torchao's NF4 tensors instead.
+    nf4_extra_bytes_per_weight: what NF4 training through this stack holds beyond the packed
+        weights (calibrated). LitGPT's NF4 runs (Lightning's bitsandbytes plugin) sit ≈ 0.25 B
+        per weight above them on every published row, 1B to 13B; HF/PEFT's NF4 rows do not
+        (and the QLoRA paper fits 65B on one 48 GB card), so the HF profile has none.
     double_quant: NF4 block constants are themselves quantised (QLoRA's recipe).
     fsdp_gathers_full_model: under FSDP every rank at some point holds the whole 16-bit model
         (LitGPT consolidates a full checkpoint; its measured multi-GPU peaks include it).
@@ -93,7 +89,7 @@ HF = FrameworkProfile(
     lora_dropout=True,
     kbit_embeddings_fp32=True,
     adapter_bytes=4,
-    nf4_extra_bytes_per_weight=NF4_EXTRA_BYTES_BNB,
+    nf4_extra_bytes_per_weight=0.0,
     double_quant=True,
     fsdp_gathers_full_model=False,
     optimizer_in_backward_single_gpu=False,
@@ -155,7 +151,7 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         lora_dropout=True,
         kbit_embeddings_fp32=False,
         adapter_bytes=2,
-        nf4_extra_bytes_per_weight=NF4_EXTRA_BYTES_BNB,
+        nf4_extra_bytes_per_weight=0.25,
         double_quant=False,
         fsdp_gathers_full_model=True,
         optimizer_in_backward_single_gpu=False,
