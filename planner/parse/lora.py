@@ -11,8 +11,9 @@ from planner.parse.reading import Reading
 
 _SEP = r"\s?(?:=|:|of|is)?\s?"
 _RANK = re.compile(
-    r"(?<![a-z])-{0,2}(?:lora_r|lora_rank|lora\srank|lora\sr|rank|r)"
+    r"(?<![a-z])-{0,2}(?:(?:lora_r|lora_rank|lora\srank|lora\sr|rank)"
     + _SEP
+    + r"|r\s?[=:]\s?|r\s)"
     + r"(?P<num>\d{1,5})(?![a-z0-9_]|\.\d)"
 )
 _RANK_AFTER = re.compile(

@@ -21,6 +21,7 @@ FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
     r"code[-\s]?llama": ("codellama", ()),
     r"tiny[-\s]?llama": ("tinyllama", ()),
     r"llama": ("llama", ("3.1", "3.2", "3.3", "1", "2", "3", "4")),
+    r"l(?=[23])": ("llama", ("3.1", "3.2", "3.3", "2", "3")),
     r"llava": ("llava", ("1.5", "1.6", "1")),
     r"mixtral": ("mixtral", ()),
     r"mistral": ("mistral", ()),
@@ -29,6 +30,8 @@ FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
     r"gemma": ("gemma", ("3n", "2", "3", "4", "1")),
     r"phi": ("phi", ("3.5", "1.5", "1", "2", "3", "4")),
     r"falcon": ("falcon", ("2", "3")),
+    r"(?:deepseek[-\s]?)?r1[-\s]distill[-\s]llama": ("r1-distill-llama", ()),
+    r"(?:deepseek[-\s]?)?r1[-\s]distill(?:[-\s]qwen)?": ("r1-distill-qwen", ()),
     r"deepseek": ("deepseek", ()),
     r"baichuan": ("baichuan", ("2",)),
     r"chatglm": ("chatglm", ("2", "3")),
@@ -111,6 +114,8 @@ _BARE_SIZES = re.compile(
     r"(?:b\b|bn\s?(?:param|model)|b(?=[^\x00-\x7f])|b(?=param|model))"
 )
 _BILLION_PARAMS = re.compile(r"(?<![a-z0-9_.])(?P<size>" + _ONE_SIZE + r")\s?(?:bn|b)\s?param")
+# An MoE size with no family ("8x7b") names the model; it is never a GPU count.
+_BARE_MOE = re.compile(r"(?<![a-z0-9_.])(?P<moe>\d{1,2}x\d{1,3}b)(?![a-z0-9])")
 _GB_TYPO = re.compile(
     r"(?<![a-z0-9_.])(?P<size>\d{1,3})\s?b\s(?:is|are|should be)\s(?:sufficient|enough)"
 )
@@ -135,11 +140,17 @@ class _Family:
     version: str
 
 
-def _family_of(stem: str) -> tuple[str, tuple[str, ...]]:
-    for pattern, info in FAMILIES.items():
-        if re.fullmatch(pattern, stem):
+_FAMILY_PATTERNS = [(re.compile(pattern), info) for pattern, info in FAMILIES.items()]
+
+
+def _family_of(m: re.Match[str]) -> tuple[str, tuple[str, ...]]:
+    """The FAMILIES entry whose pattern matched the `fam` group (in place: some look ahead)."""
+    start, end = m.span("fam")
+    for pattern, info in _FAMILY_PATTERNS:
+        found = pattern.match(m.string, start)
+        if found and found.end() == end:
             return info
-    raise KeyError(stem)
+    raise KeyError(m.group("fam"))
 
 
 def _sizes(written: str) -> list[float]:
@@ -200,7 +211,7 @@ def _model_name(family: _Family, mid: str, size: str) -> str:
 
 def _read_family_sizes(r: Reading) -> None:
     for m in r.matches(_FAMILY_SIZE):
-        canonical, versions = _family_of(m.group("fam").replace(" ", "").replace("-", ""))
+        canonical, versions = _family_of(m)
         version = m.group("ver") or ""
         size_text = m.group("size").replace(" ", "")
         if version and version not in versions:
@@ -239,7 +250,7 @@ def _read_family_sizes(r: Reading) -> None:
 
 def _read_size_families(r: Reading) -> None:
     for m in r.matches(_SIZE_FAMILY):
-        canonical, versions = _family_of(m.group("fam").replace(" ", "").replace("-", ""))
+        canonical, versions = _family_of(m)
         version = m.group("ver") or ""
         version = version if version in versions else ""
         size = float(m.group("size"))
@@ -274,6 +285,9 @@ def read_model(r: Reading) -> None:
     _read_hf_ids(r)
     _read_family_sizes(r)
     _read_size_families(r)
+    for m in r.matches(_BARE_MOE):
+        r.put("model", m.group("moe"))
+        r.take(m)
 
 
 def read_sizes(r: Reading) -> None:
@@ -281,7 +295,7 @@ def read_sizes(r: Reading) -> None:
     family = None
     if "model" not in r.fields:
         for m in r.matches(_FAMILY_ONLY):
-            canonical, versions = _family_of(m.group("fam").replace(" ", "").replace("-", ""))
+            canonical, versions = _family_of(m)
             version = m.group("ver") or ""
             family = _Family(canonical, version if version in versions else "")
             if m.group("tier"):
