@@ -187,8 +187,8 @@ class Conversation:
                 plan = self._plan(current)
                 note = f"Comparing {' vs '.join(names)} for this job."
                 return _Outcome(Turn(plan_reply(plan, only_gpus=gpus, notes=[note]), plan))
-            case Cheapest(budget_usd=budget_usd):
-                return self._cheapest(history, current, budget_usd)
+            case Cheapest(text=text):
+                return self._cheapest(history, current, text)
             case Question(text=text):
                 return self._followup(history, current, text)
         raise AssertionError(f"unhandled intent {intent!r}")
@@ -238,7 +238,7 @@ class Conversation:
                     )
                 )
             )
-        patch = patch_from_fields(result.fields, text)
+        patch = patch_from_fields(result.fields)
         if not patch:
             return _Outcome(
                 Turn(
@@ -253,9 +253,11 @@ class Conversation:
             )
         return self._patched(history, current, patch, notes=result.assumptions)
 
-    def _cheapest(
-        self, history: tuple[SpecJson, ...], current: JobSpec, budget_usd: float | None
-    ) -> _Outcome:
+    def _cheapest(self, history: tuple[SpecJson, ...], current: JobSpec, text: str) -> _Outcome:
+        result = self._parse(text)
+        if result.error:
+            return _Outcome(Turn(message_reply("error", "I can't read that", result.error)))
+        budget_usd = result.fields.get("budget_usd")
         budget_patch: SpecJson = {} if budget_usd is None else {"budget_usd": budget_usd}
         plan = self._plan(_validated(apply_patch(_as_json(current), budget_patch)))
         recommendation = plan.recommendation

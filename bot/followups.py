@@ -35,7 +35,7 @@ class Compare:
 
 @dataclass(frozen=True)
 class Cheapest:
-    budget_usd: float | None
+    text: str  # the parser reads a budget in it ("cheapest under $20?")
 
 
 @dataclass(frozen=True)
@@ -57,16 +57,9 @@ _RESET = re.compile(
 _COMPARE = re.compile(r"^\s*compare\s+(?P<rest>.+)$|\b(?:vs\.?|versus)\b", re.IGNORECASE)
 _COMPARE_SPLIT = re.compile(r"\s*(?:,|/|\bvs\.?|\bversus\b|\band\b|\bor\b|\bwith\b)\s*", re.I)
 _CHEAPEST = re.compile(
-    r"^\s*(?:what(?:'s| is)\s+the\s+|the\s+|show\s+(?:me\s+)?the\s+)?cheapest\b(?P<rest>.*)$",
-    re.IGNORECASE | re.DOTALL,
-)
-_NUMBER = r"\d[\d,]*(?:\.\d+)?"
-_BUDGET = re.compile(
-    r"(?:under|below|less than|within|at most|max(?:imum)?|budget(?:\s+of)?|<|≤)\s*"
-    rf"(?:\$\s*(?P<a>{_NUMBER})\s*(?P<ak>k\b)?|(?P<b>{_NUMBER})\s*(?P<bk>k)?\s*(?:\$|usd\b|dollars\b))",
+    r"^\s*(?:what(?:'s| is)\s+the\s+|the\s+|show\s+(?:me\s+)?the\s+)?cheapest\b",
     re.IGNORECASE,
 )
-
 # Fields that mean one thing together: a patch that sets one drops the others unless it sets them
 # too ("and Llama 70B?" must not keep the old 13B size; "what if LoRA?" must drop 4-bit loading).
 LINKED_FIELDS: dict[str, tuple[str, ...]] = {
@@ -84,28 +77,16 @@ def read_intent(text: str) -> Intent:
         return Undo()
     if match := _RESET.match(text):
         return Reset(question=match["rest"].strip())
-    if match := _CHEAPEST.match(text):
-        return Cheapest(budget_usd=budget_from_text(match["rest"]))
+    if _CHEAPEST.match(text):
+        return Cheapest(text=text)
     if (compare := _read_compare(text)) is not None:
         return compare
     return Question(text=text)
 
 
-def budget_from_text(text: str) -> float | None:
-    """ "under $20", "below 1.5k USD", "budget of $300" → dollars."""
-    match = _BUDGET.search(text)
-    if match is None:
-        return None
-    number = float((match["a"] or match["b"]).replace(",", ""))
-    return number * 1000 if (match["ak"] or match["bk"]) else number
-
-
-def patch_from_fields(fields: dict[str, Any], text: str) -> SpecJson:
-    """The parser's fields that name JobSpec fields, plus a budget the parser may leave to us."""
-    patch = {name: value for name, value in fields.items() if name in JobSpec.model_fields}
-    if "budget_usd" not in patch and (budget := budget_from_text(text)) is not None:
-        patch["budget_usd"] = budget
-    return patch
+def patch_from_fields(fields: dict[str, Any]) -> SpecJson:
+    """The parser's fields that name JobSpec fields: what a follow-up changes."""
+    return {name: value for name, value in fields.items() if name in JobSpec.model_fields}
 
 
 def apply_patch(spec: SpecJson, patch: SpecJson) -> SpecJson:

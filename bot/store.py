@@ -20,6 +20,7 @@ from typing import Any, Protocol
 DEFAULT_TTL_S = 7 * 24 * 3600.0
 DB_NAME = "threads.db"
 BUSY_TIMEOUT_S = 30.0
+WAL_SWITCH_RETRY_S = 0.02
 
 SpecJson = dict[str, Any]
 
@@ -83,8 +84,8 @@ class SQLiteStore:
         self.path = state_db_path(directory)
         self.ttl_s = ttl_s if ttl_s is not None else ttl_from_env()
         self._clock = clock
+        self._use_wal()
         with self._connect() as connection:
-            connection.execute("PRAGMA journal_mode=WAL")
             connection.execute(
                 "CREATE TABLE IF NOT EXISTS threads ("
                 " key TEXT PRIMARY KEY, history TEXT NOT NULL,"
@@ -93,6 +94,22 @@ class SQLiteStore:
             connection.execute(
                 "CREATE INDEX IF NOT EXISTS threads_updated_at ON threads(updated_at)"
             )
+
+    def _use_wal(self) -> None:
+        """Switch a new file to WAL (the mode then sticks to the file). SQLite refuses the switch
+        at once, without waiting, while another process is inside the file, as happens when two
+        processes open a new state dir together; so wait and retry here."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                with self._connect() as connection:
+                    if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                        connection.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+                time.sleep(WAL_SWITCH_RETRY_S)
 
     def load(self, key: str) -> ThreadState:
         with self._connect() as connection:

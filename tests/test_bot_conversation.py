@@ -234,7 +234,7 @@ def test_identical_questions_within_the_window_are_planned_once() -> None:
     assert len(planned) == 1 and first == second
 
 
-def test_a_change_that_makes_the_job_invalid_names_the_field_and_keeps_the_job() -> None:
+def test_a_value_the_job_cannot_take_names_the_field_and_keeps_the_job() -> None:
     conversation = Conversation()
     conversation.handle(_key(), SEED)
     refused = conversation.handle(_key(), "cheapest under $5,000,000,000?")

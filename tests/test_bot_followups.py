@@ -12,7 +12,6 @@ from bot.followups import (
     Reset,
     Undo,
     apply_patch,
-    budget_from_text,
     patch_from_fields,
     read_intent,
 )
@@ -34,9 +33,9 @@ def test_reset_with_and_without_a_new_question() -> None:
     assert read_intent("new: 7B LoRA 2k ctx") == Reset(question="7B LoRA 2k ctx")
 
 
-def test_cheapest_with_and_without_a_budget() -> None:
-    assert read_intent("cheapest under $20?") == Cheapest(budget_usd=20.0)
-    assert read_intent("what's the cheapest card?") == Cheapest(budget_usd=None)
+def test_cheapest_leaves_the_budget_to_the_parser() -> None:
+    assert read_intent("cheapest under $20?") == Cheapest(text="cheapest under $20?")
+    assert read_intent("what's the cheapest card?") == Cheapest(text="what's the cheapest card?")
 
 
 def test_compare_reads_card_names_from_the_catalog() -> None:
@@ -49,29 +48,12 @@ def test_compare_reads_card_names_from_the_catalog() -> None:
     assert read_intent("7B vs 13B") == Question("7B vs 13B")
 
 
-@pytest.mark.parametrize(
-    ("text", "budget_usd"),
-    [
-        ("under $20", 20.0),
-        ("below $1,500", 1500.0),
-        ("budget of $2k", 2000.0),
-        ("less than 300 usd", 300.0),
-        ("under 8k ctx", None),
-        ("on 2x4090", None),
-    ],
-)
-def test_budget_from_text(text: str, budget_usd: float | None) -> None:
-    assert budget_from_text(text) == budget_usd
-
-
 def test_everything_else_goes_to_the_parser() -> None:
     assert read_intent("what if 8k ctx?") == Question("what if 8k ctx?")
 
 
-def test_patch_keeps_only_job_fields_and_adds_a_budget_the_parser_left() -> None:
-    assert patch_from_fields({"seq_len": 8192, "nonsense": 1}, "what if 8k?") == {"seq_len": 8192}
-    assert patch_from_fields({}, "and under $50?") == {"budget_usd": 50.0}
-    assert patch_from_fields({"budget_usd": 10.0}, "under $50") == {"budget_usd": 10.0}
+def test_a_patch_keeps_only_job_fields() -> None:
+    assert patch_from_fields({"seq_len": 8192, "nonsense": 1}) == {"seq_len": 8192}
 
 
 def test_linked_fields_do_not_outlive_the_field_they_belong_to() -> None:
