@@ -187,8 +187,9 @@ LORA_DROPOUT_BYTES_PER_ELEMENT = 3.0
 
 def saves_linear_input(job: Job, target: str) -> bool:
     """Whether backward keeps a linear layer's input: to form the weight gradient (full
-    fine-tuning), for the LoRA A matrix on it, or because bitsandbytes' 4/8-bit matmul saves its
-    input even for a frozen weight. A frozen 16-bit (or GPTQ) linear needs only its weight."""
+    fine-tuning), for the LoRA A matrix on it, or because bitsandbytes' 4/8-bit matmul keeps its
+    input (`ctx.tensors = (A, B)`) even for a frozen weight. A frozen 16-bit (or GPTQ) linear
+    needs only its weight."""
     if job.method is Method.full or target in job.lora_targets:
         return True
     return job.method is Method.qlora and job.quant in (Quant.nf4, Quant.int8)
