@@ -181,6 +181,8 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> Resolved:
     if flash is None:
         flash = True
         said.append("FlashAttention/SDPA attention (no s×s score matrix)")
+    if spec.packing is None:
+        said.append("no sequence packing (batches vary in length, so the allocator keeps slack)")
     epochs = spec.epochs
     if epochs is None:
         epochs = 1.0
