@@ -295,10 +295,20 @@ def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, 
 _PLAIN_MLP_TYPES = frozenset({"falcon", "gpt_neox", "gpt2", "gptj", "phi", "stablelm_alpha", "mpt"})
 
 
-def _first(config: dict, *names: str) -> object:
+# Shapes past these are typos or hostile input, not models.
+MAX_CONFIG_DIMENSION = 10_000_000
+
+
+def _positive_int(config: dict, *names: str) -> int | None:
+    """The first of `names` holding a plausible positive integer (bools and strings are not)."""
     for key in names:
-        if config.get(key) is not None:
-            return config[key]
+        value = config.get(key)
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and 0 < value <= MAX_CONFIG_DIMENSION
+        ):
+            return value
     return None
 
 
@@ -307,53 +317,49 @@ def arch_from_hf_config(config: dict, name: str) -> ModelArch:
     if not isinstance(config, dict):
         raise PlanningError("config.json must be a JSON object", field="config")
     text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
-    layers = _first(text, "num_hidden_layers", "n_layer", "num_layers")
-    hidden = _first(text, "hidden_size", "n_embd", "d_model")
-    heads = _first(text, "num_attention_heads", "n_head")
-    vocab = _first(text, "vocab_size", "padded_vocab_size")
-    missing = [
-        label
-        for label, value in (
-            ("num_hidden_layers", layers),
-            ("hidden_size", hidden),
-            ("num_attention_heads", heads),
-            ("vocab_size", vocab),
-        )
-        if not isinstance(value, int) or value <= 0
-    ]
+    required = {
+        "num_hidden_layers": _positive_int(text, "num_hidden_layers", "n_layer", "num_layers"),
+        "hidden_size": _positive_int(text, "hidden_size", "n_embd", "d_model"),
+        "num_attention_heads": _positive_int(text, "num_attention_heads", "n_head"),
+        "vocab_size": _positive_int(text, "vocab_size", "padded_vocab_size"),
+    }
+    missing = [label for label, value in required.items() if value is None]
     if missing:
-        raise PlanningError(f"config.json lacks {', '.join(missing)}", field="config")
-    assert isinstance(layers, int) and isinstance(hidden, int)
-    assert isinstance(heads, int) and isinstance(vocab, int)
+        raise PlanningError(f"config.json lacks a usable {', '.join(missing)}", field="config")
+    layers, hidden, heads, vocab = (int(v or 0) for v in required.values())
     model_type = str(text.get("model_type", ""))
     plain = model_type in _PLAIN_MLP_TYPES
-    intermediate = _first(text, "intermediate_size", "ffn_hidden_size", "n_inner")
-    width = int(intermediate) if isinstance(intermediate, int) else (4 if plain else 3) * hidden
+    width = _positive_int(text, "intermediate_size", "ffn_hidden_size", "n_inner")
+    width = width or (4 if plain else 3) * hidden
     if model_type == "qwen":  # Qwen1 stores gate+up together
-        width //= 2
-    kv_heads = _first(text, "num_key_value_heads", "multi_query_group_num", "num_kv_heads")
-    head_dim = _first(text, "head_dim", "kv_channels")
-    experts = _first(text, "num_local_experts", "num_experts", "n_routed_experts")
-    context = _first(text, "max_position_embeddings", "seq_length", "n_positions")
+        width = max(1, width // 2)
+    experts = _positive_int(text, "num_local_experts", "num_experts", "n_routed_experts")
+    moe = experts is not None and experts > 1
     return _with_counts(
         ModelArch(
             key=_squash(name) or "custom",
             name=name,
-            hf_id=config.get("_name_or_path") or None,
+            hf_id=str(config.get("_name_or_path") or "") or None,
             family=model_type or "custom",
             mlp="plain" if plain else "gated",
             num_layers=layers,
             hidden_size=hidden,
             intermediate_size=width,
-            moe_intermediate_size=_first(text, "moe_intermediate_size"),  # type: ignore[arg-type]
+            moe_intermediate_size=_positive_int(text, "moe_intermediate_size") if moe else None,
             num_heads=heads,
-            num_kv_heads=int(kv_heads) if isinstance(kv_heads, int) else heads,
-            head_dim=int(head_dim) if isinstance(head_dim, int) else hidden // heads,
+            num_kv_heads=_positive_int(
+                text, "num_key_value_heads", "multi_query_group_num", "num_kv_heads"
+            )
+            or heads,
+            head_dim=_positive_int(text, "head_dim", "kv_channels") or max(1, hidden // heads),
             vocab_size=vocab,
-            tie_embeddings=bool(text.get("tie_word_embeddings", config.get("tie_word_embeddings"))),
-            num_experts=int(experts) if isinstance(experts, int) and experts > 1 else None,
-            experts_per_token=_first(text, "num_experts_per_tok", "experts_per_token"),  # type: ignore[arg-type]
-            max_context=int(context) if isinstance(context, int) else None,
+            tie_embeddings=text.get("tie_word_embeddings", config.get("tie_word_embeddings"))
+            is True,
+            num_experts=experts if moe else None,
+            experts_per_token=(
+                _positive_int(text, "num_experts_per_tok", "experts_per_token") if moe else None
+            ),
+            max_context=_positive_int(text, "max_position_embeddings", "seq_length", "n_positions"),
             source=f"config.json supplied for {name}",
         )
     )
