@@ -56,7 +56,7 @@ _NEGATIVE_SETTING = re.compile(
     r"gpus|budget|accum|steps)[a-z_]{0,12})\s?[=:]?\s?-(?P<num>\d{1,20}(?:\.\d{1,8})?)"
 )
 _NOT_A_NUMBER = re.compile(r"(?<![a-z0-9_.])[-+]?(?:nan|inf|infinity)(?![a-z0-9_])")
-_HF_ID_CASED = re.compile(r"[A-Za-z][\w.-]{1,38}/[\w.-]{2,96}")
+_HF_ID_CASED = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{1,38}/[A-Za-z0-9_.-]{2,96}")
 _LEFTOVER = re.compile(r"[^\s,;|]{0,20}\d[^\s,;|]{0,20}")
 
 

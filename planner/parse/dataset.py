@@ -8,12 +8,16 @@ context length it gives, else × an assumed typical length, each stated as an as
 
 from __future__ import annotations
 
+import json
 import re
+from functools import cache
+from pathlib import Path
 
 from planner.parse.numbers import COUNT_SUFFIX, NUM, scaled, whole
 from planner.parse.reading import Reading
 from planner.units import convert
 
+DATASETS_FILE = Path(__file__).parents[1] / "data" / "datasets.json"
 # Instruction-tuning samples are short; used only when the text gives no length at all.
 TYPICAL_SAMPLE_TOKENS = 512
 # Plain English text in BPE tokenizers of the Llama/Qwen families.
@@ -57,6 +61,23 @@ def _count(r: Reading, m: re.Match[str], what: str) -> float:
     return scaled(m.group("num"), "bn" if scale == "b" else scale) if scale else value
 
 
+@cache
+def _named_datasets() -> list[tuple[re.Pattern[str], str, int]]:
+    entries = json.loads(DATASETS_FILE.read_text(encoding="utf-8"))["datasets"]
+    return [(re.compile(e["pattern"]), e["name"], int(e["samples"])) for e in entries]
+
+
+def _named_dataset_samples(r: Reading) -> float | None:
+    """A dataset named instead of sized ("on Alpaca"): its published row count, stated."""
+    for pattern, name, samples in _named_datasets():
+        m = pattern.search(r.text)
+        if m:
+            r.assume(f"{name} read as {samples:,} samples (its published size)")
+            r.take(m)
+            return samples
+    return None
+
+
 def read_dataset(r: Reading) -> None:
     for m in r.matches(_TOKENS_TIMES_EPOCHS):
         r.put("dataset_tokens", _count(r, m, "The dataset size"))
@@ -70,6 +91,8 @@ def read_dataset(r: Reading) -> None:
             break
         if samples:
             break
+    if samples is None:
+        samples = _named_dataset_samples(r)
     if samples is not None:
         _samples_to_tokens(r, samples)
     for m in r.matches(_TOKENS):

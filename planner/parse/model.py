@@ -41,7 +41,6 @@ FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
     r"yi": ("yi", ("1.5",)),
     r"bloomz?": ("bloom", ()),
     r"vicuna": ("vicuna", ()),
-    r"alpaca": ("alpaca", ()),
     r"starcoder": ("starcoder", ("2",)),
     r"codegen": ("codegen", ("2",)),
     r"gpt[-\s]?oss": ("gpt-oss", ()),
@@ -114,6 +113,9 @@ _BARE_SIZES = re.compile(
     r"(?:b\b|bn\s?(?:param|model)|b(?=[^\x00-\x7f])|b(?=param|model))"
 )
 _BILLION_PARAMS = re.compile(r"(?<![a-z0-9_.])(?P<size>" + _ONE_SIZE + r")\s?(?:bn|b)\s?param")
+_MILLION_PARAMS = re.compile(
+    r"(?<![a-z0-9_.])(?P<size>\d{1,4})\s?(?:m|mn)\s?(?:-\s?)?(?:param\w{0,6}|model)(?![a-z])"
+)
 # An MoE size with no family ("8x7b") names the model; it is never a GPU count.
 _BARE_MOE = re.compile(r"(?<![a-z0-9_.])(?P<moe>\d{1,2}x\d{1,3}b)(?![a-z0-9])")
 _GB_TYPO = re.compile(
@@ -123,7 +125,8 @@ _VERSION_SIZE_TRAP = re.compile(r"\s?b?\s?\(?\s?\d{1,3}\s?b\b")
 
 # HF repo ids: org/name with a letter in each and a digit or hyphen in the name (not "tokens/s").
 _HF_ID = re.compile(
-    r"(?<![a-z0-9_./-])(?P<id>(?P<org>[a-z][\w.-]{1,38}[a-z0-9])/(?P<name>[a-z0-9][\w.-]{1,95}))"
+    r"(?<![a-z0-9_./-])(?P<id>(?P<org>[a-z][a-z0-9_.-]{1,38}[a-z0-9])/(?P<name>[a-z0-9][a-z0-9_.-]"
+    r"{1,95}))"
     r"(?![a-z0-9_]|\.\d)"
 )
 _ID_SIZE = re.compile(r"(?<![a-z0-9.])(?P<moe>\d{1,2}x)?(?P<size>\d{1,4}(?:\.\d{1,2})?)b(?![a-z])")
@@ -267,6 +270,9 @@ def _read_bare_sizes(r: Reading, family: _Family | None) -> None:
             r.put("gpu_vram_gb", int(size), f"{size}B read as {size} GB (a typo for GB)")
             r.take(m)
     sizes: list[float] = []
+    for m in r.matches(_MILLION_PARAMS):
+        sizes.append(int(m.group("size")) / 1000)
+        r.take(m)
     for pattern in (_BILLION_PARAMS, _BARE_SIZES):
         for m in r.matches(pattern):
             sizes += [s for s in _sizes(m.group("size")) if s not in sizes]
