@@ -20,14 +20,15 @@ from pydantic import ValidationError
 from bot.cache import TTLCache
 from bot.changes import FIELD_LABELS, diff_plans
 from bot.followups import (
+    CARD_FIELDS,
     Cheapest,
-    Compare,
     Help,
     Intent,
     Question,
     Reset,
     Undo,
     apply_patch,
+    compared_cards,
     patch_from_fields,
     read_intent,
 )
@@ -183,10 +184,6 @@ class Conversation:
                 return _no_job_yet()
             case Undo():
                 return self._undo(history)
-            case Compare(gpus=gpus, gpu_names=names):
-                plan = self._plan(current)
-                note = f"Comparing {' vs '.join(names)} for this job."
-                return _Outcome(Turn(plan_reply(plan, only_gpus=gpus, notes=[note]), plan))
             case Cheapest(text=text):
                 return self._cheapest(history, current, text)
             case Question(text=text):
@@ -211,13 +208,9 @@ class Conversation:
                 )
             )
         plan = self._plan(result.spec)
-        notes = list(result.assumptions)
-        if result.alternatives:
-            notes.append(
-                f"You asked about {len(result.alternatives) + 1} jobs; this is the first. "
-                "Ask about the others one at a time."
-            )
-        reply = plan_reply(plan, notes=notes)
+        cards = compared_cards(result.fields, result.alternative_fields)
+        notes = [*result.assumptions, *_comparison_notes(result, cards)]
+        reply = plan_reply(plan, notes=notes, only_gpus=_card_keys(cards))
         reply.warnings += _unread_warnings(result)
         return _Outcome(Turn(reply, plan), history=(_as_json(result.spec),))
 
@@ -238,7 +231,16 @@ class Conversation:
                     )
                 )
             )
+        cards = compared_cards(result.fields, result.alternative_fields)
         patch = patch_from_fields(result.fields)
+        if cards:  # the cards are shown side by side; the job itself keeps its card
+            patch = {name: value for name, value in patch.items() if name not in CARD_FIELDS}
+            if not patch:
+                plan = self._plan(current)
+                notes = _comparison_notes(result, cards)
+                return _Outcome(
+                    Turn(plan_reply(plan, notes=notes, only_gpus=_card_keys(cards)), plan)
+                )
         if not patch:
             return _Outcome(
                 Turn(
@@ -251,7 +253,8 @@ class Conversation:
                     )
                 )
             )
-        return self._patched(history, current, patch, notes=result.assumptions)
+        notes = [*result.assumptions, *_comparison_notes(result, cards)]
+        return self._patched(history, current, patch, notes=notes, only_gpus=_card_keys(cards))
 
     def _cheapest(self, history: tuple[SpecJson, ...], current: JobSpec, text: str) -> _Outcome:
         result = self._parse(text)
@@ -276,6 +279,7 @@ class Conversation:
         current: JobSpec,
         patch: SpecJson,
         notes: Sequence[str],
+        only_gpus: Sequence[str] | None = None,
     ) -> _Outcome:
         job = _validated(apply_patch(_as_json(current), patch))
         before, after = self._plan(current), self._plan(job)
@@ -284,6 +288,7 @@ class Conversation:
             after,
             changes=changes.lines() or ["Nothing changed: that is the job as it was."],
             notes=notes,
+            only_gpus=only_gpus,
         )
         unchanged = _as_json(job) == _as_json(current)
         return _Outcome(
@@ -386,6 +391,26 @@ def _no_job_yet() -> _Outcome:
             )
         )
     )
+
+
+def _comparison_notes(result: ParseResult, cards: Sequence[str]) -> list[str]:
+    if cards:
+        return [f"Comparing {' vs '.join(cards)}."]
+    if result.alternative_fields:
+        return [
+            f"You asked about {len(result.alternative_fields) + 1} variants; this is the first. "
+            "Ask about the others one at a time."
+        ]
+    return []
+
+
+def _card_keys(names: Sequence[str]) -> list[str] | None:
+    """Catalog keys of the compared cards, for narrowing the table; None when not comparing."""
+    if not names:
+        return None
+    from planner.catalog.gpus import resolve_gpu
+
+    return [card.key for name in names if (card := resolve_gpu(name)) is not None]
 
 
 def _first_error(error: ValidationError) -> str:

@@ -267,3 +267,16 @@ def test_follow_ups_from_two_processes_to_one_thread_lose_nothing(tmp_path: Path
     history = SQLiteStore(tmp_path).load(str(ThreadKey(platform="test", thread="shared"))).history
     assert len(history) == 1 + len(ranks) + len(epochs)
     assert (history[-1]["lora_rank"], history[-1]["epochs"]) == (64, 5)
+
+
+def test_a_new_question_comparing_cards_shows_those_cards() -> None:
+    turn = Conversation().respond(_key(), "13B QLoRA 4k ctx 20M tokens: 4090 vs H100")
+    assert turn.plan is not None and turn.reply.table
+    assert all(("4090" in row.gpu_name) or ("H100" in row.gpu_name) for row in turn.reply.table)
+    assert any(note.startswith("Comparing") for note in turn.reply.assumptions)
+
+
+def test_a_comparison_of_jobs_plans_the_first_and_says_so() -> None:
+    turn = Conversation().respond(_key(), "7B or 13B lora")
+    assert turn.plan is not None and turn.plan.model.params_b < 10
+    assert any("this is the first" in note for note in turn.reply.assumptions)

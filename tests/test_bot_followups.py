@@ -6,12 +6,12 @@ import pytest
 
 from bot.followups import (
     Cheapest,
-    Compare,
     Help,
     Question,
     Reset,
     Undo,
     apply_patch,
+    compared_cards,
     patch_from_fields,
     read_intent,
 )
@@ -38,14 +38,14 @@ def test_cheapest_leaves_the_budget_to_the_parser() -> None:
     assert read_intent("what's the cheapest card?") == Cheapest(text="what's the cheapest card?")
 
 
-def test_compare_reads_card_names_from_the_catalog() -> None:
-    intent = read_intent("compare h100 and a100")
-    assert isinstance(intent, Compare)
-    assert len(intent.gpus) == 2 and "H100" in intent.gpu_names[0]
-    assert isinstance(read_intent("4090 vs H100?"), Compare)
-    # Not cards: left to the parser (a comparison of jobs, or nothing).
-    assert read_intent("compare apples and pears") == Question("compare apples and pears")
-    assert read_intent("7B vs 13B") == Question("7B vs 13B")
+def test_a_comparison_of_cards_only_is_a_card_comparison() -> None:
+    assert compared_cards({"gpu": "H100"}, [{"gpu": "A100"}]) == ["H100", "A100"]
+    assert compared_cards({"gpu": "RTX 4090", "num_gpus": 2}, [{"gpu": "A100", "num_gpus": 1}]) == [
+        "RTX 4090",
+        "A100",
+    ]
+    assert compared_cards({"params_b": 7}, [{"params_b": 13}]) == []  # jobs, not cards
+    assert compared_cards({"gpu": "H100"}, []) == []
 
 
 def test_everything_else_goes_to_the_parser() -> None:
