@@ -252,9 +252,18 @@ def generic_model(params_b: float) -> ModelArch:
             )
         )
 
+    # The count grows with the width: bisect for the first width at or past the target, then
+    # keep whichever neighbour is closer.
     target = params_b * 1e9
-    best = min((build(128 * k) for k in range(1, 400)), key=lambda a: abs(a.total_params - target))
-    return best
+    low, high = 1, 400
+    while low < high:
+        middle = (low + high) // 2
+        if build(128 * middle).total_params < target:
+            low = middle + 1
+        else:
+            high = middle
+    candidates = [build(128 * k) for k in {max(1, low - 1), low}]
+    return min(candidates, key=lambda a: abs(a.total_params - target))
 
 
 def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, list[str]]:
