@@ -52,9 +52,10 @@ _CHEAPEST = re.compile(
     r"^\s*(?:what(?:'s| is)\s+the\s+|the\s+|show\s+(?:me\s+)?the\s+)?cheapest\b",
     re.IGNORECASE,
 )
+
+CARD_FIELDS = {"gpu", "num_gpus", "gpu_vram_gb"}
 # Fields that mean one thing together: a patch that sets one drops the others unless it sets them
 # too ("and Llama 70B?" must not keep the old 13B size; "what if LoRA?" must drop 4-bit loading).
-CARD_FIELDS = {"gpu", "num_gpus", "gpu_vram_gb"}
 LINKED_FIELDS: dict[str, tuple[str, ...]] = {
     "model": ("params_b",),
     "params_b": ("model",),
