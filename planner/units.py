@@ -21,7 +21,6 @@ UNITS_FILE = Path(__file__).parent / "data" / "units.txt"
 
 # How people write each unit → its name in units.txt. Anything else is not a unit to us.
 UNIT_SPELLINGS: dict[str, str] = {
-    "b": "byte",
     "byte": "byte",
     "bytes": "byte",
     "kb": "kilobyte",
@@ -38,7 +37,6 @@ UNIT_SPELLINGS: dict[str, str] = {
     "secs": "second",
     "second": "second",
     "seconds": "second",
-    "m": "minute",
     "min": "minute",
     "mins": "minute",
     "minute": "minute",

@@ -91,3 +91,9 @@ def test_unread_lists_what_was_not_understood() -> None:
     result = parse("13b lora, 120+k steps at 12$/h")
     assert any("120+k" in left for left in result.unread)
     assert any("price per hour" in left for left in result.unread)
+
+
+def test_sizes_after_a_named_model_compare_the_same_family() -> None:
+    result = parse("llama 3 8b vs 70b with lora")
+    assert result.spec.model == "llama3 8b"
+    assert [(a.model, a.params_b) for a in result.alternatives] == [("llama3 70b", 70)]

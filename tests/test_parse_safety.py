@@ -65,3 +65,10 @@ def test_code_in_the_text_is_only_text() -> None:
     result = parse("__import__('os').system('echo hi') 13B; {{7*7}} ${7*7}")
     assert result.fields == {"params_b": 13}
     assert "49" not in result.model_dump_json()
+
+
+def test_unread_pieces_carry_no_markup() -> None:
+    result = parse("13b lora <!everyone> <@U12345> `rm -rf /` &amp;5")
+    assert result.fields == {"params_b": 13, "method": "lora"}
+    for piece in result.unread:
+        assert not set(piece) & set("<>@!&`*_|")

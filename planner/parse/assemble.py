@@ -57,7 +57,10 @@ _NEGATIVE_SETTING = re.compile(
 )
 _NOT_A_NUMBER = re.compile(r"(?<![a-z0-9_.])[-+]?(?:nan|inf|infinity)(?![a-z0-9_])")
 _HF_ID_CASED = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{1,38}/[A-Za-z0-9_.-]{2,96}")
-_LEFTOVER = re.compile(r"[^\s,;|]{0,20}\d[^\s,;|]{0,20}")
+# Unread pieces are echoed back, so only characters no chat platform treats as markup.
+_LEFTOVER = re.compile(
+    r"[a-z0-9.:/+~$%()\[\]\u4e00-\u9fff-]{0,20}\d[a-z0-9.:/+~$%()\[\]\u4e00-\u9fff-]{0,20}"
+)
 
 
 def parse(text: str) -> ParseResult:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from planner.parse.reading import Reading
+from planner.parse.reading import COMPARING, Reading
 
 _QLORA = re.compile(r"(?<![a-z])q[-\s]?lora(?![a-z])|量化微调")
 _LORA = re.compile(r"(?<![a-z])(?:lora|peft|adapters?|dora)(?![a-z])")
@@ -21,9 +21,6 @@ _FULL = re.compile(
     r"train\w*|continual\spre-?train\w*|(?<![a-z])pre-?train\w*|from\sscratch|预训练|增量预训练|"
     r"finetuning_type\s?[=:]\s?full|(?<![a-z])full(?=\s?(?:$|[,.;:?!)/]|(?:on|with|using|in|at|for|"
     r"and|vs|or|overnight|run|job|bf16|fp16|fp32|mode|tuning)(?![a-z])))"
-)
-_COMPARE = re.compile(
-    r"(?<![a-z])(?:vs\.?|versus|or|compared?|comparison|difference|between)(?![a-z])"
 )
 _SFT = re.compile(r"(?<![a-z])sft(?![a-z])")
 _RL = re.compile(r"(?<![a-z])(grpo|dpo|ppo|orpo|kto|rlhf)(?![a-z])")
@@ -103,7 +100,7 @@ def read_method(r: Reading) -> None:
 
 def _compared_methods(text: str) -> list[str]:
     """ "lora vs qlora", "QLoRA or full?": methods in the order written, when compared."""
-    if not _COMPARE.search(text):
+    if not COMPARING.search(text):
         return []
     found = [(m.start(), "qlora") for m in _QLORA.finditer(text)]
     found += [(m.start(), "lora") for m in _LORA.finditer(text)]

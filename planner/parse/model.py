@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from planner.parse.numbers import whole
-from planner.parse.reading import Reading
+from planner.parse.reading import COMPARING, Reading
 
 # family stem → (canonical spelling, known versions). A number equal to a known version right
 # after the stem is the version ("llama370b" = llama3 + 70b); anything else is the size.
@@ -277,13 +277,31 @@ def _read_bare_sizes(r: Reading, family: _Family | None) -> None:
         for m in r.matches(pattern):
             sizes += [s for s in _sizes(m.group("size")) if s not in sizes]
             r.take(m)
-    if not sizes or "params_b" in r.fields:
+    if not sizes:
+        return
+    if "params_b" in r.fields:
+        _compare_with_named(r, sizes)
         return
 
     def name_for(size: float) -> str | None:
         return _model_name(family, "", f"{whole(size)}b") if family else None
 
     _put_sizes(r, sizes, name_for)
+
+
+def _compare_with_named(r: Reading, sizes: list[float]) -> None:
+    """ "llama 3 8b vs 70b": bare sizes after a named model are the same family at that size."""
+    first = r.fields["params_b"]
+    if not COMPARING.search(r.text):
+        return
+    named = r.fields.get("model", "")
+    for size in sizes:
+        if size == first:
+            continue
+        alternative: dict[str, object] = {"params_b": whole(size)}
+        if named.endswith(f" {first}b"):
+            alternative["model"] = f"{named[: -len(f'{first}b')]}{whole(size)}b"
+        r.alternatives.append(alternative)
 
 
 def read_model(r: Reading) -> None:

@@ -9,6 +9,10 @@ from typing import Any
 from planner.parse.numbers import BadNumber, to_float
 
 _FILLER = " "
+# Words that make two values of one field a comparison ("8b vs 70b", "lora or qlora").
+COMPARING = re.compile(
+    r"(?<![a-z])(?:vs\.?|versus|or|compared?|comparison|difference|between|和|还是|对比)(?![a-z])"
+)
 
 
 @dataclass
