@@ -1,0 +1,35 @@
+"""The memory model keeps its accuracy on the published dev measurements (when present)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DEV_SET = ROOT.parent / "shared" / "data" / "vram_dev.jsonl"
+
+pytestmark = pytest.mark.skipif(not DEV_SET.exists(), reason="dev measurements not checked out")
+
+
+def _rows() -> list:
+    spec = importlib.util.spec_from_file_location("accuracy", ROOT / "bench" / "accuracy.py")
+    assert spec and spec.loader
+    accuracy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(accuracy)
+    lines = DEV_SET.read_text(encoding="utf-8").splitlines()
+    return [accuracy.score_row(json.loads(line)) for line in lines if line.strip()]
+
+
+def test_dev_set_mape_and_verdicts_meet_the_bar() -> None:
+    rows = _rows()
+    measured = [r for r in rows if r.kind == "measurement"]
+    assert statistics.fmean(abs(r.ours_error) for r in measured) <= 0.12
+    for method in ("full", "lora", "qlora"):
+        errors = [abs(r.ours_error) for r in measured if r.method == method]
+        assert statistics.fmean(errors) <= 0.15, method
+    verdicts = [r.ours_right for r in rows if r.ours_right is not None]
+    assert sum(verdicts) / len(verdicts) >= 0.90
