@@ -105,21 +105,13 @@ def card_table(plan: Plan, only_gpus: Collection[str] | None = None) -> list[Car
 
 def recommendation_lines(plan: Plan) -> list[str]:
     """The market's own summary when it wrote one (it names the picks), else the picks."""
-    recommendation = plan.recommendation
-    picks = (
-        ("Cheapest", recommendation.cheapest),
-        ("Fastest", recommendation.fastest),
-        ("Best value", recommendation.best_value),
-        ("Within budget", recommendation.within_budget),
-        ("Meets deadline", recommendation.meets_deadline),
-    )
+    summary = plan.recommendation.summary
     lines = (
-        [recommendation.summary]
-        if recommendation.summary
+        [summary]
+        if summary
         else [
-            f"{label}: {fmt.card(option.gpu_name, option.count)}{_cost(option)}"
-            for label, option in picks
-            if option is not None
+            f"{label.capitalize()}: {fmt.card(option.gpu_name, option.count)}{_cost(option)}"
+            for label, option in _picks(plan)
         ]
     )
     after = plan.after_training
@@ -201,20 +193,23 @@ def message_reply(kind: ReplyKind, title: str, body: str) -> Reply:
     return Reply(kind=kind, title=title, body=body)
 
 
-def _highlights(plan: Plan) -> dict[tuple[str, int], str]:
+def _picks(plan: Plan) -> list[tuple[str, Option]]:
     recommendation = plan.recommendation
     labelled = (
-        ("requested", plan.requested),
         ("cheapest", recommendation.cheapest),
         ("fastest", recommendation.fastest),
         ("best value", recommendation.best_value),
         ("within budget", recommendation.within_budget),
         ("meets deadline", recommendation.meets_deadline),
     )
+    return [(label, option) for label, option in labelled if option is not None]
+
+
+def _highlights(plan: Plan) -> dict[tuple[str, int], str]:
+    requested = [("requested", plan.requested)] if plan.requested is not None else []
     names: dict[tuple[str, int], list[str]] = {}
-    for label, option in labelled:
-        if option is not None:
-            names.setdefault((option.gpu, option.count), []).append(label)
+    for label, option in [*requested, *_picks(plan)]:
+        names.setdefault((option.gpu, option.count), []).append(label)
     return {key: ", ".join(labels) for key, labels in names.items()}
 
 
