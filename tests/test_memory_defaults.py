@@ -26,7 +26,7 @@ def test_every_default_is_filled_and_stated() -> None:
     assert spec.num_gpus == 1
     assert spec.sharding is Sharding.none
     said = " ".join(resolved.assumptions)
-    for fact in ("Llama-2-13b", "NF4", "AdamW", "rank 16", "2,048", "checkpointing"):
+    for fact in ("Llama-2-13B", "NF4", "AdamW", "rank 16", "2,048", "checkpointing"):
         assert fact in said
 
 

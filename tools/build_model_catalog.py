@@ -53,6 +53,11 @@ def _same_shape_parent(model: dict, models: list[dict]) -> dict | None:
     return best if best_len >= 3 else None
 
 
+def _display(name: str) -> str:
+    """'Llama-2-13b-hf' → 'Llama-2-13B': sizes read as people write them."""
+    return re.sub(r"(?<=\d)b(?=$|-)", "B", name.removesuffix("-hf"))
+
+
 def _clean_alias(alias: str) -> str:
     return alias.split("(")[0].strip()
 
@@ -60,7 +65,7 @@ def _clean_alias(alias: str) -> str:
 def _from_curated(entry: dict) -> dict:
     return {
         "key": entry["key"],
-        "name": entry["hf_id"].split("/")[-1].removesuffix("-hf"),
+        "name": _display(entry["hf_id"].split("/")[-1]),
         "hf_id": entry["hf_id"],
         "family": entry["family"],
         "mlp": "plain" if entry["architecture"] == "falcon_gelu" else "gated",
@@ -93,7 +98,7 @@ def _from_more(model_id: str, entry: dict) -> dict:
     heads = entry["num_attention_heads"]
     return {
         "key": name.lower(),
-        "name": name,
+        "name": _display(name),
         "hf_id": model_id,
         "family": re.split(r"[-_.\d]", name.lower())[0] or org.lower(),
         "mlp": "plain" if "non-gated" in notes.lower() else "gated",
