@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from planner.catalog.models import ModelArch
+from planner.errors import PlanningError
 from planner.memory import components as comp
 from planner.memory.placement import Components, per_gpu
 from planner.memory.profiles import (
@@ -34,13 +35,14 @@ def job_from_spec(spec: JobSpec, num_gpus: int) -> comp.Job:
     target_names = (
         _ALL_TARGETS if targets in (None, ALL_LINEAR) else tuple(t.value for t in targets)
     )
-    assert spec.precision and spec.optimizer and spec.seq_len and spec.micro_batch
+    if not (spec.precision and spec.optimizer and spec.seq_len and spec.micro_batch):
+        raise PlanningError("estimate a resolved spec (planner.defaults.resolve)", field="spec")
     return comp.Job(
         method=spec.method,
         quant=spec.quant if spec.method is Method.qlora else None,
         precision=spec.precision,
         optimizer=spec.optimizer,
-        lora_rank=spec.lora_rank or 16,
+        lora_rank=spec.lora_rank or 0,
         lora_targets=target_names,
         seq_len=spec.seq_len,
         micro_batch=spec.micro_batch,
@@ -89,9 +91,8 @@ def estimate_memory(
     talks = num_gpus > 1 and sharding not in (Sharding.none, Sharding.device_map)
     context = (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if talks else 0.0)) * GIB
     required = reserved + context
-    paged_share = (
-        paged / num_gpus if sharding in (Sharding.fsdp, Sharding.zero3, Sharding.zero2) else paged
-    )
+    splits_state = sharding not in (Sharding.none, Sharding.ddp)
+    paged_share = paged / num_gpus if splits_state else paged
     low = required * (1 - RANGE_LOW_FRACTION)
     high = required * (1 + RANGE_HIGH_FRACTION) + paged_share
     return MemoryEstimate(
