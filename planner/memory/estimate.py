@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from planner.catalog.models import ModelArch
+from planner.defaults import DEFAULT_LORA_RANK
 from planner.errors import PlanningError
 from planner.memory import components as comp
 from planner.memory.placement import Components, per_gpu
@@ -17,7 +18,7 @@ from planner.memory.profiles import (
     PROFILES,
 )
 from planner.plan import MemoryBreakdown, MemoryEstimate
-from planner.spec import ALL_LINEAR, Framework, JobSpec, LoraTarget, Method, Sharding
+from planner.spec import ALL_LINEAR, Framework, JobSpec, LoraTarget, Method, Quant, Sharding
 
 # The 10th and 90th percentiles of measured ÷ estimated peaks on the dev set (bench/accuracy.py):
 # the range a user should plan with.
@@ -28,7 +29,8 @@ _ALL_TARGETS = tuple(t.value for t in LoraTarget)
 
 
 def job_from_spec(spec: JobSpec, num_gpus: int) -> comp.Job:
-    """The fields the components read, from a resolved spec (every default filled)."""
+    """The fields the components read, from a resolved spec (every default filled). A resolved
+    spec patched to another method (a suggestion) gets that method's default rank/quant."""
     framework = spec.framework or Framework.hf
     profile = PROFILES[framework]
     targets = spec.lora_targets
@@ -39,10 +41,10 @@ def job_from_spec(spec: JobSpec, num_gpus: int) -> comp.Job:
         raise PlanningError("estimate a resolved spec (planner.defaults.resolve)", field="spec")
     return comp.Job(
         method=spec.method,
-        quant=spec.quant if spec.method is Method.qlora else None,
+        quant=(spec.quant or Quant.nf4) if spec.method is Method.qlora else None,
         precision=spec.precision,
         optimizer=spec.optimizer,
-        lora_rank=spec.lora_rank or 0,
+        lora_rank=spec.lora_rank or DEFAULT_LORA_RANK,
         lora_targets=target_names,
         seq_len=spec.seq_len,
         micro_batch=spec.micro_batch,
