@@ -49,9 +49,9 @@ def test_units_accept_only_whitelisted_spellings() -> None:
         ("13B lora, -3 epochs", "positive"),
         ("13B lora, epochs=-1", "positive"),
         ("13B lora, batch size -4", "positive"),
-        ("13B lora, seq_len 99999999999", "seq len"),
-        ("9000B model lora", "params b"),
-        ("13B lora on 200000 GPUs", "num gpus"),
+        ("13B lora, seq_len 99999999999", "context length"),
+        ("9000B model lora", "model size"),
+        ("13B lora on 200000 GPUs", "gpu count"),
     ],
 )
 def test_impossible_numbers_get_a_clear_message(text: str, words: str) -> None:

@@ -47,6 +47,7 @@ _READERS = (
     budget.read_budget,
     model.read_sizes,
     context.read_loose_context,
+    dataset.samples_to_tokens,
     epochs.read_times,
 )
 # "epochs=-1", "batch size -4": a minus sign after a setting's name (value-first forms such as
@@ -55,6 +56,21 @@ _NEGATIVE_SETTING = re.compile(
     r"(?P<key>[a-z_]{0,24}(?:epoch|batch|size|bs|rank|alpha|ctx|context|len|length|tokens|samples|"
     r"gpus|budget|accum|steps)[a-z_]{0,12})\s?[=:]?\s?-(?P<num>\d{1,20}(?:\.\d{1,8})?)"
 )
+_LABELS = {
+    "params_b": "model size (billions of parameters)",
+    "seq_len": "context length",
+    "micro_batch": "batch size",
+    "grad_accum": "gradient accumulation",
+    "num_gpus": "GPU count",
+    "gpu_vram_gb": "GPU memory (GB)",
+    "dataset_tokens": "dataset size (tokens)",
+    "epochs": "number of epochs",
+    "lora_rank": "LoRA rank",
+    "lora_alpha": "LoRA alpha",
+    "budget_usd": "budget (USD)",
+    "deadline_hours": "deadline (hours)",
+    "tokens_per_s": "speed (tokens/s)",
+}
 _NOT_A_NUMBER = re.compile(r"(?<![a-z0-9_.])[-+]?(?:nan|inf|infinity)(?![a-z0-9_])")
 _HF_ID_CASED = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{1,38}/[A-Za-z0-9_.-]{2,96}")
 # Unread pieces are echoed back, so only characters no chat platform treats as markup.
@@ -93,9 +109,10 @@ def parse(text: str) -> ParseResult:
 
 def _result(r: Reading) -> ParseResult:
     fields = dict(r.fields)
-    problem = _out_of_range(fields)
-    if problem:
-        return ParseResult(fields={}, error=problem)
+    for job in (fields, *(fields | alternative for alternative in r.alternatives)):
+        problem = _out_of_range(job)
+        if problem:
+            return ParseResult(error=problem)
     unread = [*r.notes, *_LEFTOVER.findall(r.text)]
     if "model" not in fields and "params_b" not in fields:
         return ParseResult(
@@ -127,8 +144,7 @@ def _out_of_range(fields: dict[str, Any]) -> str | None:
     except ValidationError as invalid:
         error = invalid.errors()[0]
         name = str(error["loc"][0]) if error["loc"] else "value"
-        value = fields.get(name)
-        return (
-            f"{name.replace('_', ' ')} {value} is not something I can plan: {error['msg'].lower()}."
-        )
+        label = _LABELS.get(name, name.replace("_", " "))
+        limit = error["msg"].removeprefix("Input should be ").removeprefix("Value should be ")
+        return f"I can't plan a {label} of {fields.get(name)}: it should be {limit}."
     return None

@@ -94,7 +94,7 @@ def read_dataset(r: Reading) -> None:
     if samples is None:
         samples = _named_dataset_samples(r)
     if samples is not None:
-        _samples_to_tokens(r, samples)
+        _samples_with_length(r, samples)
     for m in r.matches(_TOKENS):
         tokens = _count(r, m, "The dataset size")
         if m.group("scale") or tokens > 262_144 or "," in m.group("num"):
@@ -109,19 +109,26 @@ def read_dataset(r: Reading) -> None:
             r.take(m)
 
 
-def _samples_to_tokens(r: Reading, samples: float) -> None:
-    length = None
+def _samples_with_length(r: Reading, samples: float) -> None:
+    """Samples × the per-sample length the text gives; without one, wait for the context length
+    (a bare "2k" is read last) in `samples_to_tokens`."""
     for m in r.matches(_PER_SAMPLE):
         group = next(g for g in ("num", "num2", "num3") if m.group(g))
         length = r.number(m, group, "The sample length") * (1000 if m.group("k") else 1)
         r.take(m)
-        break
+        note = f"{whole(samples):,} samples × {whole(length)} tokens"
+        r.put("dataset_tokens", whole(samples * length), note)
+        return
+    r.samples = samples
+
+
+def samples_to_tokens(r: Reading) -> None:
+    """Samples with no length: × the context length if the text gave one, else a typical length."""
+    samples = r.samples
+    if samples is None or "dataset_tokens" in r.fields:
+        return
     shown = f"{whole(samples):,}"
-    if length:
-        r.put(
-            "dataset_tokens", whole(samples * length), f"{shown} samples × {whole(length)} tokens"
-        )
-    elif "seq_len" in r.fields:
+    if "seq_len" in r.fields:
         seq_len = r.fields["seq_len"]
         r.put(
             "dataset_tokens",

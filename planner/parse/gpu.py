@@ -101,7 +101,7 @@ _CARD = re.compile(
     r"(?:\s?[-(]?\s?(?P<vram_after>\d{1,3})\s?"
     + _GB
     + r"(?!\s?(?:vram\s|gpu\smemory\s)?(?:total|in"
-    r"\stotal|combined))\)?(?:'?s)?)?"
+    r"\stotal|combined))\)?(?:'?s)?|-(?P<vram_bare>16|24|32|40|48|80|94|141)(?![a-z0-9_.]))?"
     r"(?:\s?(?:x|\*)\s?(?P<count_after>\d{1,4})(?![\d.]|\s?(?:gb|g|b|k|bit)\b))?"
     r"(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
     r"(?![a-z0-9])"
@@ -189,7 +189,9 @@ def read_gpus(r: Reading) -> None:
     for m in r.matches(_CARD):
         name = _display(m)
         card: dict[str, Any] = {"gpu": name}
-        vram = _vram_gb(m, "vram_before") or _vram_gb(m, "vram_after")
+        vram = next(
+            (_vram_gb(m, g) for g in ("vram_before", "vram_after", "vram_bare") if m.group(g)), None
+        )
         if vram:
             card["gpu_vram_gb"] = vram
             card["gpu"] = with_memory(name, vram)

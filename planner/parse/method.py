@@ -15,12 +15,19 @@ from planner.parse.reading import COMPARING, Reading
 _QLORA = re.compile(r"(?<![a-z])q[-\s]?lora(?![a-z])|量化微调")
 _LORA = re.compile(r"(?<![a-z])(?:lora|peft|adapters?|dora)(?![a-z])")
 _NOT_LORA = re.compile(r"(?:not|without|no|instead\sof|rather\sthan)\s(?:a\s)?q?lora")
+# "full" alone is the method ("7b full 4xa100") unless it describes something else: "the full
+# dataset", "full precision", "full shard", "full three epochs".
+_FULL_ALONE = (
+    r"(?<![a-z])(?<!the\s)(?<!a\s)(?<!in\s)(?<!at\s)full(?![a-z])(?!\s?(?:the|a|an|dataset|data|"
+    r"corpus|precision|batch|context|ctx|length|seq|sequence|shard|node|nodes|card|gpu|vram|memory|"
+    r"size|range|list|set|power|speed|load|run\sof|\d{1,5}\s?(?:epochs?|eps?|轮|rounds?|passes))"
+    r"(?![a-z]))"
+)
 _FULL = re.compile(
     r"full[-\s_]?(?:parameter|param|weights?|model|precision\sfine|fine[-\s]?tun\w*|finetun\w*|ft|"
     r"sft|training|train)|(?<![a-z])fft(?![a-z])|sft\sfull|全参数?|全量|全参微调|continued?\s(?:pre-?)?"
     r"train\w*|continual\spre-?train\w*|(?<![a-z])pre-?train\w*|from\sscratch|预训练|增量预训练|"
-    r"finetuning_type\s?[=:]\s?full|(?<![a-z])full(?=\s?(?:$|[,.;:?!)/]|(?:on|with|using|in|at|for|"
-    r"and|vs|or|overnight|run|job|bf16|fp16|fp32|mode|tuning)(?![a-z])))"
+    r"finetuning_type\s?[=:]\s?full|" + _FULL_ALONE
 )
 _SFT = re.compile(r"(?<![a-z])sft(?![a-z])")
 _RL = re.compile(r"(?<![a-z])(grpo|dpo|ppo|orpo|kto|rlhf)(?![a-z])")

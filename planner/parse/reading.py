@@ -30,6 +30,8 @@ class Reading:
     assumptions: list[str] = field(default_factory=list)
     alternatives: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Samples counted but not yet turned into tokens (that needs the context length).
+    samples: float | None = None
 
     def __post_init__(self) -> None:
         self.source = self.source or self.text
