@@ -66,7 +66,6 @@ MEMORY_VARIANTS = {"A100", "A800", "V100", "RTX 3060", "RTX 4060 Ti", "RTX 3080"
 _GB = r"(?:gb|gib|g)(?![a-z])"
 _COUNT_WORDS = {
     "single": 1,
-    "one": 1,
     "a": 1,
     "an": 1,
     "单卡": 1,
@@ -189,9 +188,7 @@ def read_gpus(r: Reading) -> None:
     for m in r.matches(_CARD):
         name = _display(m)
         card: dict[str, Any] = {"gpu": name}
-        vram = next(
-            (_vram_gb(m, g) for g in ("vram_before", "vram_after", "vram_bare") if m.group(g)), None
-        )
+        vram = _vram_gb(m, "vram_before") or _vram_gb(m, "vram_after") or _vram_gb(m, "vram_bare")
         if vram:
             card["gpu_vram_gb"] = vram
             card["gpu"] = with_memory(name, vram)

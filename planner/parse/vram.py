@@ -31,8 +31,7 @@ _HOST = [
 _NOT_CAPACITY = re.compile(
     r"(?:use[sd]?|using|takes?|took|need(?:s|ed)?|requires?|consum\w{0,4}|peak\w{0,3}|allocated|"
     r"reserved|occup\w{0,6}|about|around|size\sof\s(?:it|the\smodel)\sis|model\sis|weights?\s(?:are|"
-    r"is|take)|占用|需要|oom\w{0,4}\s(?:at|with)|only|up\sto|over|more\sthan|fill\w{0,3}|still)\s?~?"
-    + _AMOUNT
+    r"is|take)|占用|需要|oom\w{0,4}\s(?:at|with)|up\sto|over|more\sthan|fill\w{0,3})\s?~?" + _AMOUNT
 )
 _TOTAL_AMOUNT = [
     re.compile(_TOTAL + r"\s?" + _VRAM_WORDS + r"?\s?(?:只有|of|is|=|:)?\s?" + _AMOUNT),
