@@ -59,3 +59,23 @@ def test_model_names_resolve_in_the_model_catalog(text: str, key: str) -> None:
 def test_gpu_names_resolve_in_the_gpu_catalog(text: str, key: str) -> None:
     card = resolve_gpu(parse(text).fields["gpu"])
     assert card is not None and card.key.startswith(key)
+
+
+def test_catalog_names_read_back_as_their_own_model() -> None:
+    # Every name and alias the model catalog lists, typed as a question, plans that model. A few
+    # aliases are ambiguous in the catalog itself ("Qwen-7B" vs "qwen7b"), hence a rate.
+    from planner.catalog.models import all_models
+
+    names = [
+        (arch.key, name)
+        for arch in all_models()
+        for name in (arch.name, *arch.aliases, arch.hf_id)
+        if name and "(" not in name
+    ]
+    misread = []
+    for key, name in names:
+        spec = parse(f"{name} lora").spec
+        resolved = spec and resolve_model(spec.model, spec.params_b)[0].key
+        if resolved != key:
+            misread.append((name, resolved))
+    assert len(misread) <= 0.05 * len(names), misread

@@ -54,7 +54,8 @@ _READERS = (
 # "-3 epochs" are caught by `Reading.number`).
 _NEGATIVE_SETTING = re.compile(
     r"(?P<key>[a-z_]{0,24}(?:epoch|batch|size|bs|rank|alpha|ctx|context|len|length|tokens|samples|"
-    r"gpus|budget|accum|steps)[a-z_]{0,12})\s?[=:]?\s?-(?P<num>\d{1,20}(?:\.\d{1,8})?)"
+    r"gpus|budget|accum|steps)[a-z_]{0,12})(?:\s?[=:]\s?|\s)-(?P<num>\d{1,20}(?:\.\d{1,8})?)"
+    r"(?![a-z])"
 )
 _LABELS = {
     "params_b": "model size (billions of parameters)",

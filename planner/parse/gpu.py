@@ -58,7 +58,9 @@ _CARDS: list[tuple[str, str]] = [
     (r"gaudi\s?3", "Gaudi3"),
     (r"(?:apple\s?)?m[1-4]\s?(?:pro|max|ultra)", "Apple {apple}"),
 ]
-_CONSUMER = r"(?:(?:rtx|gtx)\s?-?)?(?P<consumer>[1-5]0[5-9]0|1660)(?:\s?(?P<tier>ti|super))?"
+_CONSUMER = (
+    r"(?:(?:rtx|gtx)\s?-?)?(?P<consumer>[1-5]0[5-9]0|1660)(?:\s?(?P<tier>ti\s?super|ti|super))?"
+)
 _NAME = r"(?P<name>" + "|".join(p for p, _ in _CARDS) + "|" + _CONSUMER + r")"
 # Cards sold with several memory sizes: the size goes into the name so the catalog can tell.
 MEMORY_VARIANTS = {"A100", "A800", "V100", "RTX 3060", "RTX 4060 Ti", "RTX 3080"}
@@ -129,7 +131,8 @@ def _display(m: re.Match[str]) -> str:
     consumer = m.group("consumer")
     if consumer:
         prefix = "GTX" if int(consumer) < 2000 else "RTX"
-        tier = {"ti": " Ti", "super": " SUPER"}.get(m.group("tier") or "", "")
+        written_tier = (m.group("tier") or "").replace(" ", "")
+        tier = {"ti": " Ti", "super": " SUPER", "tisuper": " Ti SUPER"}.get(written_tier, "")
         return f"{prefix} {consumer}{tier}"
     written = m.group("name")
     for pattern, display in _CARDS:

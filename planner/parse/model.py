@@ -20,6 +20,7 @@ from planner.parse.reading import COMPARING, Reading
 FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
     r"code[-\s]?llama": ("codellama", ()),
     r"tiny[-\s]?llama": ("tinyllama", ()),
+    r"open[-_\s]?llama": ("open_llama", ()),
     r"llama": ("llama", ("3.1", "3.2", "3.3", "1", "2", "3", "4")),
     r"l(?=[23])": ("llama", ("3.1", "3.2", "3.3", "2", "3")),
     r"llava": ("llava", ("1.5", "1.6", "1")),
@@ -68,7 +69,7 @@ FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
 # Words between a family and its size that change the architecture; "chat", "instruct", "hf"
 # and friends do not and are dropped from the name.
 VARIANT_WORDS = ("vl", "coder", "math", "moe", "r1", "v2", "v3", "v2.5", "distill", "vision")
-_FILLER_WORDS = r"(?:chat|instruct|it|hf|base|pt|sft|v0\.\d|v\d)"
+_FILLER_WORDS = r"(?:chat|instruct|it|hf|base|pt|sft|alpha|beta|preview|v0\.\d|v\d)"
 
 _FAMILY = "|".join(FAMILIES)
 # A version is followed by a separator ("llama 3 8b", "qwen2.5-7b"); glued forms ("llama370b")
@@ -76,7 +77,7 @@ _FAMILY = "|".join(FAMILIES)
 _VERSION = r"(?:[-\s_]?v?(?P<ver>\d{1,2}(?:\.\d{1,2})?n?)(?=[-\s_(]))?"
 _ANY_VERSION = r"(?:[-\s_]?v?(?P<ver>\d{1,2}(?:\.\d{1,2})?n?))?"
 _MID = r"(?P<mid>(?:[-\s_](?:" + "|".join(map(re.escape, VARIANT_WORDS)) + r"))?)"
-_FILL = r"(?:[-\s_]" + _FILLER_WORDS + r")?"
+_FILL = r"(?:[-\s_]" + _FILLER_WORDS + r"){0,2}"
 # "8x7b", "e2b", "6.7b", "7/13/70b", "30b-a3b"; "135m" only where a family makes it a size.
 _ONE_SIZE = r"\d{1,4}(?:\.\d{1,2})?"
 _SIZE = (
@@ -85,7 +86,8 @@ _SIZE = (
     + r"b?\s?/\s?){0,4}(?P<moe>\d{1,2}x)?e?"
     + _ONE_SIZE
     + r"\s?(?P<unit>b|m)"
-    r"(?![a-z0-9]))(?P<active>-a\d{1,3}(?:\.\d)?b)?"
+    r"(?![a-z0-9]))(?P<active>-a\d{1,3}(?:\.\d)?b)?(?:[-\s_](?:instruct|chat|it|hf|base))?"
+    r"(?P<tag>[-\s_]v\d(?:\.\d{1,2})?(?![a-z0-9]))?"
 )
 _FAMILY_SIZE = re.compile(
     r"(?:(?<![a-z])|(?<=tune))(?P<fam>"
@@ -238,7 +240,9 @@ def _read_family_sizes(r: Reading) -> None:
             r.put("model", _model_name(family, m.group("mid"), size_text))
             r.put("params_b", whole(float(size_text.rstrip("m").lstrip("e")) / 1000))
         else:
-            suffix, mid = m.group("active") or "", m.group("mid")
+            # "mistral-7b-v0.3": a release tag after the size stays in the name.
+            suffix = (m.group("active") or "") + (m.group("tag") or "").replace("-", " ")
+            mid = m.group("mid")
             _put_sizes(
                 r,
                 _sizes(size_text),
