@@ -92,17 +92,19 @@ async def _run(requests: int) -> int:
     from bot.conversation import Conversation
 
     pipe, child_end = multiprocessing.Pipe()
-    slack = multiprocessing.Process(target=_slack_side, args=(requests, child_end))
+    slack = multiprocessing.Process(target=_slack_side, args=(requests, child_end), daemon=True)
     slack.start()
-    api_url = await asyncio.to_thread(pipe.recv)
-    app = build_app(Conversation(), signing_secret=SECRET, client=make_client("xoxb-b", api_url))
-    runner = await start_http(app, "127.0.0.1", 0)
     try:
-        pipe.send(f"http://127.0.0.1:{runner.addresses[0][1]}{EVENTS_PATH}")
-        result = await asyncio.to_thread(pipe.recv)
-        await asyncio.to_thread(slack.join)
+        api_url = await asyncio.to_thread(pipe.recv)
+        app = build_app(Conversation(), signing_secret=SECRET, client=make_client("xoxb", api_url))
+        runner = await start_http(app, "127.0.0.1", 0)
+        try:
+            pipe.send(f"http://127.0.0.1:{runner.addresses[0][1]}{EVENTS_PATH}")
+            result = await asyncio.to_thread(pipe.recv)
+        finally:
+            await runner.cleanup()
     finally:
-        await runner.cleanup()
+        slack.kill()  # no-op once it has sent its result; never leave it waiting on a dead app
 
     ms = [a * 1000 for a in result["acks_s"]]
     print(f"slack ack: {requests} concurrent signed /gpuplan commands, real Bolt app on loopback")
