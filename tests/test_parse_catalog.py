@@ -7,6 +7,7 @@ import pytest
 
 from planner.catalog.gpus import resolve_gpu
 from planner.catalog.models import resolve_model
+from planner.errors import PlanningError
 from planner.parse import parse
 
 
@@ -75,7 +76,10 @@ def test_catalog_names_read_back_as_their_own_model() -> None:
     misread = []
     for key, name in names:
         spec = parse(f"{name} lora").spec
-        resolved = spec and resolve_model(spec.model, spec.params_b)[0].key
+        try:
+            resolved = spec and resolve_model(spec.model, spec.params_b)[0].key
+        except PlanningError:
+            resolved = None
         if resolved != key:
             misread.append((name, resolved))
     assert len(misread) <= 0.05 * len(names), misread
