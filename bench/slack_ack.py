@@ -75,13 +75,23 @@ def _slack_side(requests: int, pipe: Connection) -> None:
             # One request first, as a running server would have had: it pays Bolt's auth.test.
             cold_s = await slash(http, url, _slash_body(-1, fake.response_url("warm")))
             await fake.wait_for(lambda: fake.responses, timeout_s=60)
-            bodies = [_slash_body(n, fake.response_url(f"commands/{n}")) for n in range(requests)]
-            burst_start = time.perf_counter()
-            acks_s = await asyncio.gather(*(slash(http, url, body) for body in bodies))
-            await fake.wait_for(lambda: len(fake.responses) > requests, timeout_s=600)
-            answered_s = time.perf_counter() - burst_start
+            bursts: dict[str, list[float]] = {}
+            # First on fresh TCP connections, then again on the keep-alive connections the first
+            # burst left open (as a steady stream of deliveries from Slack would find them).
+            for burst in ("fresh connections", "keep-alive"):
+                answered = len(fake.responses)
+                bodies = [
+                    _slash_body(n, fake.response_url(f"{burst}/{n}")) for n in range(requests)
+                ]
+                burst_start = time.perf_counter()
+                bursts[burst] = await asyncio.gather(*(slash(http, url, b) for b in bodies))
+                await fake.wait_for(
+                    lambda answered=answered: len(fake.responses) >= answered + requests,
+                    timeout_s=600,
+                )
+                answered_s = time.perf_counter() - burst_start
         await fake.stop()
-        return {"cold_s": cold_s, "acks_s": acks_s, "answered_s": answered_s}
+        return {"cold_s": cold_s, "bursts": bursts, "answered_s": answered_s}
 
     pipe.send(asyncio.run(run()))
 
@@ -106,14 +116,18 @@ async def _run(requests: int) -> int:
     finally:
         slack.kill()  # no-op once it has sent its result; never leave it waiting on a dead app
 
-    ms = [a * 1000 for a in result["acks_s"]]
     print(f"slack ack: {requests} concurrent signed /gpuplan commands, real Bolt app on loopback")
-    print(f"  first (cold) ack   {result['cold_s'] * 1000:8.1f} ms")
-    print(f"  ack p50            {statistics.median(ms):8.1f} ms")
-    print(f"  ack p99            {_percentile(ms, 99):8.1f} ms   (goal < 100 ms)")
-    print(f"  ack max            {max(ms):8.1f} ms   (Slack's deadline 3000 ms)")
-    print(f"  all {requests} answers at response_url {result['answered_s']:.2f} s after the burst")
-    return 0 if max(ms) < 3000 else 1
+    print(f"  first (cold) ack        {result['cold_s'] * 1000:8.1f} ms")
+    worst_ms = 0.0
+    for burst, acks_s in result["bursts"].items():
+        ms = [a * 1000 for a in acks_s]
+        worst_ms = max(worst_ms, *ms)
+        print(f"  {burst}:")
+        print(f"    ack p50               {statistics.median(ms):8.1f} ms")
+        print(f"    ack p99               {_percentile(ms, 99):8.1f} ms   (goal < 100 ms)")
+        print(f"    ack max               {max(ms):8.1f} ms   (Slack's deadline 3000 ms)")
+    print(f"  {requests} answers at response_url {result['answered_s']:.2f} s after a burst")
+    return 0 if worst_ms < 3000 else 1
 
 
 async def _ack_path_ms(requests: int) -> float:
@@ -156,10 +170,8 @@ def main() -> int:
     os.environ["GPUPLAN_STATE_DIR"] = tempfile.mkdtemp(prefix="gpuplan-slack-bench-")
     status = asyncio.run(_run(args.requests))
     ack_path_ms = asyncio.run(_ack_path_ms(1000))
-    print(
-        f"  Bolt ack path      {ack_path_ms:8.2f} ms per request (in-process, no HTTP, 1000 acks)"
-    )
-    print(f"  load average       {os.getloadavg()[0]:8.2f} on {os.cpu_count()} CPUs")
+    print(f"  Bolt ack path           {ack_path_ms:8.2f} ms per request (in-process, no HTTP)")
+    print(f"  load average            {os.getloadavg()[0]:8.2f} on {os.cpu_count()} CPUs")
     return status
 
 
