@@ -42,7 +42,8 @@ _SAMPLE_KEYS = re.compile(
 )
 _PER_SAMPLE = re.compile(
     r"(?:of|with|each|averag\w{0,4}|avg|per\s(?:sample|example|entry|row))\s(?:sample\s)?"
-    r"(?:containing\s|having\s|of\s|length\s|is\s)?(?:around\s|about\s|~)?\s?(?P<num>" + NUM + ")"
+    r"(?:containing\s|having\s|of\s)?(?:length\s)?(?:is\s|of\s)?(?:around\s|about\s|~)?\s?"
+    r"(?P<num>" + NUM + ")"
     r"(?P<k>k)?\s?(?:-\s?)?tokens?|(?P<num2>\d{1,6})\s?tokens?\s(?:each|per\s(?:sample|example|"
     r"entry|row))|(?:每条|每个样本|平均)(?:平均)?(?:长度)?(?:约|大约|为)?\s?(?P<num3>\d{1,6})\s?(?:个\s?)?"
     r"(?:tokens?|字)?"

@@ -109,6 +109,8 @@ _FAMILY_ONLY = re.compile(
     + r")"
     + _ANY_VERSION
     + r"(?:[-\s_](?P<tier>mini|small|medium|large|tiny|nano))?(?![a-z])"
+    # "the guanaco dataset", "alpaca format": a family name used for data, not the model.
+    r"(?!\s?(?:dataset|data|format|template|style|prompt))"
 )
 _BARE_SIZES = re.compile(
     r"(?<![a-z0-9_.])(?P<size>(?:" + _ONE_SIZE + r"b?\s?/\s?){0,4}" + _ONE_SIZE + r")\s?"
