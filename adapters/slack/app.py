@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from adapters.slack import limits
 from adapters.slack.dedupe import SeenEvents
-from adapters.slack.escape import incoming_to_plain
+from adapters.slack.escape import clean, incoming_to_plain
 from adapters.slack.render import WHATIF_ACTION_PREFIX, conversation_id_from_block_id, render_reply
 from adapters.slack.store import ThreadIndex
 from bot.reply import Reply
@@ -225,8 +225,8 @@ class _SlackBot:
             thread_ts=root,
             file=png,
             filename="gpuplan.png",
-            title=reply.title,
-            alt_txt=f"Hours and cost per card: {reply.title}",
+            title=clean(reply.title),
+            alt_txt=f"Hours and cost per card: {clean(reply.title)}",
         )
 
     async def _plan(self, key: ThreadKey, text: str, user: str | None) -> Reply:
@@ -245,7 +245,11 @@ class _SlackBot:
 async def _respond_all(respond: Any, reply: Reply, conversation_id: str, ephemeral: bool) -> None:
     payloads = render_reply(reply, conversation_id=conversation_id)
     if len(payloads) > limits.RESPONSE_URL_MAX_POSTS:
-        logger.warning("answer needs %d messages; response_url takes 5", len(payloads))
+        logger.warning(
+            "answer needs %d messages; response_url takes %d",
+            len(payloads),
+            limits.RESPONSE_URL_MAX_POSTS,
+        )
     for payload in payloads[: limits.RESPONSE_URL_MAX_POSTS]:
         await respond(
             response_type="ephemeral" if ephemeral else "in_channel",

@@ -45,6 +45,3 @@ class ThreadIndex:
             (team, channel, root_ts),
         ).fetchone()
         return row[0] if row else None
-
-    def close(self) -> None:
-        self._db.close()
