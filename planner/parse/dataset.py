@@ -51,8 +51,8 @@ _PER_SAMPLE = re.compile(
 _TEXT_SIZE = re.compile(
     r"(?<![a-z0-9_.])(?P<num>"
     + NUM
-    + r")\s?(?P<unit>mb|gb|tb)\s?(?:of\s)?(?:text|data(?:set)?|corpus|"
-    r"json\w{0,2}|csv|training\sdata)?"
+    + r")\s?(?P<unit>mb|gb|tb|g)\s?(?:of\s)?(?P<what>text|data(?:set)?|corpus|json\w{0,2}|csv|"
+    r"training\sdata|文本|数据|语料)?"
 )
 
 
@@ -102,7 +102,7 @@ def read_dataset(r: Reading) -> None:
             r.put("dataset_tokens", whole(tokens))
             r.take(m)
     for m in r.matches(_TEXT_SIZE):
-        if m.group("unit") == "mb" or re.search(r"text|data|corpus|json|csv", m.group(0)):
+        if m.group("unit") == "mb" or m.group("what"):
             size_bytes = convert(r.number(m, "num", "The dataset size"), m.group("unit"), "byte")
             tokens = round(size_bytes / BYTES_PER_TOKEN)
             note = f"{m.group(0).strip()} read as ≈{tokens:,} tokens ({BYTES_PER_TOKEN} bytes each)"

@@ -124,6 +124,11 @@ _UNNAMED = re.compile(
 _GPU_HOURS = re.compile(
     r"(?P<lead>(?:\d{1,4}\s?[x*]\s?){2})(?=\d{1,4}[^.]{0,30}gpu[-\s]?h(?:ou)?rs?)"
 )
+# "两台机器，每台8张A800", "2 nodes, each with 8 GPUs": a node count, then the GPUs per node.
+_NODES_EACH = re.compile(
+    r"(?P<nodes>\d{1,3})\s?(?:台|nodes?|machines?|servers?)\s?(?:机器|服务器)?\s?[,，]?\s?"
+    r"(?:每台|each\s(?:with|has|having)|with\s(?=\d{1,3}\s?(?:x\s?)?\S{1,12}\seach))"
+)
 _NODE_PRODUCT = re.compile(r"(?P<nodes>\d{1,3})\s?nodes?\s?\*\s?(?P<count>\d{1,3})(?![\d.])")
 
 
@@ -183,6 +188,18 @@ def _count(m: re.Match[str], r: Reading) -> int | None:
 
 
 def read_gpus(r: Reading) -> None:
+    nodes = None
+    for m in r.matches(_NODES_EACH):
+        nodes = int(m.group("nodes"))
+        r.take(m)
+    _read_cards(r)
+    if nodes and r.fields.get("num_gpus"):
+        per_node = r.fields["num_gpus"]
+        r.fields["num_gpus"] = per_node * nodes
+        r.assume(f"{nodes} nodes × {per_node} GPUs each read as {per_node * nodes} GPUs")
+
+
+def _read_cards(r: Reading) -> None:
     for m in r.matches(_GPU_HOURS):
         r.notes.append(f"{m.group('lead').strip()} before GPU hours read as days × hours")
         r.take(m, "lead")

@@ -9,7 +9,7 @@ from planner.parse.numbers import NUM
 from planner.parse.reading import Reading
 
 _IGNORED = re.compile(
-    r"(?<![a-z])-{0,2}(?:lr|learning[_\s]rate|seed|warmup(?:_steps|_ratio)?|weight_decay|"
+    r"(?<![a-z])-{0,2}(?:lr|learning[_\s]rate|学习率|seed|warmup(?:_steps|_ratio)?|weight_decay|"
     r"logging_steps|save_steps|eval_steps|save_total_limit|lora_dropout|dropout|max_grad_norm|"
     r"temperature|top_p|num_workers|dataloader_num_workers|total\ssteps|max_steps|"
     r"(?:number\sof\s)?trainable\sparam(?:eter)?s)\s?[=:]?\s?(?P<num>" + NUM + r")"
