@@ -20,6 +20,8 @@ from planner.units import convert
 DATASETS_FILE = Path(__file__).parents[1] / "data" / "datasets.json"
 # Instruction-tuning samples are short; used only when the text gives no length at all.
 TYPICAL_SAMPLE_TOKENS = 512
+# Fewer rows than this, written in English, is a count of something else ("2 questions").
+MIN_SAMPLES = 10
 # Plain English text in BPE tokenizers of the Llama/Qwen families.
 BYTES_PER_TOKEN = 4
 
@@ -87,7 +89,11 @@ def read_dataset(r: Reading) -> None:
     samples = None
     for pattern in (_SAMPLE_KEYS, _SAMPLES):
         for m in r.matches(pattern):
-            samples = _count(r, m, "The number of samples")
+            counted = _count(r, m, "The number of samples")
+            # "3 questions about ..." is not a dataset; Chinese counters ("5条数据") always are.
+            if pattern is _SAMPLES and counted < MIN_SAMPLES and m.group(0).isascii():
+                continue
+            samples = counted
             r.take(m)
             break
         if samples:

@@ -23,11 +23,16 @@ _VALUE_KEY = re.compile(
 _TIMES = re.compile(
     r"(?<![a-z0-9_.])(?:x|\*)\s?(?P<num>\d{1,3})(?![a-z0-9_]|\.\d)|(?<![a-z0-9_.])(?P<num2>\d{1,3})x(?![a-z0-9_]|\.\d)"
 )
+# "epoch 1/3" in a training log: the run has 3 epochs.
+_PROGRESS = re.compile(r"epochs?\s?:?\s?\d{1,5}\s?/\s?(?P<of>\d{1,5})(?![\d.])")
 _PER_EPOCH = re.compile(r"(?:per|each|every|a)\s(?:epoch|round)|1\sepoch\s(?:takes|took)|每轮")
 
 
 def read_epochs(r: Reading) -> None:
     for m in r.matches(_PER_EPOCH):
+        r.take(m)
+    for m in r.matches(_PROGRESS):
+        r.put("epochs", whole(r.number(m, "of", "The number of epochs")))
         r.take(m)
     for pattern in (_KEY_VALUE, _VALUE_KEY):
         for m in r.matches(pattern):

@@ -120,6 +120,8 @@ _UNNAMED = re.compile(
     + r"\s?显存)?(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
     r"|(?P<word_cn>单卡|双卡|单张卡)(?!显存)"
 )
+# "2 x 24GB": a count of cards of that size, no name needed.
+_COUNT_VRAM = re.compile(r"(?<![a-z0-9_.])(?P<count>\d{1,4})\s?[x*]\s?(?P<vram>\d{1,3})\s?" + _GB)
 # "5x24x8 A100 GPU hours" is days × hours × GPUs: the leading factors are not GPU counts.
 _GPU_HOURS = re.compile(
     r"(?P<lead>(?:\d{1,4}\s?[x*]\s?){2})(?=\d{1,4}[^.]{0,30}gpu[-\s]?h(?:ou)?rs?)"
@@ -229,6 +231,10 @@ def _read_cards(r: Reading) -> None:
         vram = _vram_gb(m, "vram") or _vram_gb(m, "vram_cn")
         if vram:
             r.put("gpu_vram_gb", vram)
+        r.take(m)
+    for m in r.matches(_COUNT_VRAM):
+        r.put("num_gpus", int(m.group("count")))
+        r.put("gpu_vram_gb", _vram_gb(m, "vram"))
         r.take(m)
     for m in r.matches(_NODE_PRODUCT):
         total = int(m.group("nodes")) * int(m.group("count"))
