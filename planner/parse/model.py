@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from planner.parse.numbers import whole
 from planner.parse.reading import COMPARING, Reading
@@ -143,8 +144,23 @@ RELEASED_SIZES_B |= {30, 32, 33, 34, 35, 40, 65, 70, 72, 90, 110, 120, 123, 180,
 
 @dataclass
 class _Family:
+    """A family as written ("qwen2-vl"), naming each size it is asked about."""
+
     name: str
     version: str
+    variant: str = ""
+    size_prefix: str = ""  # "e" of Gemma's "E2B"
+    size_suffix: str = ""  # "-a3b" of an MoE, " v0.3" of a release
+
+    @property
+    def label(self) -> str:
+        return self.name + self.version + (f"-{self.variant}" if self.variant else "")
+
+    def billions(self, size_b: float) -> str:
+        return f"{self.label} {self.size_prefix}{whole(size_b)}b{self.size_suffix}"
+
+    def millions(self, size_b: float) -> str:
+        return f"{self.label} {whole(round(size_b * 1000, 3))}m"
 
 
 _FAMILY_PATTERNS = [(re.compile(pattern), info) for pattern, info in FAMILIES.items()]
@@ -154,6 +170,8 @@ def _family_of(m: re.Match[str]) -> tuple[str, tuple[str, ...]]:
     """The FAMILIES entry whose pattern matched the `fam` group (in place: some look ahead)."""
     start, end = m.span("fam")
     for pattern, info in _FAMILY_PATTERNS:
+        if pattern.fullmatch(m.string, start, end):
+            return info
         found = pattern.match(m.string, start)
         if found and found.end() == end:
             return info
@@ -164,15 +182,15 @@ def _sizes(written: str) -> list[float]:
     return [float(part.strip().rstrip("b").lstrip("e")) for part in written.split("/")]
 
 
-def _put_sizes(r: Reading, sizes: list[float], name_for: Callable[[float], str | None]) -> None:
+def _put_sizes(r: Reading, sizes: list[float], name_for: Callable[[float], str] | None) -> None:
+    """The first size is the job; the others ("7/13/70b") are the comparison's other jobs."""
     first, *others = sizes
     r.put("params_b", whole(first))
-    model = name_for(first)
-    if model:
-        r.put("model", model)
+    if name_for:
+        r.put("model", name_for(first))
     for size in others:
-        alternative = {"params_b": whole(size)}
-        if model:
+        alternative: dict[str, Any] = {"params_b": whole(size)}
+        if name_for:
             alternative["model"] = name_for(size)
         r.alternatives.append(alternative)
 
@@ -210,12 +228,6 @@ def _split_glued(size_text: str, versions: tuple[str, ...]) -> tuple[str, str]:
     return "", size_text
 
 
-def _model_name(family: _Family, mid: str, size: str) -> str:
-    variant = mid.strip(" -_")
-    base = family.name + family.version + (f"-{variant}" if variant else "")
-    return f"{base} {size}"
-
-
 def _read_family_sizes(r: Reading) -> None:
     for m in r.matches(_FAMILY_SIZE):
         canonical, versions = _family_of(m)
@@ -234,24 +246,19 @@ def _read_family_sizes(r: Reading) -> None:
                 continue
         if not version and versions and re.fullmatch(r"\d{2,4}b", size_text):
             version, size_text = _split_glued(size_text, versions)
-        family = _Family(canonical, version)
-        unit = m.group("unit")
+        family = _Family(canonical, version, variant=m.group("mid").strip(" -_"))
         if m.group("moe"):
             r.put("model", f"{canonical}{version} {size_text}")
-        elif unit == "m":
-            r.put("model", _model_name(family, m.group("mid"), size_text))
-            r.put("params_b", whole(float(size_text.rstrip("m").lstrip("e")) / 1000))
+        elif m.group("unit") == "m":
+            millions = _sizes(size_text.replace("m", ""))
+            _put_sizes(r, [size / 1000 for size in millions], family.millions)
         else:
             # "mistral-7b-v0.3": a release tag after the size stays in the name.
-            suffix = (m.group("active") or "") + (m.group("tag") or "").replace("-", " ")
-            mid = m.group("mid")
-            _put_sizes(
-                r,
-                _sizes(size_text),
-                lambda s, f=family, v=mid, a=suffix, e=size_text[:1] == "e": _model_name(
-                    f, v, f"{'e' if e else ''}{whole(s)}b{a}"
-                ),
+            family.size_suffix = (m.group("active") or "") + (m.group("tag") or "").replace(
+                "-", " "
             )
+            family.size_prefix = "e" if size_text.startswith("e") else ""
+            _put_sizes(r, _sizes(size_text), family.billions)
             if size_text.startswith("e"):
                 r.assume(f"{size_text.upper()} read as an effective size of {size_text[1:]}")
         r.take(m)
@@ -288,11 +295,7 @@ def _read_bare_sizes(r: Reading, family: _Family | None) -> None:
     if "params_b" in r.fields:
         _compare_with_named(r, sizes)
         return
-
-    def name_for(size: float) -> str | None:
-        return _model_name(family, "", f"{whole(size)}b") if family else None
-
-    _put_sizes(r, sizes, name_for)
+    _put_sizes(r, sizes, family.billions if family else None)
 
 
 def _compare_with_named(r: Reading, sizes: list[float]) -> None:
