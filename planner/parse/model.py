@@ -138,6 +138,7 @@ _ID_SIZE = re.compile(r"(?<![a-z0-9.])(?P<moe>\d{1,2}x)?(?P<size>\d{1,4}(?:\.\d{
 _ID_QUANT = re.compile(r"bnb[-_]?4bit|-4bit|gptq|awq|int4|int8|-8bit")
 
 
+# Sizes models are commonly released at: only these split a glued "llama370b" into 3 + 70b.
 RELEASED_SIZES_B = {0.5, 1, 1.1, 1.5, 1.7, 2, 3, 4, 6, 6.7, 7, 8, 9, 11, 12, 13, 14, 15, 20, 22, 27}
 RELEASED_SIZES_B |= {30, 32, 33, 34, 35, 40, 65, 70, 72, 90, 110, 120, 123, 180, 235, 405, 671}
 
