@@ -29,7 +29,8 @@ _DEADLINE = re.compile(
     + _UNIT_TIME
     + r"(?![a-z])|(?P<num2>"
     + NUM
-    + r")\s?(?P<unit2>hours?|小时|天|days?)\s?(?:内|以内|之内)"
+    + r")\s?(?P<unit2>hours?|hrs?|h|小时|天|days?|d)\s?(?:内|以内|之内|deadline|time\slimit|limit|"
+    r"max(?![a-z])|or\sless)"
 )
 _NAMED = {
     r"by\s(?:tomorrow|tmr|tmrw)|明天": (24, "by tomorrow read as within 24 hours"),

@@ -35,7 +35,15 @@ _SHORT_LIST = re.compile(
 )
 
 
+# "r64 a16": rank and alpha in shorthand, only as a pair (alone, "a16" is an NVIDIA A16).
+_RANK_ALPHA = re.compile(r"(?<![a-z])r(?P<rank>\d{1,4})\s?a(?P<alpha>\d{1,4})(?![a-z0-9])")
+
+
 def read_lora(r: Reading) -> None:
+    for m in r.matches(_RANK_ALPHA):
+        r.put("lora_rank", int(m.group("rank")))
+        r.put("lora_alpha", int(m.group("alpha")))
+        r.take(m)
     for m in r.matches(_RANK):
         r.put("lora_rank", int(r.number(m, "num", "The LoRA rank")))
         r.take(m)
