@@ -20,8 +20,14 @@ _VALUE_KEY = re.compile(
     + r")\s?(?:more\s|full\s|training\s)?(?:epochs?|eps?|轮|个epoch|"
     r"rounds?|passes)(?![a-z])(?!\s?(?:takes|took|per|each))"
 )
+# "3x faster", "2x the memory": a ratio, not a number of passes.
+_RATIO = (
+    r"(?!\s?(?:faster|slower|more|less|fewer|cheaper|bigger|smaller|larger|longer|speed\w*|the|"
+    r"as)\b)"
+)
 _TIMES = re.compile(
-    r"(?<![a-z0-9_.])(?:x|\*)\s?(?P<num>\d{1,3})(?![a-z0-9_]|\.\d)|(?<![a-z0-9_.])(?P<num2>\d{1,3})x(?![a-z0-9_]|\.\d)"
+    r"(?<![a-z0-9_.])(?:x|\*)\s?(?P<num>\d{1,3})(?![a-z0-9_]|\.\d)" + _RATIO + r"|(?<![a-z0-9_.])"
+    r"(?P<num2>\d{1,3})x(?![a-z0-9_]|\.\d)" + _RATIO
 )
 # "epoch 1/3" in a training log: the run has 3 epochs.
 _PROGRESS = re.compile(r"epochs?\s?:?\s?\d{1,5}\s?/\s?(?P<of>\d{1,5})(?![\d.])")
