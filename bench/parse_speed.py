@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "13B QLoRA, 4k ctx, 20M tokens x3"
-COLD = f"from planner.parse import parse; parse({SEED!r})"
+COLD = f"from planner.parsing import parse; parse({SEED!r})"
 
 
 def _cold_start_s(runs: int = 7) -> tuple[float, float]:
@@ -35,14 +35,14 @@ def _cold_start_s(runs: int = 7) -> tuple[float, float]:
 def _pint_imported(text: str) -> str:
     code = (
         "import sys; "
-        + f"from planner.parse import parse; parse({text!r}); print('pint' in sys.modules)"
+        + f"from planner.parsing import parse; parse({text!r}); print('pint' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     return done.stdout.strip()
 
 
 def _latencies_ms(texts: list[str]) -> list[float]:
-    from planner.parse import parse
+    from planner.parsing import parse
 
     timings = []
     for text in texts:

@@ -38,8 +38,8 @@ from bot.reply_builder import EXAMPLE, help_reply, message_reply, plan_reply
 from bot.store import MemoryStore, SpecJson, SQLiteStore, StateStore
 from bot.threads import ThreadKey
 from planner.errors import PlanningError
-from planner.parse.assemble import MAX_INPUT_CHARS
-from planner.parse.result import ParseResult
+from planner.parsing.assemble import MAX_INPUT_CHARS
+from planner.parsing.result import ParseResult
 from planner.plan import Plan
 from planner.spec import JobSpec
 
@@ -349,7 +349,7 @@ def _default_plan_fn() -> PlanFn:
 
 
 def _default_parse_fn() -> ParseFn:
-    from planner.parse import parse
+    from planner.parsing import parse
 
     return parse
 

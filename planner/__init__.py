@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from planner.parse import parse
+    from planner.parsing import parse
     from planner.plan import Plan
     from planner.planner import make_plan
     from planner.spec import JobSpec
@@ -16,7 +16,7 @@ _LAZY = {
     "JobSpec": "planner.spec",
     "Plan": "planner.plan",
     "make_plan": "planner.planner",
-    "parse": "planner.parse",
+    "parse": "planner.parsing",
 }
 
 

@@ -20,7 +20,7 @@ from bot.ratelimit import BucketRule, RateLimiter
 from bot.store import SQLiteStore
 from bot.threads import ThreadKey
 from planner.errors import PlanningError
-from planner.parse.assemble import MAX_INPUT_CHARS
+from planner.parsing.assemble import MAX_INPUT_CHARS
 from planner.planner import make_plan
 from planner.spec import JobSpec
 

@@ -7,7 +7,7 @@ import pytest
 from bot.changes import diff_plans
 from bot.chart import chart_png
 from bot.reply_builder import MAX_TABLE_ROWS, help_reply, plan_reply
-from planner.parse import parse
+from planner.parsing import parse
 from planner.planner import make_plan
 
 SEED = "13B QLoRA, 4k ctx, 20M tokens x3"

@@ -8,7 +8,7 @@ import pytest
 from planner.catalog.gpus import resolve_gpu
 from planner.catalog.models import resolve_model
 from planner.errors import PlanningError
-from planner.parse import parse
+from planner.parsing import parse
 
 
 @pytest.mark.parametrize(

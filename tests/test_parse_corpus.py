@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from planner.parse import parse
+from planner.parsing import parse
 
 CORPUS = Path(__file__).parent / "data" / "parse_corpus.jsonl"
 CASES = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line]

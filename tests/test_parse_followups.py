@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from planner.parse import parse
+from planner.parsing import parse
 from planner.spec import JobSpec
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner.parse import ParseResult, parse
-from planner.parse.assemble import MAX_INPUT_CHARS, UNREADABLE
+from planner.parsing import ParseResult, parse
+from planner.parsing.assemble import MAX_INPUT_CHARS, UNREADABLE
 
 # Pieces people (and attackers) actually type, so random joins hit the readers' patterns.
 _WORDS = (

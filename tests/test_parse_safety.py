@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from planner import units
-from planner.parse import parse
+from planner.parsing import parse
 
 
 def test_over_two_thousand_characters_is_refused_politely() -> None:

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_text(text: str) -> int:
-    from planner.parse import parse
+    from planner.parsing import parse
 
     result = parse(text)
     if result.error:
@@ -57,7 +57,7 @@ def _run_text(text: str) -> int:
 
 
 def _answer(line: str, number: int) -> dict[str, Any]:
-    from planner.parse import parse
+    from planner.parsing import parse
 
     try:
         item = json.loads(line)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from planner.parse.reading import COMPARING, Reading
+from planner.parsing.reading import COMPARING, Reading
 
 _QLORA = re.compile(r"(?<![a-z])q[-\s]?lora(?![a-z])|量化微调")
 _LORA = re.compile(r"(?<![a-z])(?:lora|peft|adapters?|dora)(?![a-z])")

@@ -13,8 +13,8 @@ import re
 from functools import cache
 from pathlib import Path
 
-from planner.parse.numbers import COUNT_SUFFIX, NUM, scaled, whole
-from planner.parse.reading import Reading
+from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
+from planner.parsing.reading import Reading
 from planner.units import convert
 
 DATASETS_FILE = Path(__file__).parents[1] / "data" / "datasets.json"

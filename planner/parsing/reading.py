@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.parse.numbers import BadNumber, to_float
+from planner.parsing.numbers import BadNumber, to_float
 
 _FILLER = " "
 # Words that make two values of one field a comparison ("8b vs 70b", "lora or qlora").

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from planner.parse.numbers import NUM, whole
-from planner.parse.reading import Reading
+from planner.parsing.numbers import NUM, whole
+from planner.parsing.reading import Reading
 
 _KEY_VALUE = re.compile(
     r"(?:num_train_epochs|num_epochs|n_epochs|train_epochs|max_epochs|epochs?|轮数|训练轮数)\s?"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from planner.parse.numbers import NUM, whole
-from planner.parse.reading import Reading
+from planner.parsing.numbers import NUM, whole
+from planner.parsing.reading import Reading
 
 _SEP = r"\s?(?:=|:|of|is)?\s?"
 _RANK = re.compile(

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from planner.parse.numbers import whole
-from planner.parse.reading import COMPARING, Reading
+from planner.parsing.numbers import whole
+from planner.parsing.reading import COMPARING, Reading
 
 # family stem → (canonical spelling, known versions). A number equal to a known version right
 # after the stem is the version ("llama370b" = llama3 + 70b); anything else is the size.

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from planner.parse.numbers import NUM
-from planner.parse.reading import Reading
+from planner.parsing.numbers import NUM
+from planner.parsing.reading import Reading
 
 _KEYS = (
     r"(?:max_seq_length|max_seq_len|max_sequence_length|seq_length|seq_len|sequence_len(?:gth)?|"

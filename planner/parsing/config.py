@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from planner.parse.reading import Reading
+from planner.parsing.reading import Reading
 
 _QUOTED_KEY = re.compile(r"['\"](?P<key>[a-z_][a-z0-9_.]{0,40})['\"]\s?(?P<sep>[:=])")
 _QUOTED_VALUE = re.compile(r"(?P<sep>[:=])\s?['\"](?P<value>[\w./-]{1,120})['\"]")

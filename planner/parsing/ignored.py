@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from planner.parse.numbers import NUM
-from planner.parse.reading import Reading
+from planner.parsing.numbers import NUM
+from planner.parsing.reading import Reading
 
 _IGNORED = re.compile(
     r"(?<![a-z])-{0,2}(?:lr|learning[_\s]rate|学习率|seed|warmup(?:_steps|_ratio)?|weight_decay|"

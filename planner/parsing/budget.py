@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from planner.parse.numbers import COUNT_SUFFIX, NUM, scaled, whole
-from planner.parse.reading import Reading
+from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
+from planner.parsing.reading import Reading
 from planner.units import convert
 
 _PER_HOUR = r"\s?(?:/\s?(?:h|hr|hour|gpu)|per\s(?:hour|hr|gpu)|an\shour|/小时|每小时)"

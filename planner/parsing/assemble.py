@@ -11,15 +11,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from planner.parse import budget, context, dataset, epochs, gpu, lora, method, model, vram
-from planner.parse.batch import read_batch
-from planner.parse.config import read_config
-from planner.parse.distributed import read_distributed
-from planner.parse.ignored import read_ignored
-from planner.parse.normalize import fold_width, normalize
-from planner.parse.numbers import TOO_MANY_DIGITS, BadNumber
-from planner.parse.reading import Reading
-from planner.parse.result import ParseResult
+from planner.parsing import budget, context, dataset, epochs, gpu, lora, method, model, vram
+from planner.parsing.batch import read_batch
+from planner.parsing.config import read_config
+from planner.parsing.distributed import read_distributed
+from planner.parsing.ignored import read_ignored
+from planner.parsing.normalize import fold_width, normalize
+from planner.parsing.numbers import TOO_MANY_DIGITS, BadNumber
+from planner.parsing.reading import Reading
+from planner.parsing.result import ParseResult
 from planner.spec import JobSpec
 
 EXAMPLE = "13B QLoRA, 4k ctx, 20M tokens x3"

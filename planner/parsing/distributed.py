@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from planner.parse.reading import Reading
+from planner.parsing.reading import Reading
 
 _SHARDING = [
     (r"zero[-_\s]?(?:stage[-_\s]?)?3|(?<![a-z])z3(?![a-z0-9])|ds_?z3|stage\s?3", "zero3"),

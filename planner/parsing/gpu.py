@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from planner.parse.numbers import whole
-from planner.parse.reading import Reading
+from planner.parsing.numbers import whole
+from planner.parsing.reading import Reading
 from planner.units import convert
 
 # Card pattern → display name. Order matters: longer names first ("a10g" before "a10").

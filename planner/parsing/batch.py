@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from planner.parse.numbers import NUM
-from planner.parse.reading import Reading
+from planner.parsing.numbers import NUM
+from planner.parsing.reading import Reading
 
 _SEP = r"\s?(?:=|:|of|is|to|设置为|设为|为|是)?\s?"
 _MICRO_KEYS = (

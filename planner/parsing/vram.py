@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from planner.parse.gpu import MEMORY_VARIANTS, with_memory
-from planner.parse.numbers import NUM, whole
-from planner.parse.reading import Reading
+from planner.parsing.gpu import MEMORY_VARIANTS, with_memory
+from planner.parsing.numbers import NUM, whole
+from planner.parsing.reading import Reading
 from planner.units import convert
 
 _UNIT = r"(?P<unit>gib|gb|g)(?![a-z])"
