@@ -7,39 +7,14 @@ dict, `clarify` marks texts with no model or size, `alternatives` the other jobs
 
 from __future__ import annotations
 
-import json
-import math
-import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from planner.parsing import parse
+from tests.parse_cases import CORPUS, field_diff, load_cases
 
-CORPUS = Path(__file__).parent / "data" / "parse_corpus.jsonl"
-CASES = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line]
-
-
-def _same(field: str, expected: Any, actual: Any) -> bool:
-    if isinstance(expected, float | int) and not isinstance(expected, bool):
-        return isinstance(actual, float | int) and math.isclose(expected, actual, rel_tol=0.01)
-    if field in ("model", "gpu") and isinstance(expected, str) and "/" not in expected:
-        return _loose(expected) == _loose(str(actual))
-    return expected == actual
-
-
-def _loose(name: str) -> str:
-    return re.sub(r"[\s_-]+", " ", name.lower()).strip()
-
-
-def _diff(expected: dict[str, Any], actual: dict[str, Any]) -> dict[str, Any]:
-    keys = expected.keys() | actual.keys()
-    return {
-        key: (expected.get(key), actual.get(key))
-        for key in sorted(keys)
-        if not _same(key, expected.get(key), actual.get(key))
-    }
+CASES = load_cases(CORPUS)
 
 
 def test_corpus_is_big_and_covers_both_languages() -> None:
@@ -52,7 +27,7 @@ def test_corpus_is_big_and_covers_both_languages() -> None:
 def test_case(case: dict[str, Any]) -> None:
     result = parse(case["text"])
     assert result.error is None, result.error
-    assert _diff(case["expect"], result.fields) == {}
+    assert field_diff(case["expect"], result.fields) == {}
     if case.get("clarify"):
         assert result.spec is None and result.clarify
     else:
@@ -60,7 +35,7 @@ def test_case(case: dict[str, Any]) -> None:
     for expected, actual in zip(
         case.get("alternatives", []), result.alternative_fields, strict=True
     ):
-        assert _diff(expected, {k: actual.get(k) for k in expected}) == {}
+        assert field_diff(expected, {k: actual.get(k) for k in expected}) == {}
     for word in case.get("assumptions", []):
         assert any(word.lower() in said.lower() for said in result.assumptions), word
 

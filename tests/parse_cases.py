@@ -1,0 +1,53 @@
+"""The parser's two case files and the one rule for whether a read field is right.
+
+tests/data/parse_corpus.jsonl was written alongside the parser; parse_realistic.jsonl was written
+independently, from how people phrase questions in issue trackers and chat, to score how the parser
+generalises. Both the tests and bench/parse_accuracy.py judge fields with `same_field`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).parent / "data"
+CORPUS = DATA / "parse_corpus.jsonl"
+REALISTIC = DATA / "parse_realistic.jsonl"
+
+
+def load_cases(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def style(case: dict[str, Any]) -> str:
+    """terse (chat lines and follow-ups), prose (English questions and config dumps) or zh."""
+    if "style" in case:
+        return case["style"]
+    if case["lang"] == "zh":
+        return "zh"
+    return "prose" if case["family"] in ("prose", "config") else "terse"
+
+
+def same_field(field: str, expected: Any, actual: Any) -> bool:
+    if isinstance(expected, float | int) and not isinstance(expected, bool):
+        return isinstance(actual, float | int) and math.isclose(expected, actual, rel_tol=0.01)
+    if field in ("model", "gpu") and isinstance(expected, str) and "/" not in expected:
+        return _loose(expected) == _loose(str(actual))
+    return expected == actual
+
+
+def _loose(name: str) -> str:
+    return re.sub(r"[\s_-]+", " ", name.lower()).strip()
+
+
+def field_diff(expected: dict[str, Any], actual: dict[str, Any]) -> dict[str, Any]:
+    """Every field read wrongly, missed or read where the text said nothing: (expected, actual)."""
+    keys = expected.keys() | actual.keys()
+    return {
+        key: (expected.get(key), actual.get(key))
+        for key in sorted(keys)
+        if not same_field(key, expected.get(key), actual.get(key))
+    }
