@@ -17,7 +17,7 @@ from planner.parsing.config import read_config
 from planner.parsing.distributed import read_distributed
 from planner.parsing.ignored import read_ignored
 from planner.parsing.normalize import fold_width, normalize
-from planner.parsing.numbers import TOO_MANY_DIGITS, BadNumber
+from planner.parsing.numbers import TOO_MANY_DIGITS, BadNumber, expand_powers
 from planner.parsing.reading import Reading
 from planner.parsing.result import ParseResult
 from planner.spec import JobSpec
@@ -99,6 +99,8 @@ def parse(text: str) -> ParseResult:
         key, number = negative.group("key").replace("_", " "), negative.group("num")
         return ParseResult(error=f"{key} must be positive, not -{number}.")
     try:
+        r.text, r.notes = expand_powers(r.text)
+        r.source = r.text
         for reader in _READERS:
             reader(r)
         return _result(r)

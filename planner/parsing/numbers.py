@@ -43,3 +43,36 @@ def scaled(written: str, suffix: str | None) -> float:
 def whole(value: float) -> int | float:
     """An int when the value is whole (JSON shows 3, not 3.0)."""
     return int(value) if value == int(value) else value
+
+
+# "2^13", "2**13": a power is read as its value. A tower ("9**9**9") is never evaluated, and a
+# power too big to plan with is refused, never truncated to its exponent ("10^30 ctx" is not 30).
+_POWER = re.compile(
+    r"(?<![\d.])(?P<base>\d{1,6}(?:\.\d{1,4})?)\s?(?:\^|\*\*)\s?(?P<exp>\d{1,4})(?![\d.])"
+    r"(?P<tower>(?:\s?(?:\^|\*\*)\s?\d{1,20}(?:\.\d{1,8})?){1,50})?"
+)
+
+
+TOWER_NOTE = "a tower of powers (like 9 to the 9 to the 9) is set aside, never evaluated"
+
+
+def expand_powers(text: str) -> tuple[str, list[str]]:
+    """`text` with each power written out as a plain number, and a note per tower set aside."""
+    if "^" not in text and "**" not in text:
+        return text, []
+    notes: list[str] = []
+
+    def value(match: re.Match[str]) -> str:
+        if match.group("tower"):
+            # The tower is not echoed back: "*" and "^" are markup on chat platforms.
+            if TOWER_NOTE not in notes:
+                notes.append(TOWER_NOTE)
+            return " " * len(match.group(0))
+        written = match.group(0).strip()
+        base, exponent = float(match.group("base")), int(match.group("exp"))
+        if base > 1 and exponent * math.log10(base) > math.log10(ABSURD):
+            raise BadNumber(f"{written} is too large a number to plan with.")
+        power = base**exponent
+        return str(int(power)) if power == int(power) else f"{power:g}"
+
+    return _POWER.sub(value, text), notes
