@@ -7,13 +7,17 @@ once per (count, sharding) and every card reuses it.
 - hours = training hours + OVERHEAD_FRACTION of them for setup, evaluation and checkpoint saves
   (the seed guide budgets 20–30 %; we take 25 %), shown separately as overhead_hours;
 - cost_usd = hours × cheapest price per GPU-hour × GPUs; cost_usd_median with the median price.
+
+Speed: a plan shows ~40 rows and its suggestions look at ~25 more per change, so rows are plain
+slotted dataclasses and only rows that end up in the Plan become pydantic Options; a card is
+asked for its speed only once it is known to be shown or priced.
 """
 
 from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from planner.catalog.gpus import GpuSpec, all_gpus, closest_gpus, read_gpu
 from planner.catalog.models import ModelArch
@@ -26,8 +30,47 @@ from planner.throughput import JobWork, job_work, tokens_per_s_on
 OVERHEAD_FRACTION = 0.25
 TIGHT_HEADROOM_FRACTION = 0.10
 MULTI_GPU_COUNTS = (2, 4, 8)
+FIT_COUNTS = (1, *MULTI_GPU_COUNTS)
+# JobSpec fields that say where the job runs, not what it is.
+PLACEMENT_FIELDS = frozenset({"num_gpus", "sharding", "gpu", "gpu_vram_gb"})
 SHARDING_STRATEGIES = (Sharding.fsdp, Sharding.zero3)
 GENERIC_PREFIX = "generic-"
+_OPTION_FIELDS = frozenset(Option.model_fields)
+
+
+@dataclass(frozen=True, slots=True)
+class MarketCard:
+    """A catalog card with its price, paired once per price table rather than once per row."""
+
+    gpu: GpuSpec
+    price: CardPrice | None
+
+    @property
+    def has_speed(self) -> bool:
+        return self.gpu.bf16_tflops > 0
+
+
+@dataclass(frozen=True, slots=True)
+class MarketCards:
+    every: tuple[MarketCard, ...]
+    # Cards with a price and a speed, in catalog order: the only ones a cheapest run can use.
+    priced: tuple[MarketCard, ...]
+
+
+# By id of the price table, holding the table so that its id cannot be reused by another.
+_cards_by_table: dict[int, tuple[dict[str, CardPrice], MarketCards]] = {}
+
+
+def market_cards(prices: dict[str, CardPrice]) -> MarketCards:
+    """The catalog paired with `prices`, built once per price table."""
+    known = _cards_by_table.get(id(prices))
+    if known is not None:
+        return known[1]
+    every = tuple(MarketCard(gpu, prices.get(gpu.key)) for gpu in all_gpus())
+    priced = tuple(card for card in every if card.price is not None and card.has_speed)
+    cards = MarketCards(every, priced)
+    _cards_by_table[id(prices)] = (prices, cards)
+    return cards
 
 
 @dataclass
@@ -39,18 +82,47 @@ class MarketContext:
     known: dict[tuple[int, Sharding], MemoryEstimate] = field(default_factory=dict)
     # The user's measured tokens/s divided by our estimate for their setup: scales every card.
     measured_ratio: float | None = None
+    prices: dict[str, CardPrice] = field(default_factory=price_table)
     work: JobWork = field(init=False)
-    prices: dict[str, CardPrice] = field(init=False)
+    cards: MarketCards = field(init=False)
+    total_tokens: float | None = field(init=False)
+    multi_gpu_sharding: Sharding = field(init=False)
+    # required_gib at 1, 2, 4, 8 GPUs (sharded), filled as far as some card needs.
+    _fit_required_gib: list[float] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         self.work = job_work(self.spec, self.arch)
-        self.prices = price_table()
+        self.cards = market_cards(self.prices)
+        self.total_tokens = training_tokens(self.spec)
+        self.multi_gpu_sharding = multi_gpu_sharding(self.spec)
+
+    def patched(self, patch: dict[str, object]) -> MarketContext:
+        """The same market for the job changed by `patch` (a suggestion), keeping the prices and
+        measured speed, and the memory estimates when only the placement changes."""
+        spec = self.spec.model_copy(update=patch)
+        ratio = self.measured_ratio
+        changed = MarketContext(spec, self.arch, measured_ratio=ratio, prices=self.prices)
+        if PLACEMENT_FIELDS.issuperset(patch):
+            # Memory is keyed by (count, sharding) and reads nothing else of the placement.
+            changed.known = self.known
+        return changed
 
     def memory(self, count: int, sharding: Sharding) -> MemoryEstimate:
         key = (count, sharding if count > 1 else Sharding.none)
-        if key not in self.known:
-            self.known[key] = estimate_memory(self.spec, self.arch, key[0], key[1])
-        return self.known[key]
+        known = self.known.get(key)
+        if known is None:
+            known = self.known[key] = estimate_memory(self.spec, self.arch, key[0], key[1])
+        return known
+
+    def fewest_gpus(self, usable_gib: float) -> int | None:
+        """The fewest GPUs (1, else sharded 2, 4 or 8) of `usable_gib` each that hold the job."""
+        required_gib = self._fit_required_gib
+        for index, count in enumerate(FIT_COUNTS):
+            if index == len(required_gib):
+                required_gib.append(self.memory(count, self.multi_gpu_sharding).required_gib)
+            if required_gib[index] <= usable_gib:
+                return count
+        return None
 
 
 def verdict_for(required_gib: float, usable_gib: float) -> Verdict:
@@ -71,121 +143,116 @@ def training_tokens(spec: JobSpec) -> float | None:
     return spec.dataset_tokens * (spec.epochs or 1)
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
-    """An Option's numbers before it becomes a pydantic model (only shown rows need one)."""
-
-    gpu: GpuSpec
-    count: int
-    memory: MemoryEstimate
-    verdict: Verdict
-    tokens_per_s: float | None
-    train_hours: float | None
-    price: CardPrice | None
-
-    @property
-    def hours(self) -> float | None:
-        return None if self.train_hours is None else self.train_hours * (1 + OVERHEAD_FRACTION)
-
-    def cost_usd(self, usd_per_gpu_hour: float) -> float | None:
-        hours = self.hours
-        return None if hours is None else round(hours * usd_per_gpu_hour * self.count, 2)
+def speed_on(context: MarketContext, gpu: GpuSpec, count: int, sharding: Sharding) -> float | None:
+    """Trained tokens/s of the whole job, scaled by the user's measurement; None for a card
+    known only by its size."""
+    if gpu.bf16_tflops <= 0:
+        return None
+    tokens_per_s = tokens_per_s_on(context.work, gpu, count, sharding)
+    if context.measured_ratio:
+        tokens_per_s *= context.measured_ratio
+    return tokens_per_s
 
 
-def make_row(
-    context: MarketContext, gpu: GpuSpec, count: int, sharding: Sharding | None = None
-) -> Row:
-    spec = context.spec
-    sharding = sharding or (multi_gpu_sharding(spec) if count > 1 else Sharding.none)
-    memory = context.memory(count, sharding)
-    tokens_per_s = train_hours = None
-    if gpu.bf16_tflops > 0:
-        tokens_per_s = tokens_per_s_on(context.work, gpu, count, sharding)
-        tokens_per_s *= context.measured_ratio or 1.0
-        total_tokens = training_tokens(spec)
-        if total_tokens is not None:
-            train_hours = total_tokens / tokens_per_s / 3600
-    verdict = verdict_for(memory.required_gib, gpu.usable_gib)
-    price = context.prices.get(gpu.key)
-    return Row(gpu, count, memory, verdict, tokens_per_s, train_hours, price)
+def trusted_option(values: dict[str, object]) -> Option:
+    """An Option from values this module computed: every field present and already of its type.
 
-
-def option_from(row: Row) -> Option:
-    """The full row for `count` × `gpu`: fit, speed, hours and cost with its source and date."""
-    price, hours = row.price, row.hours
-    # Trusted values computed here: skip validation, this runs for every card of every variant.
-    return Option.model_construct(
-        gpu=row.gpu.key,
-        gpu_name=row.gpu.name,
-        count=row.count,
-        sharding=row.memory.sharding,
-        verdict=row.verdict,
-        required_gib=row.memory.required_gib,
-        usable_gib=row.gpu.usable_gib,
-        headroom_gib=round(row.gpu.usable_gib - row.memory.required_gib, 2),
-        tokens_per_s=round(row.tokens_per_s, 1) if row.tokens_per_s else None,
-        hours=round(hours, 3) if hours is not None else None,
-        overhead_hours=(
-            round(row.train_hours * OVERHEAD_FRACTION, 3) if row.train_hours is not None else None
-        ),
-        usd_per_hour=price.cheapest.usd_per_hour if price else None,
-        cost_usd=row.cost_usd(price.cheapest.usd_per_hour) if price else None,
-        cost_usd_median=row.cost_usd(price.median_usd_per_hour) if price else None,
-        price_source=price.price_source if price else None,
-        price_date=price.cheapest.date if price else None,
-    )
+    What pydantic's model_construct does, minus its per-field default and alias handling, which
+    costs more than validating; this runs for every shown row of every plan and suggestion.
+    """
+    option = Option.__new__(Option)
+    object.__setattr__(option, "__dict__", values)
+    object.__setattr__(option, "__pydantic_fields_set__", set(_OPTION_FIELDS))
+    object.__setattr__(option, "__pydantic_extra__", None)
+    object.__setattr__(option, "__pydantic_private__", None)
+    return option
 
 
 def make_option(
-    context: MarketContext, gpu: GpuSpec, count: int, sharding: Sharding | None = None
+    context: MarketContext,
+    gpu: GpuSpec,
+    count: int,
+    sharding: Sharding | None = None,
+    price: CardPrice | None = None,
 ) -> Option:
-    return option_from(make_row(context, gpu, count, sharding))
+    """The full row for `count` × `gpu`: fit, speed, hours and cost with its source and date.
 
-
-def market_rows(context: MarketContext) -> list[Row]:
-    """Every card at one GPU, plus the fewest sharded GPUs for cards one of which is too small."""
-    rows = []
-    for gpu in all_gpus():
-        single = make_row(context, gpu, 1)
-        rows.append(single)
-        if single.verdict != "no":
-            continue
-        for count in MULTI_GPU_COUNTS:
-            sharded = make_row(context, gpu, count)
-            if sharded.verdict != "no":
-                rows.append(sharded)
-                break
-    return rows
+    `sharding` defaults to none on one GPU and the multi-GPU sharding on more; `price` to the
+    card's price in the context's table.
+    """
+    if sharding is None:
+        sharding = context.multi_gpu_sharding if count > 1 else Sharding.none
+    if price is None:
+        price = context.prices.get(gpu.key)
+    memory = context.memory(count, sharding)
+    required_gib, usable_gib = memory.required_gib, gpu.usable_gib
+    tokens_per_s = speed_on(context, gpu, count, sharding)
+    hours = overhead_hours = cost_usd = cost_usd_median = None
+    if tokens_per_s is not None and context.total_tokens is not None:
+        train_hours = context.total_tokens / tokens_per_s / 3600
+        hours = train_hours * (1 + OVERHEAD_FRACTION)
+        overhead_hours = round(train_hours * OVERHEAD_FRACTION, 3)
+        if price is not None:
+            cost_usd = round(hours * price.cheapest.usd_per_hour * count, 2)
+            cost_usd_median = round(hours * price.median_usd_per_hour * count, 2)
+        hours = round(hours, 3)
+    return trusted_option(
+        {
+            "gpu": gpu.key,
+            "gpu_name": gpu.name,
+            "count": count,
+            "sharding": memory.sharding,
+            "verdict": verdict_for(required_gib, usable_gib),
+            "required_gib": required_gib,
+            "usable_gib": usable_gib,
+            "headroom_gib": round(usable_gib - required_gib, 2),
+            "tokens_per_s": round(tokens_per_s, 1) if tokens_per_s else None,
+            "hours": hours,
+            "overhead_hours": overhead_hours,
+            "usd_per_hour": price.cheapest.usd_per_hour if price else None,
+            "cost_usd": cost_usd,
+            "cost_usd_median": cost_usd_median,
+            "price_source": price.price_source if price else None,
+            "price_date": price.cheapest.date if price else None,
+        }
+    )
 
 
 def market_options(context: MarketContext) -> list[Option]:
-    return [option_from(row) for row in market_rows(context)]
+    """Every card at one GPU, plus the fewest sharded GPUs for cards one of which is too small."""
+    options = []
+    for card in context.cards.every:
+        gpu = card.gpu
+        count = context.fewest_gpus(gpu.usable_gib)
+        if count != 1:
+            options.append(make_option(context, gpu, 1, Sharding.none, card.price))
+        if count is not None:
+            options.append(make_option(context, gpu, count, None, card.price))
+    return options
 
 
 def cheapest_run(context: MarketContext) -> Option | None:
     """The cheapest priced run that fits, looking only at priced cards at their fewest GPUs."""
-    best: Row | None = None
+    total_tokens = context.total_tokens
+    if total_tokens is None:
+        return None
+    best: tuple[MarketCard, int, Sharding] | None = None
     best_cost = float("inf")
-    sharding = multi_gpu_sharding(context.spec)
-    for gpu in all_gpus():
-        price = context.prices.get(gpu.key)
-        if price is None or gpu.bf16_tflops <= 0:
-            continue
-        count = next(
-            (
-                n
-                for n in (1, *MULTI_GPU_COUNTS)
-                if verdict_for(context.memory(n, sharding).required_gib, gpu.usable_gib) != "no"
-            ),
-            None,
-        )
+    for card in context.cards.priced:
+        count = context.fewest_gpus(card.gpu.usable_gib)
         if count is None:
             continue
-        row = make_row(context, gpu, count)
-        cost = row.cost_usd(price.cheapest.usd_per_hour)
-        if cost is not None and cost < best_cost:
-            best, best_cost = row, cost
-    return option_from(best) if best is not None else None
+        sharding = context.multi_gpu_sharding if count > 1 else Sharding.none
+        tokens_per_s = speed_on(context, card.gpu, count, sharding)
+        # The same arithmetic as make_option's cost, so the cheapest here is the cheapest there.
+        hours = total_tokens / tokens_per_s / 3600 * (1 + OVERHEAD_FRACTION)
+        cost = round(hours * card.price.cheapest.usd_per_hour * count, 2)
+        if cost < best_cost:
+            best, best_cost = (card, count, sharding), cost
+    if best is None:
+        return None
+    card, count, sharding = best
+    return make_option(context, card.gpu, count, sharding, card.price)
 
 
 @cache
@@ -214,25 +281,31 @@ def generic_card(vram_gb: float) -> GpuSpec:
 @dataclass(frozen=True)
 class RequestedCard:
     gpu: GpuSpec | None
-    assumptions: list[str]
-    warnings: list[str]
+    assumptions: tuple[str, ...]
+    warnings: tuple[str, ...]
 
 
 def read_requested_card(spec: JobSpec) -> RequestedCard:
     """The card the user named (or a generic one of the size they gave), with what we assumed."""
+    return _requested_card(spec.gpu, spec.gpu_vram_gb)
+
+
+# The catalog is fixed for the process and chat users name the same few dozen cards, so a card
+# name is read (fuzzy matching over every alias) once.
+@lru_cache(maxsize=512)
+def _requested_card(name: str | None, vram_gb: float | None) -> RequestedCard:
     assumptions: list[str] = []
     warnings: list[str] = []
-    if spec.gpu:
-        match = read_gpu(spec.gpu)
+    if name:
+        match = read_gpu(name)
         if match is not None:
             if match.note:
                 assumptions.append(match.note)
-            return RequestedCard(match.gpu, assumptions, warnings)
-        nearest = ", ".join(gpu.name for gpu in closest_gpus(spec.gpu))
-        warnings.append(f"Unknown card '{spec.gpu}'; the closest known cards are {nearest}.")
-    if spec.gpu_vram_gb:
-        return RequestedCard(generic_card(spec.gpu_vram_gb), assumptions, warnings)
-    return RequestedCard(None, assumptions, warnings)
+            return RequestedCard(match.gpu, tuple(assumptions), ())
+        nearest = ", ".join(gpu.name for gpu in closest_gpus(name))
+        warnings.append(f"Unknown card '{name}'; the closest known cards are {nearest}.")
+    gpu = generic_card(vram_gb) if vram_gb else None
+    return RequestedCard(gpu, tuple(assumptions), tuple(warnings))
 
 
 def priced_options(options: list[Option]) -> list[Option]:

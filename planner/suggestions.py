@@ -20,8 +20,8 @@ from planner.options import (
     MarketContext,
     cheapest_of,
     cheapest_run,
-    make_option,
     multi_gpu_sharding,
+    speed_on,
     verdict_for,
 )
 from planner.plan import Option, Suggestion
@@ -128,10 +128,17 @@ def _reference(card: GpuSpec | None, cheapest: Option | None) -> GpuSpec:
     return gpu_by_key(REFERENCE_CARD)
 
 
-def _hours_change_pct(before: Option, after: Option) -> float | None:
-    if not before.tokens_per_s or not after.tokens_per_s:
+def _hours_change_pct(before_tokens_per_s: float | None, after_tokens_per_s: float | None):
+    """From speeds as an Option shows them (to 0.1 token/s), so the figure matches the rows."""
+    if not before_tokens_per_s or not after_tokens_per_s:
         return None
-    return round((before.tokens_per_s / after.tokens_per_s - 1) * 100, 1)
+    return round((before_tokens_per_s / after_tokens_per_s - 1) * 100, 1)
+
+
+def _shown_speed(context: MarketContext, gpu: GpuSpec, count: int) -> float | None:
+    sharding = context.multi_gpu_sharding if count > 1 else Sharding.none
+    tokens_per_s = speed_on(context, gpu, count, sharding)
+    return round(tokens_per_s, 1) if tokens_per_s else None
 
 
 def _evaluate(
@@ -142,17 +149,21 @@ def _evaluate(
     cheapest_before: Option | None,
 ) -> tuple[Suggestion, bool, float | None]:
     """The suggestion, whether it makes the named card (or any one card) fit, its cheapest cost."""
-    patched = context.spec.model_copy(update=change.patch)
-    after_context = MarketContext(patched, context.arch, measured_ratio=context.measured_ratio)
+    after_context = context.patched(change.patch)
+    patched = after_context.spec
     count = patched.num_gpus or 1
     target = gpu_by_key(str(change.patch["gpu"])) if "gpu" in change.patch else card
     sharding = (patched.sharding or Sharding.none) if count > 1 else Sharding.none
-    before_gib = (requested or make_option(context, _reference(card, None), 1)).required_gib
+    if requested is not None:
+        before_gib = requested.required_gib
+    else:
+        before_gib = context.memory(1, Sharding.none).required_gib
     after_gib = after_context.memory(count, sharding).required_gib
     reference = _reference(target, cheapest_before)
-    time_before = make_option(context, reference, context.spec.num_gpus or 1)
-    time_after = make_option(after_context, reference, count)
-    pct = _hours_change_pct(time_before, time_after)
+    pct = _hours_change_pct(
+        _shown_speed(context, reference, context.spec.num_gpus or 1),
+        _shown_speed(after_context, reference, count),
+    )
     cheapest_after = cheapest_run(after_context)
     text = (
         f"{change.label}: {before_gib:.0f} → {after_gib:.0f} GiB, "
@@ -209,7 +220,7 @@ def _switch_card(requested: Option, cheapest: Option) -> Suggestion:
         patch={"gpu": cheapest.gpu, "num_gpus": cheapest.count},
         required_gib_before=requested.required_gib,
         required_gib_after=cheapest.required_gib,
-        hours_change_pct=_hours_change_pct(requested, cheapest),
+        hours_change_pct=_hours_change_pct(requested.tokens_per_s, cheapest.tokens_per_s),
         cheapest_option=cheapest,
     )
 

@@ -124,8 +124,8 @@ def _prices_for(override: str | None, override_mtime_ns: int) -> dict[str, CardP
     return _table(quotes)
 
 
-def price_table() -> dict[str, CardPrice]:
-    """Prices by card key; re-read only when GPUPLAN_PRICES or that file changes."""
+def _table_key() -> tuple[str | None, int]:
+    """Which table is in use: the override file named by GPUPLAN_PRICES (if any) and its mtime."""
     override = os.environ.get(PRICES_ENV) or None
     mtime_ns = 0
     if override:
@@ -134,7 +134,12 @@ def price_table() -> dict[str, CardPrice]:
         except OSError as error:
             message = f"{PRICES_ENV}={override}: cannot read it ({error.strerror})"
             raise PlanningError(message) from error
-    return _prices_for(override, mtime_ns)
+    return override, mtime_ns
+
+
+def price_table() -> dict[str, CardPrice]:
+    """Prices by card key; re-read only when GPUPLAN_PRICES or that file changes."""
+    return _prices_for(*_table_key())
 
 
 def card_price(key: str) -> CardPrice | None:
@@ -143,7 +148,14 @@ def card_price(key: str) -> CardPrice | None:
 
 def price_date_label() -> str:
     """The span of dates behind the prices in use, said plainly (some quotes carry no date)."""
-    quotes = [quote for price in price_table().values() for quote in price.quotes]
+    return _date_label_for(*_table_key())
+
+
+@cache
+def _date_label_for(override: str | None, override_mtime_ns: int) -> str:
+    quotes = [
+        q for price in _prices_for(override, override_mtime_ns).values() for q in price.quotes
+    ]
     # Dates are ISO-like ("2026-09-09", "2026-05", "2026-03 ('Data as of March 2026')").
     dated = sorted(quote.date[:10].split(" ")[0] for quote in quotes if quote.date[:2] == "20")
     some_undated = len(dated) < len(quotes)
