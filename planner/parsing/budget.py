@@ -32,7 +32,7 @@ _DEADLINE = re.compile(
     + r")\s?(?P<unit2>hours?|hrs?|h|小时|天|days?|d)\s?(?:内|以内|之内|deadline|time\slimit|limit|"
     r"max(?![a-z])|or\sless)"
 )
-_NAMED = {
+_NAMED_SPELLINGS = {
     r"by\s(?:tomorrow|tmr|tmrw)|明天": (24, "by tomorrow read as within 24 hours"),
     r"by\s(?:tonight|this\sevening|end\sof\s(?:the\s)?day|eod)|今晚": (
         12,
@@ -44,6 +44,7 @@ _NAMED = {
         "by end of week read as 5 days",
     ),
 }
+_NAMED = [(re.compile(pattern), reading) for pattern, reading in _NAMED_SPELLINGS.items()]
 _SPEED = re.compile(
     r"(?<![a-z0-9_.])(?P<num>"
     + NUM
@@ -72,8 +73,8 @@ def read_budget(r: Reading) -> None:
             value *= 1000
         r.put("budget_usd", whole(value))
         r.take(m)
-    for pattern, (hours, note) in _NAMED.items():
-        m = re.search(pattern, r.text)
+    for pattern, (hours, note) in _NAMED:
+        m = pattern.search(r.text)
         if m:
             r.put("deadline_hours", hours, note)
             r.take(m)

@@ -7,14 +7,14 @@ import re
 
 from planner.parsing.reading import Reading
 
-_SHARDING = [
+_SHARDING_SPELLINGS = [
     (r"zero[-_\s]?(?:stage[-_\s]?)?3|(?<![a-z])z3(?![a-z0-9])|ds_?z3|stage\s?3", "zero3"),
     (r"zero[-_\s]?(?:stage[-_\s]?)?[12]|(?<![a-z])z[12](?![a-z0-9])|ds_?z[12]|stage\s?2", "zero2"),
     (r"(?<![a-z])fsdp\d?(?![a-z])", "fsdp"),
     (r"(?<![a-z])ddp(?![a-z])|data[-\s]parallel", "ddp"),
     (r"device_map\s?[=:]?\s?['\"]?auto|device\smap|naive\spipeline|model\sparallel", "device_map"),
 ]
-_FRAMEWORKS = [
+_FRAMEWORK_SPELLINGS = [
     (r"unsloth", "unsloth"),
     (r"axolotl", "axolotl"),
     (r"torchtune|torch\stune", "torchtune"),
@@ -24,11 +24,14 @@ _FRAMEWORKS = [
     (r"(?<![a-z])(?:trl|transformers|hugging\s?face|hf\strainer|sfttrainer)(?![a-z])", "hf"),
 ]
 
+_SHARDING = [(re.compile(pattern), value) for pattern, value in _SHARDING_SPELLINGS]
+_FRAMEWORKS = [(re.compile(pattern), value) for pattern, value in _FRAMEWORK_SPELLINGS]
+
 
 def read_distributed(r: Reading) -> None:
     for table, field in ((_SHARDING, "sharding"), (_FRAMEWORKS, "framework")):
         for pattern, value in table:
-            m = re.search(pattern, r.text)
+            m = pattern.search(r.text)
             if m:
                 r.put(field, value)
                 r.take(m)

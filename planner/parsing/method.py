@@ -32,7 +32,7 @@ _FULL = re.compile(
 _SFT = re.compile(r"(?<![a-z])sft(?![a-z])")
 _RL = re.compile(r"(?<![a-z])(grpo|dpo|ppo|orpo|kto|rlhf)(?![a-z])")
 
-_OPTIMIZERS = [
+_OPTIMIZER_SPELLINGS = [
     (r"paged[-_\s]?adamw?[-_\s]?8[-_\s]?bit", "paged_adamw_8bit"),
     (r"paged[-_\s]?adamw?(?:[-_\s]?32[-_\s]?bit)?", "paged_adamw"),
     (
@@ -48,7 +48,7 @@ _BITS = re.compile(
     r"(?P<bits>[248])\s?[-_]?\s?bits?(?![a-z])|(?<![a-z])(?P<kind>nf4|int4|int8|gptq|awq|bnb|"
     r"bitsandbytes|fp4)(?![a-z])|load_in_(?P<load>[48])bit"
 )
-_PRECISION = [
+_PRECISION_SPELLINGS = [
     (r"(?<![a-z])(?:pure\sbf16|bf16\sonly|bf16[-_]true)(?![a-z])", "bf16"),
     (r"(?<![a-z])(?:bf16|bfloat16)(?:[-_]mixed)?(?![a-z0-9])", "bf16-mixed"),
     (
@@ -63,15 +63,30 @@ _OFF = (
 )
 _SWITCHES = {
     "gradient_checkpointing": r"(?:grad(?:ient)?[-_\s]?(?:checkpointing|ckpt|checkpoint)|activation"
-    r"[-_\s]checkpointing|checkpointing|use_gradient_checkpointing)",
+    r"[-_\s]checkpointing|checkpointing|use_gradient_checkpointing|梯度检查点|重计算)",
     "flash_attention": r"(?:flash[-_\s]?attn(?:[-_\s]?2)?|flash[-_\s]?attention(?:[-_\s]?2)?|"
     r"(?<![a-z])fa2(?![a-z])|attn_implementation\s?[=:]\s?['\"]?flash_attention_2)",
     "packing": r"(?:sample[-_\s]packing|(?<![a-z])packing|(?<![a-z])pack(?:ed)?\s(?:sequences|"
     r"samples)|(?<![a-z])packed(?![a-z]))",
     "cpu_offload": r"(?:cpu[-_\s]offload\w*|offload(?:ing)?(?:_optimizer|_param)?(?:\sto\scpu)?)",
 }
-_FALSE_VALUE = r"\s?[=:]\s?['\"]?(?:false|0|none|off|no)\b"
+_FALSE_VALUE = r"(?:\s?[=:]\s?['\"]?(?:false|0|none|off|no)\b|\s(?:off|disabled)\b)"
 _TRUE_VALUE = r"\s?[=:]\s?['\"]?(?:true|1|on|yes|unsloth|auto)\b"
+_OPTIMIZERS = [(re.compile(pattern), name) for pattern, name in _OPTIMIZER_SPELLINGS]
+_PRECISION = [(re.compile(pattern), name) for pattern, name in _PRECISION_SPELLINGS]
+# A switch's name must appear before its on/off forms are worth searching for.
+_SWITCH_PATTERNS = {
+    field: (
+        re.compile(words),
+        (
+            (re.compile(_OFF + words), False),
+            (re.compile(words + _FALSE_VALUE), False),
+            (re.compile(words + _TRUE_VALUE), True),
+            (re.compile(words), True),
+        ),
+    )
+    for field, words in _SWITCHES.items()
+}
 
 
 def read_method(r: Reading) -> None:
@@ -117,7 +132,7 @@ def _compared_methods(text: str) -> list[str]:
 
 def _read_optimizer(r: Reading) -> None:
     for pattern, name in _OPTIMIZERS:
-        m = re.search(pattern, r.text)
+        m = pattern.search(r.text)
         if m:
             r.put("optimizer", name)
             r.take(m)
@@ -146,21 +161,18 @@ def _read_bits(r: Reading) -> str | None:
 
 def _read_precision(r: Reading) -> None:
     for pattern, name in _PRECISION:
-        m = re.search(pattern, r.text)
+        m = pattern.search(r.text)
         if m:
             r.put("precision", name)
             r.take(m)
 
 
 def _read_switches(r: Reading) -> None:
-    for field, words in _SWITCHES.items():
-        for pattern, value in (
-            (_OFF + words, False),
-            (words + _FALSE_VALUE, False),
-            (words + _TRUE_VALUE, True),
-            (words, True),
-        ):
-            m = re.search(pattern, r.text)
+    for field, (mention, settings) in _SWITCH_PATTERNS.items():
+        if not mention.search(r.text):
+            continue
+        for pattern, value in settings:
+            m = pattern.search(r.text)
             if m:
                 r.put(field, value)
                 r.take(m)
