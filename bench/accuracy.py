@@ -18,7 +18,8 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner.planner import make_plan, parse_spec
+from planner.defaults import resolve
+from planner.planner import memory_plan, parse_spec
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "vram_dev.jsonl"
 OOM_FRACTION = 0.97
@@ -53,7 +54,8 @@ def rule_of_thumb_gib(method: str, params_b: float) -> float:
 
 def score_row(record: dict) -> Row:
     spec = parse_spec(record["spec"])
-    plan = make_plan(spec)
+    # The memory part of make_plan only: what is scored does not depend on the market.
+    plan = memory_plan(resolve(spec))
     memory = plan.memory
     truth = record["truth"]
     params_b = record["spec"].get("params_b") or plan.model.params_b

@@ -17,10 +17,15 @@ from planner.catalog.models import (
 )
 from planner.memory.profiles import (
     EAGER_ATTENTION_BYTES_PER_SCORE,
+    FSDP_UNITS_IN_FLIGHT,
+    FSDP_UNSHARDED_GRADIENT_UNITS,
     RECOMPUTED_LAYERS,
+    ZERO2_REDUCE_BUCKET_ELEMENTS,
+    ZERO3_PREFETCH_BUCKET_PER_HIDDEN_SQUARED,
+    ZERO3_REDUCE_BUCKET_PER_HIDDEN_SQUARED,
     FrameworkProfile,
 )
-from planner.spec import Method, Optimizer, Precision, Quant
+from planner.spec import Method, Optimizer, Precision, Quant, Sharding
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +42,27 @@ class Job:
     flash_attention: bool
     optimizer_in_backward: bool
     profile: FrameworkProfile
+    sharding: Sharding = Sharding.none
+
+    @property
+    def deepspeed(self) -> bool:
+        """DeepSpeed ZeRO trains 16-bit parameters and gradients and keeps the fp32 master
+        weights inside its optimizer partitions, in bf16 and bf16-mixed alike (its engine casts
+        the module to bf16; ZeRO paper: 2Ψ + 2Ψ + KΨ with K = 12 for mixed-precision Adam)."""
+        return (
+            self.sharding in (Sharding.zero2, Sharding.zero3)
+            and self.precision is not Precision.fp32
+        )
+
+    @property
+    def sharded_params(self) -> bool:
+        """FSDP full sharding and ZeRO-3 gather each unit's parameters in the compute dtype."""
+        return self.sharding in (Sharding.fsdp, Sharding.zero3)
+
+    @property
+    def compute_bytes(self) -> float:
+        """Bytes of a weight, activation or gradient as the matmuls use it."""
+        return 4.0 if self.precision is Precision.fp32 else 2.0
 
     @property
     def tokens(self) -> int:
@@ -70,11 +96,43 @@ def quantised_bytes_per_weight(quant: Quant, double_quant: bool) -> float:
 
 def base_weight_bytes_per_param(job: Job) -> float:
     """Bytes per 16-bit-able parameter as the model is held: fp32 when the precision is fp32;
-    fp32 master + the 16-bit copy autocast saves for backward in mixed precision (4 + 2);
-    else 2."""
+    under DeepSpeed 2 (the fp32 master is optimizer state); in mixed precision the fp32 master
+    plus the 16-bit copy autocast saves for backward (4 + 2), or under FSDP the fp32 shard alone
+    (its 16-bit copies are the gathered units); else 2."""
     if job.precision is Precision.fp32:
         return 4.0
-    return 6.0 if job.mixed else 2.0
+    if job.deepspeed or not job.mixed:
+        return 2.0
+    return 4.0 if job.sharding is Sharding.fsdp else 6.0
+
+
+def kbit_upcasts_shared_weights(job: Job) -> bool:
+    """PEFT's prepare_model_for_kbit_training upcasts embeddings/lm_head/norms of a
+    bitsandbytes model to fp32; TRL skips it for sharded QLoRA (FSDP/ZeRO-3, where the
+    quantised weights are stored as bf16 to be sharded)."""
+    return (
+        job.profile.kbit_embeddings_fp32
+        and job.quant in (Quant.nf4, Quant.int8)
+        and not job.sharded_params
+    )
+
+
+def shared_weight_bytes(arch: ModelArch, job: Job) -> float:
+    """Embeddings, an untied lm_head and norms as held: never quantised."""
+    if job.method is not Method.qlora or job.quant is None:
+        per = base_weight_bytes_per_param(job)
+    else:
+        per = 4.0 if kbit_upcasts_shared_weights(job) else 2.0
+    return (embedding_params(arch) + small_params(arch)) * per
+
+
+def dequant_buffer_bytes(arch: ModelArch, job: Job) -> float:
+    """The 16-bit copy of the largest quantised linear that dequantisation materialises for
+    each matmul (forward and backward: two)."""
+    if job.method is not Method.qlora or job.quant is None:
+        return 0.0
+    largest = max(i * o for i, o, _ in linear_shapes(arch).values())
+    return 2 * 2.0 * largest
 
 
 def weights_bytes(arch: ModelArch, job: Job) -> float:
@@ -85,20 +143,15 @@ def weights_bytes(arch: ModelArch, job: Job) -> float:
     profile's nf4_extra_bytes_per_weight for NF4); embeddings, lm_head and norms stay 16-bit,
     or fp32 where PEFT's k-bit preparation upcasts them (bitsandbytes nf4/int8 under HF); and
     the 16-bit copy of the largest linear that dequantisation materialises for each matmul
-    (forward and backward: two).
+    (forward and backward: two). Shared weights: `shared_weight_bytes`.
     """
-    total = arch.total_params
     if job.method is not Method.qlora or job.quant is None:
-        return total * base_weight_bytes_per_param(job)
+        return arch.total_params * base_weight_bytes_per_param(job)
     linear = arch.num_layers * linear_params_per_layer(arch)
-    upcast = job.profile.kbit_embeddings_fp32 and job.quant in (Quant.nf4, Quant.int8)
-    other_bytes = (total - linear) * (4.0 if upcast else 2.0)
-    largest = max(i * o for i, o, _ in linear_shapes(arch).values())
-    dequant_buffers = 2 * 2.0 * largest
     per_weight = quantised_bytes_per_weight(job.quant, job.profile.double_quant)
     if job.quant is Quant.nf4:
         per_weight += job.profile.nf4_extra_bytes_per_weight
-    return linear * per_weight + other_bytes + dequant_buffers
+    return linear * per_weight + shared_weight_bytes(arch, job) + dequant_buffer_bytes(arch, job)
 
 
 def adapter_params(arch: ModelArch, rank: int, targets: tuple[str, ...]) -> int:
@@ -116,11 +169,20 @@ def trainable_params(arch: ModelArch, job: Job) -> int:
 
 
 def trainable_bytes_per_param(job: Job) -> float:
-    """Storage of a trained parameter and of its gradient: fp32 in mixed precision and fp32;
-    else 16-bit for full fine-tuning and the framework's adapter dtype for LoRA."""
+    """Storage of a trained parameter and of its gradient: 16-bit under DeepSpeed (adapters
+    too: its engine casts the whole module); fp32 in mixed precision and fp32; else 16-bit for
+    full fine-tuning and the framework's adapter dtype for LoRA."""
+    if job.deepspeed:
+        return 2.0
     if job.mixed or job.precision is Precision.fp32:
         return 4.0
     return 2.0 if job.method is Method.full else float(job.profile.adapter_bytes)
+
+
+def optimizer_state_dtype_bytes(job: Job) -> float:
+    """Optimizer moments live in the dtype of the parameters they step: DeepSpeed's fp32
+    master partitions, else the trained parameters' storage."""
+    return 4.0 if job.deepspeed else trainable_bytes_per_param(job)
 
 
 def adapter_bytes(arch: ModelArch, job: Job) -> float:
@@ -143,19 +205,20 @@ def optimizer_state_bytes_per_param(job: Job) -> float:
     moments + block constants (≈ 2 B); paged optimizers live in CUDA managed memory that spills
     to host RAM, outside torch's allocator (0 B counted); SGD: one momentum buffer; Adafactor:
     factored fp32 row/column second moments, no first moment (≈ 0.02 B for transformer-sized
-    matrices)."""
-    state = trainable_bytes_per_param(job)
+    matrices). DeepSpeed adds its fp32 master copy (4 B): AdamW 12 B, the ZeRO paper's K."""
+    state = optimizer_state_dtype_bytes(job)
+    master = 4.0 if job.deepspeed else 0.0
     match job.optimizer:
         case Optimizer.adamw:
-            return 2 * state
+            return master + 2 * state
         case Optimizer.adamw_8bit:
-            return 2.0 + 2 * 4 / 2048
+            return master + 2.0 + 2 * 4 / 2048
         case Optimizer.paged_adamw | Optimizer.paged_adamw_8bit:
-            return 0.0
+            return master
         case Optimizer.sgd:
-            return state
+            return master + state
         case Optimizer.adafactor:
-            return 0.02
+            return master + 0.02
 
 
 def optimizer_bytes(arch: ModelArch, job: Job) -> float:
@@ -166,7 +229,11 @@ def optimizer_bytes(arch: ModelArch, job: Job) -> float:
 def optimizer_step_scratch_bytes(arch: ModelArch, job: Job) -> float:
     """Scratch PyTorch's multi-tensor (foreach) AdamW allocates inside step(): sqrt(v) for every
     parameter, one state-sized buffer, while all gradients are still alive. SGD's momentum
-    update works in place and bitsandbytes' 8-bit/paged kernels are fused (no scratch)."""
+    update works in place and bitsandbytes' 8-bit/paged kernels are fused (no scratch).
+    DeepSpeed's fused optimizers need none, but it converts the 16-bit gradient partition to
+    fp32 before stepping (ZeRO-3 one sub-group at a time: placement caps it)."""
+    if job.deepspeed:
+        return trainable_params(arch, job) * 4.0
     if job.optimizer is not Optimizer.adamw:
         return 0.0
     return trainable_params(arch, job) * trainable_bytes_per_param(job)
@@ -175,7 +242,7 @@ def optimizer_step_scratch_bytes(arch: ModelArch, job: Job) -> float:
 def paged_optimizer_bytes(arch: ModelArch, job: Job) -> float:
     """What a paged optimizer holds in managed memory (for the upper end of the range)."""
     if job.optimizer is Optimizer.paged_adamw:
-        return trainable_params(arch, job) * 2 * trainable_bytes_per_param(job)
+        return trainable_params(arch, job) * 2 * optimizer_state_dtype_bytes(job)
     if job.optimizer is Optimizer.paged_adamw_8bit:
         return trainable_params(arch, job) * 2.0
     return 0.0
@@ -242,20 +309,22 @@ def layer_activation_bytes_per_token(arch: ModelArch, job: Job) -> float:
     return (2 * norm + 2.0 * kept + dropout) * job.activation_scale + scores
 
 
-def activation_bytes(arch: ModelArch, job: Job) -> float:
-    """Activations of one micro-batch at the peak of backward.
+def activation_bytes(arch: ModelArch, job: Job, num_layers: int | None = None) -> float:
+    """Activations of one micro-batch at the peak of backward, on a device running
+    `num_layers` of the decoder's layers (all of them unless a pipeline splits the model).
 
     Without checkpointing every layer's saved tensors; with it, each layer keeps only its
     16-bit input (in host RAM when the framework offloads checkpoints) and one layer is
     recomputed at a time. In both cases the layer being back-propagated also holds the
     gradients of its activations (one more layer's worth).
     """
+    layers = arch.num_layers if num_layers is None else num_layers
     per_layer = layer_activation_bytes_per_token(arch, job) * job.tokens
     if not job.gradient_checkpointing:
-        return (arch.num_layers + 1) * per_layer
+        return (layers + 1) * per_layer
     checkpoints = 0.0
     if not job.profile.offloads_checkpoints:
-        checkpoints = arch.num_layers * 2.0 * arch.hidden_size * job.tokens * job.activation_scale
+        checkpoints = layers * 2.0 * arch.hidden_size * job.tokens * job.activation_scale
     return checkpoints + RECOMPUTED_LAYERS * per_layer
 
 
@@ -268,15 +337,67 @@ def logits_bytes(arch: ModelArch, job: Job) -> float:
     return tokens * arch.vocab_size * job.profile.logits_bytes_per_entry
 
 
-def weights_at_rest_per_layer_bytes(arch: ModelArch, job: Job) -> float:
-    """One decoder layer's weights as stored (what FSDP/ZeRO-3 gathers per layer)."""
+def layer_unit_bytes(arch: ModelArch, job: Job) -> float:
+    """One decoder layer's weights as FSDP/ZeRO-3 gather them: quantised storage for QLoRA,
+    else the compute dtype (FSDP's MixedPrecision param_dtype; DeepSpeed's 16-bit params)."""
     linear = linear_params_per_layer(arch)
     if job.method is Method.qlora and job.quant is not None:
         return linear * quantised_bytes_per_weight(job.quant, job.profile.double_quant)
-    return linear * base_weight_bytes_per_param(job)
+    return linear * job.compute_bytes
 
 
-def unsharded_root_bytes(arch: ModelArch, job: Job) -> float:
-    """Embeddings, lm_head and norms: FSDP's root unit, kept gathered from forward to backward."""
-    bytes_per = 4.0 if job.precision is Precision.fp32 or job.mixed else 2.0
-    return (embedding_params(arch) + small_params(arch)) * bytes_per
+def fsdp_gathered_bytes(arch: ModelArch, job: Job) -> tuple[float, float]:
+    """(weights, gradients) an FSDP rank holds unsharded at the peak of backward.
+
+    Weights: QLoRA's dequantisation buffers; the current and prefetched layer units
+    (FSDP_UNITS_IN_FLIGHT; every layer where the stack gathers the full model); the root unit,
+    which FSDP does not reshard between forward and backward: embeddings, lm_head and norms,
+    or only the norms and one V×h matrix at a time where the embeddings are units of their
+    own. Gradients (full fine-tuning): the unsharded gradient of the unit in backward, before its
+    reduce-scatter; frozen LoRA base units get none (PEFT's auto-wrap policy puts adapters in
+    units of their own).
+    """
+    if job.profile.fsdp_gathers_full_model:
+        units = arch.num_layers * layer_unit_bytes(arch, job)
+    else:
+        units = FSDP_UNITS_IN_FLIGHT * layer_unit_bytes(arch, job)
+    one_matrix = arch.vocab_size * arch.hidden_size
+    if job.profile.fsdp_shards_embeddings_separately:
+        root_params = one_matrix + small_params(arch)
+    else:
+        root_params = embedding_params(arch) + small_params(arch)
+    root = min(root_params * job.compute_bytes, shared_weight_bytes(arch, job))
+    weights = dequant_buffer_bytes(arch, job) + units + root
+    gradients = 0.0
+    # A stack that gathers the whole model does so to save a checkpoint, outside backward.
+    if job.method is Method.full and not job.profile.fsdp_gathers_full_model:
+        gradients = (
+            FSDP_UNSHARDED_GRADIENT_UNITS * linear_params_per_layer(arch) * job.compute_bytes
+        )
+    return weights, gradients
+
+
+def zero3_gathered_bytes(arch: ModelArch, job: Job) -> tuple[float, float]:
+    """(weights, gradients) a ZeRO-3 rank holds unsharded at the peak.
+
+    ZeRO-3 gathers module by module, so the live parameters are the module running (at worst
+    the V×h embedding/lm_head) plus the prefetch bucket; parameters under the persistence
+    threshold (norms) stay whole; QLoRA's dequantisation buffers. Gradients: the reduce
+    bucket, and for full fine-tuning the running module's full gradient before it is reduced.
+    """
+    h_squared = arch.hidden_size**2
+    largest = max(
+        arch.vocab_size * arch.hidden_size, *(i * o for i, o, _ in linear_shapes(arch).values())
+    )
+    weights = (
+        largest + ZERO3_PREFETCH_BUCKET_PER_HIDDEN_SQUARED * h_squared + small_params(arch)
+    ) * job.compute_bytes + dequant_buffer_bytes(arch, job)
+    gradients = ZERO3_REDUCE_BUCKET_PER_HIDDEN_SQUARED * h_squared * job.compute_bytes
+    if job.method is Method.full:
+        gradients += largest * job.compute_bytes
+    return weights, gradients
+
+
+def zero2_bucket_bytes(job: Job) -> float:
+    """ZeRO-2's contiguous gradient bucket (allocated every backward, whatever the model)."""
+    return ZERO2_REDUCE_BUCKET_ELEMENTS * job.compute_bytes

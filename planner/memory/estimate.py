@@ -18,7 +18,16 @@ from planner.memory.profiles import (
     PROFILES,
 )
 from planner.plan import MemoryBreakdown, MemoryEstimate
-from planner.spec import ALL_LINEAR, Framework, JobSpec, LoraTarget, Method, Quant, Sharding
+from planner.spec import (
+    ALL_LINEAR,
+    Framework,
+    JobSpec,
+    LoraTarget,
+    Method,
+    Precision,
+    Quant,
+    Sharding,
+)
 
 # The 10th and 90th percentiles of measured ÷ estimated peaks on the dev set (bench/accuracy.py):
 # the range a user should plan with.
@@ -28,9 +37,12 @@ RANGE_HIGH_FRACTION = 0.26
 _ALL_TARGETS = tuple(t.value for t in LoraTarget)
 
 
-def job_from_spec(spec: JobSpec, num_gpus: int) -> comp.Job:
-    """The fields the components read, from a resolved spec (every default filled). A resolved
-    spec patched to another method (a suggestion) gets that method's default rank/quant."""
+def job_from_spec(spec: JobSpec, num_gpus: int, sharding: Sharding | None = None) -> comp.Job:
+    """The fields the components read, from a resolved spec (every default filled), laid out on
+    `num_gpus` GPUs by `sharding` (default: the spec's). A resolved spec patched to another
+    method (a suggestion) gets that method's default rank/quant. A bf16 full fine-tune under
+    FSDP in a stack that upcasts trained parameters (HF Trainer via Accelerate) is mixed
+    precision: fp32 shards, bf16 gathers."""
     framework = spec.framework or Framework.hf
     profile = PROFILES[framework]
     targets = spec.lora_targets
@@ -39,10 +51,19 @@ def job_from_spec(spec: JobSpec, num_gpus: int) -> comp.Job:
     )
     if not (spec.precision and spec.optimizer and spec.seq_len and spec.micro_batch):
         raise PlanningError("estimate a resolved spec (planner.defaults.resolve)", field="spec")
+    sharding = sharding or spec.sharding or Sharding.none
+    precision = spec.precision
+    if (
+        sharding is Sharding.fsdp
+        and profile.fsdp_upcasts_trainable_fp32
+        and spec.method is Method.full
+        and precision is Precision.bf16
+    ):
+        precision = Precision.bf16_mixed
     return comp.Job(
         method=spec.method,
         quant=(spec.quant or Quant.nf4) if spec.method is Method.qlora else None,
-        precision=spec.precision,
+        precision=precision,
         optimizer=spec.optimizer,
         lora_rank=spec.lora_rank or DEFAULT_LORA_RANK,
         lora_targets=target_names,
@@ -52,11 +73,12 @@ def job_from_spec(spec: JobSpec, num_gpus: int) -> comp.Job:
         flash_attention=spec.flash_attention is not False,
         optimizer_in_backward=profile.optimizer_in_backward_single_gpu and num_gpus == 1,
         profile=profile,
+        sharding=sharding,
     )
 
 
 @lru_cache(maxsize=4096)
-def _job_components(arch: ModelArch, job: comp.Job) -> tuple[Components, float, float]:
+def _job_components(arch: ModelArch, job: comp.Job) -> tuple[Components, float]:
     total = Components(
         weights=comp.weights_bytes(arch, job),
         adapter=comp.adapter_bytes(arch, job),
@@ -66,10 +88,13 @@ def _job_components(arch: ModelArch, job: comp.Job) -> tuple[Components, float, 
         logits=comp.logits_bytes(arch, job),
         step_scratch=comp.optimizer_step_scratch_bytes(arch, job),
     )
-    gathered = 2 * comp.weights_at_rest_per_layer_bytes(arch, job)
-    if job.profile.fsdp_gathers_full_model:
-        gathered = arch.num_layers * comp.weights_at_rest_per_layer_bytes(arch, job)
-    return total, gathered, comp.paged_optimizer_bytes(arch, job)
+    return total, comp.paged_optimizer_bytes(arch, job)
+
+
+@lru_cache(maxsize=8192)
+def _share(arch: ModelArch, job: comp.Job, num_gpus: int, cpu_offload: bool) -> Components:
+    total, _ = _job_components(arch, job)
+    return per_gpu(arch, job, total, num_gpus, cpu_offload)
 
 
 def estimate_memory(
@@ -83,10 +108,9 @@ def estimate_memory(
         larger when batches vary in length (no packing);
     required (≈ nvidia-smi) = reserved + CUDA context (+ NCCL buffers when GPUs talk).
     """
-    job = job_from_spec(spec, num_gpus)
-    total, gathered_layers, paged = _job_components(arch, job)
-    root = min(comp.unsharded_root_bytes(arch, job), total.weights)
-    share = per_gpu(total, num_gpus, sharding, bool(spec.cpu_offload), gathered_layers, root)
+    job = job_from_spec(spec, num_gpus, sharding)
+    _, paged = _job_components(arch, job)
+    share = _share(arch, job, num_gpus, bool(spec.cpu_offload))
     allocated = share.allocated
     slack = ALLOCATOR_SLACK_PACKED if spec.packing else ALLOCATOR_SLACK_VARIABLE_LENGTH
     reserved = allocated + slack * (share.activations + share.logits)

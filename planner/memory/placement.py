@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
-from planner.spec import Sharding
+from planner.catalog.models import ModelArch, linear_params_per_layer
+from planner.memory import components as comp
+from planner.memory.profiles import ZERO3_SUB_GROUP_ELEMENTS
+from planner.spec import Method, Sharding
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,64 +45,106 @@ class Components:
 
 
 def per_gpu(
-    job_total: Components,
-    num_gpus: int,
-    sharding: Sharding,
-    cpu_offload: bool,
-    gathered_layers_bytes: float,
-    root_bytes: float,
+    arch: ModelArch, job: comp.Job, job_total: Components, num_gpus: int, cpu_offload: bool
 ) -> Components:
-    """What one GPU holds.
+    """What the busiest GPU holds when `job_total` (the whole job on one device) is spread over
+    `num_gpus` GPUs by `job.sharding`.
 
-    ddp: everything replicated, plus DDP's flat gradient buckets (a second copy of the grads).
-    zero2: gradients and optimizer state sharded; weights replicated.
-    fsdp / zero3: weights, gradients and optimizer state sharded; the current and prefetched
-    layer are gathered (`gathered_layers_bytes`) and the root unit (embeddings, lm_head, norms:
-    `root_bytes`) stays gathered from forward to backward.
-    device_map: layers split across GPUs run one after another: weights, training state and
-    activations split; the last GPU also computes the logits.
-    cpu_offload: optimizer state in host RAM (and, when sharded, the parameters and
-    gradients too: only the gathered units and activations stay on the GPU).
+    ddp: everything replicated, plus DDP's flat gradient buckets (a second copy of the grads:
+    gradient_as_bucket_view is off in DDP, Accelerate and HF Trainer).
+    zero2: gradients and optimizer state (with DeepSpeed's fp32 master) sharded, weights
+    replicated, plus the reduce bucket.
+    fsdp / zero3: weights, gradients and optimizer state sharded, plus what is gathered
+    (`comp.fsdp_gathered_bytes`, `comp.zero3_gathered_bytes`); ZeRO-3's fp32 gradients at the
+    step exist one sub-group at a time.
+    device_map: a naive pipeline (`pipeline_stage`).
+    cpu_offload: optimizer state in host RAM; ZeRO-Offload (zero2) also the gradient
+    partitions; with fsdp/zero3 the parameters and gradients too, so the GPU keeps only what
+    is gathered and the activations.
     """
     n = num_gpus
     c = job_total
-    if n == 1 or sharding is Sharding.none:
+    sharding = job.sharding
+    if sharding is Sharding.device_map and n > 1:
+        share = pipeline_stage(arch, job, c, n)
+    elif n == 1 or sharding in (Sharding.none, Sharding.device_map):
         share = c
     elif sharding is Sharding.ddp:
         share = replace(c, gradients=2 * c.gradients)
     elif sharding is Sharding.zero2:
         share = replace(
-            c, gradients=c.gradients / n, optimizer=c.optimizer / n, step_scratch=c.step_scratch / n
-        )
-    elif sharding is Sharding.device_map:
-        share = Components(
-            weights=c.weights / n,
-            adapter=c.adapter / n,
-            gradients=c.gradients / n,
+            c,
+            gradients=c.gradients / n + comp.zero2_bucket_bytes(job),
             optimizer=c.optimizer / n,
-            activations=c.activations / n,
-            logits=c.logits,
             step_scratch=c.step_scratch / n,
         )
-    else:  # fsdp, zero3
-        share = Components(
-            weights=(c.weights - root_bytes) / n + root_bytes + gathered_layers_bytes,
-            adapter=c.adapter / n,
-            gradients=c.gradients / n,
-            optimizer=c.optimizer / n,
-            activations=c.activations,
-            logits=c.logits,
-            step_scratch=c.step_scratch / n,
-        )
+    else:
+        share = _fully_sharded(arch, job, c, n)
+    if sharding is Sharding.zero3 and job.deepspeed:
+        share = replace(share, step_scratch=min(share.step_scratch, ZERO3_SUB_GROUP_ELEMENTS * 4.0))
     if not cpu_offload:
         return share
-    if sharding in (Sharding.fsdp, Sharding.zero3) and n > 1:
+    if sharding is Sharding.zero3 or (sharding is Sharding.fsdp and n > 1):
+        gathered_weights, gathered_gradients = _gathered(arch, job)
         return replace(
             share,
-            weights=root_bytes + gathered_layers_bytes,
+            weights=gathered_weights,
             adapter=0.0,
-            gradients=0.0,
+            gradients=gathered_gradients,
             optimizer=0.0,
             step_scratch=0.0,
         )
+    if sharding is Sharding.zero2:
+        share = replace(share, gradients=comp.zero2_bucket_bytes(job))
     return replace(share, optimizer=0.0, step_scratch=0.0)
+
+
+def _gathered(arch: ModelArch, job: comp.Job) -> tuple[float, float]:
+    if job.sharding is Sharding.zero3:
+        return comp.zero3_gathered_bytes(arch, job)
+    return comp.fsdp_gathered_bytes(arch, job)
+
+
+def _fully_sharded(arch: ModelArch, job: comp.Job, c: Components, n: int) -> Components:
+    gathered_weights, gathered_gradients = _gathered(arch, job)
+    dequant = comp.dequant_buffer_bytes(arch, job)
+    return Components(
+        weights=(c.weights - dequant) / n + gathered_weights,
+        adapter=c.adapter / n,
+        gradients=c.gradients / n + gathered_gradients,
+        optimizer=c.optimizer / n,
+        activations=c.activations,
+        logits=c.logits,
+        step_scratch=c.step_scratch / n,
+    )
+
+
+def pipeline_stage(arch: ModelArch, job: comp.Job, c: Components, n: int) -> Components:
+    """The busiest GPU of device_map="auto" (a naive pipeline: GPUs run one after another).
+
+    Layers are split evenly (ceil(L/n) on the fullest GPU), each GPU holding their weights,
+    training state and activations; one end also holds an embedding matrix (input embedding
+    first, lm_head last; tied, both on the first) and the GPU with the lm_head computes the
+    logits. QLoRA's dequantisation buffers appear on every GPU. With checkpointing the
+    recomputed layer's tensors are on whichever GPU runs it: counted in full.
+    """
+    layers = math.ceil(arch.num_layers / n)
+    shared = comp.shared_weight_bytes(arch, job)
+    dequant = comp.dequant_buffer_bytes(arch, job)
+    layer_weights = max(0.0, c.weights - shared - dequant) / arch.num_layers
+    edge = shared if arch.tie_embeddings else shared / 2
+    if job.method is Method.full:
+        one_matrix = arch.vocab_size * arch.hidden_size
+        stage_params = layers * linear_params_per_layer(arch) + one_matrix
+        trained_fraction = min(1.0, stage_params / arch.total_params)
+    else:
+        trained_fraction = layers / arch.num_layers
+    return Components(
+        weights=layers * layer_weights + edge + dequant,
+        adapter=c.adapter * trained_fraction,
+        gradients=c.gradients * trained_fraction,
+        optimizer=c.optimizer * trained_fraction,
+        activations=comp.activation_bytes(arch, job, layers),
+        logits=c.logits,
+        step_scratch=c.step_scratch * trained_fraction,
+    )

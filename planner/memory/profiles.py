@@ -26,6 +26,24 @@ ALLOCATOR_SLACK_VARIABLE_LENGTH = 0.2
 # With checkpointing, backward holds the saved tensors of the one layer it recomputes (their
 # gradients reuse blocks freed as it goes).
 RECOMPUTED_LAYERS = 1.0
+# DeepSpeed ZeRO-2 allocates a contiguous 16-bit gradient bucket of reduce_bucket_size elements
+# every backward (stage_1_and_2.py, contiguous_gradients): 5e8 is DeepSpeed's default and
+# LLaMA-Factory's ds_z2_config.json value.
+ZERO2_REDUCE_BUCKET_ELEMENTS = 5e8
+# ZeRO-3 buckets as HF's "auto" config fills them (transformers integrations/deepspeed.py; the
+# ZeRO-3 configs of LLaMA-Factory and axolotl use "auto"): reduce_bucket_size = h²,
+# stage3_prefetch_bucket_size = 0.9·h² (16-bit elements).
+ZERO3_REDUCE_BUCKET_PER_HIDDEN_SQUARED = 1.0
+ZERO3_PREFETCH_BUCKET_PER_HIDDEN_SQUARED = 0.9
+# ZeRO-3 steps its optimizer one sub-group at a time (sub_group_size, default 1e9 elements),
+# converting that sub-group's gradients to fp32 first.
+ZERO3_SUB_GROUP_ELEMENTS = 1e9
+# FSDP keeps at most two units gathered (the current one and the prefetched next: forward and
+# backward prefetch, limit_all_gathers=True).
+FSDP_UNITS_IN_FLIGHT = 2
+# In backward, one unit's unsharded gradient: a unit's reduce-scatter (tens of ms) ends long
+# before the next unit's backward (with its recompute) has produced its full gradient.
+FSDP_UNSHARDED_GRADIENT_UNITS = 1
 # Korthikanti et al. (2022): a materialised attention stores ~5 bytes per score element
 # (16-bit scores, 16-bit softmax output, 1-byte dropout mask) per head and per query·key pair.
 EAGER_ATTENTION_BYTES_PER_SCORE = 5.0
@@ -60,6 +78,13 @@ class FrameworkProfile:
         (LitGPT consolidates a full checkpoint; its measured multi-GPU peaks include it).
     optimizer_in_backward_single_gpu: the full fine-tune recipe steps each parameter as its
         gradient arrives, so gradients never all exist at once (torchtune single-device).
+    fsdp_upcasts_trainable_fp32: under FSDP with bf16/fp16 mixed precision the trained
+        parameters are held in fp32 and gathered in 16 bits (Accelerate ≥ 0.30 upcasts
+        low-precision trainable flat parameters, "following DeepSpeed's strategy"; HF Trainer
+        and the stacks built on it). Pure-bf16 stacks (torchtune, LitGPT) shard bf16.
+    fsdp_shards_embeddings_separately: the embeddings and output projection are FSDP units of
+        their own, gathered only while used (torchtune's `custom_sharded_layers:
+        ['tok_embeddings', 'output']`), instead of staying gathered in the root unit.
     """
 
     name: str
@@ -75,6 +100,8 @@ class FrameworkProfile:
     double_quant: bool
     fsdp_gathers_full_model: bool
     optimizer_in_backward_single_gpu: bool
+    fsdp_upcasts_trainable_fp32: bool = True
+    fsdp_shards_embeddings_separately: bool = False
 
 
 HF = FrameworkProfile(
@@ -98,7 +125,15 @@ HF = FrameworkProfile(
 PROFILES: dict[Framework, FrameworkProfile] = {
     Framework.hf: HF,
     Framework.axolotl: HF,
-    Framework.llama_factory: HF,
+    Framework.llama_factory: replace(
+        HF,
+        name="LLaMA-Factory",
+        # Its LoRA defaults to lora_dropout 0.0, and its QLoRA path does not call PEFT's
+        # prepare_model_for_kbit_training (embeddings stay 16-bit; norms are upcast only with
+        # upcast_layernorm, off by default): hparams/finetuning_args.py, model/adapter.py.
+        lora_dropout=False,
+        kbit_embeddings_fp32=False,
+    ),
     Framework.ms_swift: replace(
         HF,
         name="ms-swift",
@@ -139,6 +174,10 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         double_quant=False,
         fsdp_gathers_full_model=False,
         optimizer_in_backward_single_gpu=True,
+        # FSDP2 in pure bf16; its distributed configs list custom_sharded_layers
+        # ['tok_embeddings', 'output'] (recipes/configs/llama3_1/*.yaml, torchtune ≥ 0.3).
+        fsdp_upcasts_trainable_fp32=False,
+        fsdp_shards_embeddings_separately=True,
     ),
     Framework.litgpt: FrameworkProfile(
         name="LitGPT",
@@ -155,5 +194,7 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         double_quant=False,
         fsdp_gathers_full_model=True,
         optimizer_in_backward_single_gpu=False,
+        # Fabric's FSDP with precision "bf16-true" shards bf16 parameters.
+        fsdp_upcasts_trainable_fp32=False,
     ),
 }
