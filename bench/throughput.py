@@ -25,10 +25,11 @@ from planner.spec import JobSpec, Sharding
 from planner.throughput import (
     CARD_CLASS_FACTOR,
     UTILISATION,
-    dequant_bytes_per_token,
     estimate_throughput,
     flops_per_token,
-    scaling_efficiency,
+    job_work,
+    memory_seconds_per_token,
+    sustained_clock_fraction,
 )
 
 DEV_SET = Path(__file__).resolve().parents[2] / "shared" / "data" / "vram_dev.jsonl"
@@ -83,12 +84,14 @@ def error_factor(predicted: float, measured: float) -> float:
 
 
 def implied_utilisation(row: DevRow) -> float:
-    """The utilisation that would reproduce this row exactly, dequantisation time taken out."""
-    efficiency = scaling_efficiency(row.gpu, row.count, row.sharding)
-    per_gpu_s = row.count * efficiency / row.measured_tokens_per_s
-    dequant_s = dequant_bytes_per_token(row.spec, row.arch) / (row.gpu.bandwidth_gbs * 1e9)
-    compute_s = per_gpu_s - dequant_s
-    return flops_per_token(row.spec, row.arch) / (row.gpu.bf16_tflops * 1e12 * compute_s)
+    """The utilisation of the sustained peak that would reproduce this row exactly, with the
+    memory-bound time taken out."""
+    prediction = estimate_throughput(row.spec, row.arch, row.gpu, row.count, row.sharding)
+    work = job_work(row.spec, row.arch)
+    per_gpu_s = row.count * prediction.scaling_efficiency / row.measured_tokens_per_s
+    compute_s = per_gpu_s - memory_seconds_per_token(work, row.gpu, row.count)
+    sustained_flops = row.gpu.bf16_tflops * 1e12 * sustained_clock_fraction(row.gpu)
+    return work.flops_per_token / (sustained_flops * compute_s)
 
 
 def print_accuracy(rows: list[DevRow]) -> None:
@@ -112,13 +115,26 @@ def print_accuracy(rows: list[DevRow]) -> None:
     print("worst rows: " + ", ".join(f"{row_id} ×{error:.2f}" for error, row_id in worst))
 
 
+def peak_share(row: DevRow) -> float:
+    """Measured FLOP rate per GPU as a share of the card's datasheet peak."""
+    flops_per_s = row.measured_tokens_per_s * flops_per_token(row.spec, row.arch) / row.count
+    return flops_per_s / (row.gpu.bf16_tflops * 1e12)
+
+
 def print_fit(rows: list[DevRow]) -> None:
     """Refit the constants: method medians on datacenter rows, then class factors.
 
     A class factor is the geometric mean over (source, card) groups of each group's median
-    implied-to-method ratio, so that near-duplicate rows of one experiment count once.
+    implied-to-method ratio, so that near-duplicate rows of one experiment count once. A row
+    whose measured speed needs more FLOP/s than the card's datasheet peak cannot be right as
+    labelled and is left out of the fit (it stays in the error table above).
     """
-    datacenter = [row for row in rows if row.gpu.card_class == "datacenter"]
+    impossible = [row for row in rows if peak_share(row) > 1.0]
+    for row in impossible:
+        share = f"{peak_share(row):.0%}"
+        print(f"\nleft out of the fit: {row.row_id} needs {share} of {row.gpu.name}'s peak")
+    fit_rows = [row for row in rows if row not in impossible]
+    datacenter = [row for row in fit_rows if row.gpu.card_class == "datacenter"]
     print("\nimplied utilisation vs planner/throughput.py constants:")
     for method, constant in UTILISATION.items():
         values = [implied_utilisation(row) for row in datacenter if row.spec.method == method]
@@ -127,7 +143,7 @@ def print_fit(rows: list[DevRow]) -> None:
             print(f"  {method.value:<11} {fitted:.2f} median of {len(values)} rows ({constant})")
     for card_class, constant in CARD_CLASS_FACTOR.items():
         groups: dict[tuple[str, str], list[float]] = {}
-        for row in rows:
+        for row in fit_rows:
             if row.gpu.card_class == card_class and card_class != "datacenter":
                 ratio = implied_utilisation(row) / UTILISATION[row.spec.method]
                 groups.setdefault((row.row_id.rsplit("-", 1)[0], row.gpu.key), []).append(ratio)

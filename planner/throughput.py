@@ -1,6 +1,12 @@
 """Training throughput: trained tokens per second for a job on N cards of one kind.
 
-time per token = FLOPs per token ÷ (dense BF16 peak × utilisation) + QLoRA dequantisation time,
+Per GPU, time per token is a sum over kernel kinds, each at its own ceiling (a roofline summed
+over kernels, since matmuls and elementwise kernels run one after the other):
+
+    FLOPs per token ÷ (dense peak × sustained-clock fraction × utilisation)   matmuls
+  + bytes per token ÷ (bandwidth × ACHIEVED_BANDWIDTH_FRACTION)              memory-bound work
+  + CPU-offload time,
+
 then × N GPUs × a scaling efficiency. Pure arithmetic, no I/O: planning every card takes well
 under a millisecond.
 
@@ -13,19 +19,49 @@ only the experts a token visits; h = hidden size, V = vocabulary, L = layers, s 
   which matters from a few thousand tokens of context on;
 - logits: the lm_head matmul, 6·h·V for full fine-tuning, 4·h·V when it is frozen.
 
-Utilisation = UTILISATION[method] × CARD_CLASS_FACTOR[class] (× VENDOR_FACTOR for AMD), fitted on
-the 18 dev rows of shared/data/vram_dev.jsonl that carry a measured `throughput_tokens_per_s`,
-resolved with the planner's own defaults (bench/throughput.py refits and prints it). Each row's
-implied utilisation is its measured tokens/s × FLOPs per token ÷ (peak × GPUs × scaling
-efficiency), after taking out the modelled dequantisation time. The method figures are the
-medians over the 14 rows on HBM datacenter cards (A100): full 0.68 (6 rows), LoRA 0.59 (4),
-QLoRA 0.53 (4). A class factor is the geometric mean, over (source, card) groups so that
-near-duplicate rows count once, of each group's median implied/method ratio: consumer 0.93 (one
-RTX 4090 group), workstation 1.06 (an L40S group at ×0.43 and an RTX A6000 group at ×2.6: the
-weakest part of the fit). AMD Instinct cards get 0.65, a stated prior rather than a fit:
-ml-engineering's best measured matmul is 51–60 % of peak on MI300X/MI325X against ~80 % on H100.
-The fit's median error factor is ×1.08 on the dev rows, against ×2.49 for a flat 25 %
-utilisation (table in docs/readme/B.md).
+Sustained clock (power ceiling). A datasheet peak assumes the boost clock; a card whose board
+power cannot feed its tensor cores at that clock runs slower. Energy per dense FLOP is a property
+of the chip family (process node and design), so each family has a reference card known to hold
+its clocks under matmul load, and a card sustains min(1, TDP ÷ (peak × the reference's watts per
+TFLOPS)) of its peak (clock, hence FLOP rate, taken as proportional to the power it may draw).
+GeForce cards run BF16 with FP32 accumulate at half the tensor rate they are built for, so their
+reference is the full (FP16-accumulate) rate: an RTX 4090 holds its clocks at 330 TFLOPS within
+450 W, i.e. 1.36 W per TFLOPS on Ada. That caps an L4 (72 W for 121 TFLOPS) at 0.44 of its peak,
+an L40S (350 W, 362) at 0.71 (inside the 181–362 "honest" range argued for it), an RTX 6000 Ada
+at 0.61, and a T4 (70 W, 65 TFLOPS; V100 SXM2 reference, same 12 nm node) at 0.45 — why a T4
+trains at a fraction of a 3090's speed despite a similar datasheet peak. Cards without a TDP in
+the catalog are not capped.
+
+Memory-bound work, bytes moved per trained token (2-byte elements in mixed precision):
+- elementwise kernels (norms, residual adds, RoPE, SwiGLU, flash-attention I/O): about
+  30·h + 5·I elements read or written per layer per forward (I = MLP width a token visits),
+  twice that in backward, once more with checkpointing;
+- the loss: logits upcast to fp32, softmax and its gradient, ~24 bytes per vocabulary entry;
+- weights: every weight read once per pass (forward, backward, recompute) per micro-batch,
+  which is what makes micro-batch 1 at short context slow on low-bandwidth cards;
+- QLoRA dequantisation: each pass reads the 4-bit weights (0.5 B/param), writes a 2-byte copy
+  and reads it again (≈ 4.5 B/param) — this replaces the plain weight read;
+- full fine-tuning's optimizer step: AdamW reads and writes fp32 master weights, m and v and
+  reads the gradient (~32 B per parameter), once per optimizer step, for the share of the
+  parameters this GPU updates (sharded across GPUs, as in the planner's multi-GPU rows).
+Kernels reach about ACHIEVED_BANDWIDTH_FRACTION of the datasheet bandwidth.
+
+Utilisation = UTILISATION[method] × CARD_CLASS_FACTOR[class] (× VENDOR_FACTOR for AMD) is the
+share of the sustained peak the matmuls reach, fitted on the 18 dev rows of
+shared/data/vram_dev.jsonl that carry a measured `throughput_tokens_per_s`, resolved with the
+planner's own defaults (bench/throughput.py refits and prints it). A row's implied utilisation
+is the one that reproduces it exactly once the memory-bound time is taken out: FLOPs per token ÷
+(matmul time per token × sustained peak). The method figures are the medians over the 14 rows on
+A100s (HBM, datacenter): full 0.86 (6 rows; near the A100's best measured matmul rate, as it
+should be once elementwise time is counted separately), LoRA 0.68 (4: adapter matmuls, dropout
+and casts are not counted as work), QLoRA 0.59 (4). A class factor is the geometric mean, over
+(source, card) groups so that near-duplicate rows count once, of each group's median
+implied/method ratio: consumer 0.99 (one RTX 4090 group), workstation 0.80 (one L40S group).
+The RTX A6000 row is left out of the fit: its 4,699 tokens/s for an 8B LoRA would need 147 % of
+the card's peak, so it cannot be a one-card figure as labelled. AMD Instinct cards get 0.65, a
+stated prior rather than a fit: ml-engineering's best measured matmul is 51–60 % of peak on
+MI300X/MI325X against ~80 % on H100. Fit quality (median error factor, worst rows) is printed by
+bench/throughput.py and tabled in docs/readme/B.md.
 
 HF Trainer's `train_tokens_per_second` is per device (fms-acceleration rows), torchtune's figure is
 for the whole job: a 70B full fine-tune at 1,568 tokens/s per A100 would exceed the A100's peak.
@@ -33,15 +69,19 @@ for the whole job: a 70B full fine-tune at 1,568 tokens/s per A100 would exceed 
 CPU offload (full fine-tuning): the optimizer step runs on the CPU once per optimizer step, paying
 the PCIe round trip of gradients and weights plus CPU Adam's rate (constants below).
 
-QLoRA dequantisation: each pass over the frozen 4-bit weights reads 0.5 B/param, writes a 2-byte
-copy and reads it again (≈ 4.5 B/param), bandwidth-bound, once per forward, backward and recompute
-per micro-batch. It matters for short sequences and small micro-batches.
-
-Multi-GPU: each doubling of the GPU count keeps SCALING_PER_DOUBLING of per-GPU throughput:
-0.95 over NVLink/NVSwitch/Infinity Fabric, 0.88 over PCIe on datacenter and workstation cards,
-0.80 on consumer cards (no P2P: FSDP/ZeRO-3 gathers go through host memory). fms-acceleration's
-2×A100 LoRA row keeps 0.89 of its single-GPU rate (with half the micro-batch). `device_map`
-(naive pipeline) runs one GPU at a time: N cards give one card's throughput.
+Multi-GPU: each doubling of the GPU count loses a share of per-GPU throughput to communication
+that overlaps imperfectly with compute. A ZeRO-3/FSDP full fine-tune moves three weight-sized
+volumes per step (all-gather in forward and backward, reduce-scatter of gradients) and keeps
+SCALING_PER_DOUBLING of its speed per doubling: 0.95 over NVLink/NVSwitch/Infinity Fabric, 0.88
+over PCIe on datacenter and workstation cards, 0.80 on consumer cards (no P2P: collectives go
+through host memory). Other layouts lose in proportion to the volume they move: DDP/ZeRO-2 full
+fine-tuning two volumes (all-reduce of gradients), sharded adapters two (the frozen weights are
+still gathered), replicated adapters almost none (taken as none). Against the dev set: the
+torchtune 8×A100 LoRA row is predicted as well as the single-A100 torchtune LoRA row (×0.91
+and ×0.90 of measured), so its modelled 0.90 (0.967 per doubling) holds; the 70B full row
+cannot be separated from its CPU offload; fms-acceleration's 2×A100 LoRA row keeps 0.89 of its
+single-GPU rate (with half the micro-batch), below the model's 0.97. `device_map` (naive
+pipeline) runs one GPU at a time: N cards give one card's throughput.
 """
 
 from __future__ import annotations
@@ -50,16 +90,43 @@ import math
 from dataclasses import dataclass
 from functools import cache
 
-from planner.catalog.gpus import GpuSpec
+from planner.catalog.gpus import GpuSpec, gpu_by_key
 from planner.catalog.models import ModelArch, linear_params_per_layer
 from planner.spec import JobSpec, Method, Precision, Quant, Sharding
 
-UTILISATION: dict[Method, float] = {Method.full: 0.68, Method.lora: 0.59, Method.qlora: 0.53}
-CARD_CLASS_FACTOR = {"datacenter": 1.0, "workstation": 1.06, "consumer": 0.93}
+UTILISATION: dict[Method, float] = {Method.full: 0.86, Method.lora: 0.68, Method.qlora: 0.59}
+CARD_CLASS_FACTOR = {"datacenter": 1.0, "workstation": 0.80, "consumer": 0.99}
 VENDOR_FACTOR = {"AMD": 0.65}
 SCALING_PER_DOUBLING = {"nvlink": 0.95, "pcie": 0.88, "consumer": 0.80}
+# Weight-sized volumes moved per step, relative to a sharded full fine-tune's three.
+SHARDED = frozenset({Sharding.fsdp, Sharding.zero3})
+FULL_SHARDED_VOLUMES = 3
 # TF32 tensor cores run at half the BF16 rate on Ampere/Hopper.
 FP32_RATE_FACTOR = 0.5
+
+# Per chip family: the card that holds its boost clock under sustained matmul load, and how much
+# faster its tensor cores run than its catalog figure (2 on GeForce: FP16 accumulate is full rate).
+POWER_REFERENCE_CARD: dict[str, tuple[str, float]] = {
+    "volta": ("v100-16g-sxm2", 1.0),
+    "turing": ("v100-16g-sxm2", 1.0),  # the same 12 nm node; the T4 is Turing's only catalog card
+    "ampere-ga100": ("a100-80g-pcie", 1.0),  # NVIDIA rates its 300 W PCIe card at SXM clocks
+    "ampere-ga10x": ("rtx-a6000", 1.0),
+    "ada": ("rtx4090", 2.0),
+    "hopper": ("h100-pcie", 1.0),  # its datasheet clock is already the one 350 W sustains
+    "blackwell-gb20x": ("rtx5090", 2.0),
+    "blackwell-gb100": ("b200", 1.0),
+    "cdna2": ("mi250x", 1.0),
+    "cdna3": ("mi300x", 1.0),
+}
+
+BYTES_PER_ELEMENT = {Precision.fp32: 4.0}
+MIXED_PRECISION_BYTES = 2.0
+ELEMENTWISE_ELEMENTS_PER_HIDDEN = 30
+ELEMENTWISE_ELEMENTS_PER_INTERMEDIATE = 5
+BACKWARD_TRAFFIC_FACTOR = 2
+LOSS_BYTES_PER_VOCAB_ENTRY = 24
+OPTIMIZER_STEP_BYTES_PER_PARAM = 32
+ACHIEVED_BANDWIDTH_FRACTION = 0.8
 DEQUANT_BYTES_PER_PARAM = {Quant.nf4: 4.5, Quant.int4: 4.5, Quant.int8: 5.0}
 # CPU offload of a full fine-tune's optimizer: bf16 gradients out and bf16 weights back over PCIe
 # (~25 GB/s effective on PCIe 4.0 x16), and DeepSpeed's CPU Adam at ~2e9 parameters/s.
@@ -72,7 +139,7 @@ CPU_ADAM_PARAMS_PER_S = 2e9
 class Throughput:
     tokens_per_s: float  # the whole job, all GPUs together
     flops_per_token: float
-    utilisation: float
+    utilisation: float  # of the card's datasheet peak: method × class × sustained clock
     scaling_efficiency: float
 
 
@@ -84,6 +151,11 @@ class JobWork:
     method_utilisation: float
     dequant_bytes_per_token: float
     offload_seconds_per_token_one_gpu: float
+    # Memory-bound traffic: what every GPU moves per token, and the optimizer step's share that
+    # is divided among the GPUs that shard it.
+    memory_bytes_per_token: float = 0.0
+    optimizer_bytes_per_token_one_gpu: float = 0.0
+    trains_weights: bool = True
 
 
 @cache
@@ -106,14 +178,62 @@ def flops_per_token(spec: JobSpec, arch: ModelArch) -> float:
     return float(blocks + attention + logits)
 
 
+def _weight_passes(spec: JobSpec) -> int:
+    """Passes over the weights per micro-batch: forward, backward, and the recompute."""
+    return 3 if spec.gradient_checkpointing else 2
+
+
+def _tokens_per_micro_batch(spec: JobSpec) -> int:
+    return (spec.seq_len or 1) * (spec.micro_batch or 1)
+
+
 def dequant_bytes_per_token(spec: JobSpec, arch: ModelArch) -> float:
     """Bytes moved to unpack the 4-bit weights, once per pass per micro-batch, per token."""
     if spec.method != Method.qlora:
         return 0.0
     bytes_per_param = DEQUANT_BYTES_PER_PARAM[spec.quant or Quant.nf4]
-    passes = 3 if spec.gradient_checkpointing else 2
-    tokens_per_step = (spec.seq_len or 1) * (spec.micro_batch or 1)
-    return passes * bytes_per_param * active_block_params(arch) / tokens_per_step
+    return (
+        _weight_passes(spec)
+        * bytes_per_param
+        * active_block_params(arch)
+        / _tokens_per_micro_batch(spec)
+    )
+
+
+def activation_bytes_per_token(spec: JobSpec, arch: ModelArch) -> float:
+    """Elementwise kernels' and the loss's memory traffic per token (see module docstring)."""
+    element_bytes = BYTES_PER_ELEMENT.get(spec.precision, MIXED_PRECISION_BYTES)
+    mlp_width = arch.expert_width * (arch.experts_per_token or 1)
+    forward_elements = (
+        ELEMENTWISE_ELEMENTS_PER_HIDDEN * arch.hidden_size
+        + ELEMENTWISE_ELEMENTS_PER_INTERMEDIATE * mlp_width
+    )
+    passes = 1 + BACKWARD_TRAFFIC_FACTOR + (1 if spec.gradient_checkpointing else 0)
+    layers = arch.num_layers * forward_elements * element_bytes * passes
+    return layers + LOSS_BYTES_PER_VOCAB_ENTRY * arch.vocab_size
+
+
+def weight_read_bytes_per_token(spec: JobSpec, arch: ModelArch) -> float:
+    """16-bit weights streamed once per pass per micro-batch (QLoRA's are in the dequant term).
+
+    A micro-batch of several thousand tokens touches every expert of a MoE layer.
+    """
+    if spec.method == Method.qlora:
+        return 0.0
+    element_bytes = BYTES_PER_ELEMENT.get(spec.precision, MIXED_PRECISION_BYTES)
+    weights = arch.num_layers * linear_params_per_layer(arch) + arch.hidden_size * arch.vocab_size
+    return _weight_passes(spec) * weights * element_bytes / _tokens_per_micro_batch(spec)
+
+
+def _tokens_per_optimizer_step(spec: JobSpec) -> int:
+    return _tokens_per_micro_batch(spec) * (spec.grad_accum or 1)
+
+
+def optimizer_bytes_per_token(spec: JobSpec, arch: ModelArch) -> float:
+    """AdamW's state traffic on one GPU holding every weight; adapters' is negligible."""
+    if spec.method != Method.full or spec.cpu_offload:
+        return 0.0
+    return OPTIMIZER_STEP_BYTES_PER_PARAM * arch.total_params / _tokens_per_optimizer_step(spec)
 
 
 def offload_seconds_per_token(spec: JobSpec, arch: ModelArch, count: int) -> float:
@@ -126,8 +246,7 @@ def offload_seconds_per_token(spec: JobSpec, arch: ModelArch, count: int) -> flo
     params_per_gpu = arch.total_params / count
     transfer_s = params_per_gpu * OFFLOAD_BYTES_PER_PARAM / (HOST_LINK_GBS * 1e9)
     step_s = transfer_s + params_per_gpu / CPU_ADAM_PARAMS_PER_S
-    tokens_per_step = (spec.seq_len or 1) * (spec.micro_batch or 1) * (spec.grad_accum or 1)
-    return step_s / tokens_per_step
+    return step_s / _tokens_per_optimizer_step(spec)
 
 
 def job_work(spec: JobSpec, arch: ModelArch) -> JobWork:
@@ -139,36 +258,79 @@ def job_work(spec: JobSpec, arch: ModelArch) -> JobWork:
         method_utilisation=method_utilisation,
         dequant_bytes_per_token=dequant_bytes_per_token(spec, arch),
         offload_seconds_per_token_one_gpu=offload_seconds_per_token(spec, arch, 1),
+        memory_bytes_per_token=(
+            activation_bytes_per_token(spec, arch) + weight_read_bytes_per_token(spec, arch)
+        ),
+        optimizer_bytes_per_token_one_gpu=optimizer_bytes_per_token(spec, arch),
+        trains_weights=spec.method == Method.full,
     )
 
 
+@cache
+def _watts_per_tflops(chip_family: str) -> float | None:
+    reference = POWER_REFERENCE_CARD.get(chip_family)
+    if reference is None:
+        return None
+    card = gpu_by_key(reference[0])
+    if card is None or card.tdp_w is None:
+        return None
+    return card.tdp_w / (card.bf16_tflops * reference[1])
+
+
+def sustained_clock_fraction(gpu: GpuSpec) -> float:
+    """Share of the datasheet peak the card's board power sustains under matmul load."""
+    watts_per_tflops = _watts_per_tflops(gpu.chip_family)
+    if watts_per_tflops is None or gpu.tdp_w is None:
+        return 1.0
+    return min(1.0, gpu.tdp_w / (gpu.bf16_tflops * watts_per_tflops))
+
+
 def utilisation_on(work: JobWork, gpu: GpuSpec) -> float:
-    """Fraction of the card's dense peak a run of this method sustains (see module docstring)."""
+    """Fraction of the card's datasheet peak the matmuls sustain (see module docstring)."""
     card_factor = CARD_CLASS_FACTOR[gpu.card_class] * VENDOR_FACTOR.get(gpu.vendor, 1.0)
-    return work.method_utilisation * card_factor
+    return work.method_utilisation * card_factor * sustained_clock_fraction(gpu)
 
 
-def scaling_efficiency(gpu: GpuSpec, count: int, sharding: Sharding | None) -> float:
+def scaling_efficiency(
+    gpu: GpuSpec, count: int, sharding: Sharding | None, *, trains_weights: bool = True
+) -> float:
     """Share of `count` × one card's throughput a multi-GPU run keeps."""
     if count <= 1:
         return 1.0
     if sharding == Sharding.device_map:
         return 1.0 / count
     link = "consumer" if gpu.card_class == "consumer" else gpu.link
-    return SCALING_PER_DOUBLING[link] ** math.log2(count)
+    sharded = sharding in SHARDED
+    volumes = (2 if sharded else 0) + (1 if sharded else 2) * trains_weights
+    loss_per_doubling = (1.0 - SCALING_PER_DOUBLING[link]) * volumes / FULL_SHARDED_VOLUMES
+    return (1.0 - loss_per_doubling) ** math.log2(count)
+
+
+def memory_seconds_per_token(work: JobWork, gpu: GpuSpec, count: int) -> float:
+    """Per-GPU time of the memory-bound kernels (elementwise, loss, weights, optimizer)."""
+    moved_bytes = (
+        work.memory_bytes_per_token
+        + work.dequant_bytes_per_token
+        + work.optimizer_bytes_per_token_one_gpu / count
+    )
+    return moved_bytes / (gpu.bandwidth_gbs * 1e9 * ACHIEVED_BANDWIDTH_FRACTION)
 
 
 def per_gpu_seconds_per_token(work: JobWork, gpu: GpuSpec, count: int) -> float:
     return (
         work.flops_per_token / (gpu.bf16_tflops * 1e12 * utilisation_on(work, gpu))
-        + work.dequant_bytes_per_token / (gpu.bandwidth_gbs * 1e9)
+        + memory_seconds_per_token(work, gpu, count)
         + work.offload_seconds_per_token_one_gpu / count
     )
 
 
+def _scaling_for(work: JobWork, gpu: GpuSpec, count: int, sharding: Sharding | None) -> float:
+    return scaling_efficiency(gpu, count, sharding, trains_weights=work.trains_weights)
+
+
 def tokens_per_s_on(work: JobWork, gpu: GpuSpec, count: int, sharding: Sharding | None) -> float:
     """Trained tokens per second for the whole job on `count` × `gpu`."""
-    efficiency = scaling_efficiency(gpu, count, sharding)
+    efficiency = _scaling_for(work, gpu, count, sharding)
     return count * efficiency / per_gpu_seconds_per_token(work, gpu, count)
 
 
@@ -181,5 +343,5 @@ def estimate_throughput(
         tokens_per_s=tokens_per_s_on(work, gpu, count, sharding),
         flops_per_token=work.flops_per_token,
         utilisation=utilisation_on(work, gpu),
-        scaling_efficiency=scaling_efficiency(gpu, count, sharding),
+        scaling_efficiency=_scaling_for(work, gpu, count, sharding),
     )

@@ -90,3 +90,21 @@ def test_names_for_autocomplete_include_display_names_and_aliases() -> None:
     names = gpu_names()
     assert "NVIDIA GeForce RTX 4090" in names and "4090" in names
     assert len(names) == len(set(names))
+
+
+def test_power_and_chip_family_come_from_the_shared_catalog() -> None:
+    assert resolve_gpu("T4").tdp_w == 70 and resolve_gpu("T4").chip_family == "turing"
+    assert resolve_gpu("L4").tdp_w == 72 and resolve_gpu("L4").chip_family == "ada"
+    assert resolve_gpu("H100 SXM").tdp_w == 700
+    for gpu in all_gpus():
+        assert gpu.chip_family, gpu.key
+        assert gpu.tdp_w is None or 50 <= gpu.tdp_w <= 1200, gpu.key
+
+
+def test_ambiguous_compute_figures_keep_the_datasheet_value() -> None:
+    # L40S: 362 dense per datasheet (its 350 W cap is modelled in planner/throughput.py); L40 is
+    # the half-rate sibling; A10G's ~70 is an estimate NVIDIA never published.
+    assert resolve_gpu("L40S").bf16_tflops == pytest.approx(362.05)
+    assert resolve_gpu("L40").bf16_tflops == pytest.approx(181.05)
+    assert resolve_gpu("A10G").bf16_tflops == pytest.approx(70)
+    assert resolve_gpu("MI300X").bf16_tflops == pytest.approx(1307.4)

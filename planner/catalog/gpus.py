@@ -56,6 +56,10 @@ class GpuSpec:
     checked: str = ""
     notes: str = ""
     aliases: tuple[str, ...] = ()
+    # Board power (W) and chip family: what the card can sustain under a long matmul load depends
+    # on both (planner/throughput.py). None where the catalog has no trustworthy TDP.
+    tdp_w: float | None = None
+    chip_family: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,8 @@ def _row_to_spec(row: dict[str, str]) -> GpuSpec:
         checked=row["checked"],
         notes=row["notes"],
         aliases=tuple(a.strip() for a in row["aliases"].split("|") if a.strip()),
+        tdp_w=float(row["tdp_w"]) if row["tdp_w"] else None,
+        chip_family=row["chip_family"],
     )
 
 
