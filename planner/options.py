@@ -44,6 +44,24 @@ class MarketCard:
 
     gpu: GpuSpec
     price: CardPrice | None
+    usd_per_hour: float | None
+    median_usd_per_hour: float | None
+    price_source: str | None
+    price_date: str | None
+
+    @classmethod
+    def of(cls, gpu: GpuSpec, price: CardPrice | None) -> MarketCard:
+        if price is None:
+            return cls(gpu, None, None, None, None, None)
+        cheapest = price.cheapest
+        return cls(
+            gpu,
+            price,
+            cheapest.usd_per_hour,
+            price.median_usd_per_hour,
+            price.price_source,
+            cheapest.date,
+        )
 
     @property
     def has_speed(self) -> bool:
@@ -55,6 +73,16 @@ class MarketCards:
     every: tuple[MarketCard, ...]
     # Cards with a price and a speed, in catalog order: the only ones a cheapest run can use.
     priced: tuple[MarketCard, ...]
+    by_key: dict[str, MarketCard]
+
+    def card(self, gpu: GpuSpec, prices: dict[str, CardPrice]) -> MarketCard:
+        """The catalog's card, or one paired now (a generic card of a size the user gave)."""
+        known = self.by_key.get(gpu.key)
+        return (
+            known
+            if known is not None and known.gpu == gpu
+            else MarketCard.of(gpu, prices.get(gpu.key))
+        )
 
 
 # By id of the price table, holding the table so that its id cannot be reused by another.
@@ -66,9 +94,9 @@ def market_cards(prices: dict[str, CardPrice]) -> MarketCards:
     known = _cards_by_table.get(id(prices))
     if known is not None:
         return known[1]
-    every = tuple(MarketCard(gpu, prices.get(gpu.key)) for gpu in all_gpus())
+    every = tuple(MarketCard.of(gpu, prices.get(gpu.key)) for gpu in all_gpus())
     priced = tuple(card for card in every if card.price is not None and card.has_speed)
-    cards = MarketCards(every, priced)
+    cards = MarketCards(every, priced, {card.gpu.key: card for card in every})
     _cards_by_table[id(prices)] = (prices, cards)
     return cards
 
@@ -169,22 +197,26 @@ def trusted_option(values: dict[str, object]) -> Option:
 
 
 def make_option(
-    context: MarketContext,
-    gpu: GpuSpec,
-    count: int,
-    sharding: Sharding | None = None,
-    price: CardPrice | None = None,
+    context: MarketContext, gpu: GpuSpec, count: int, sharding: Sharding | None = None
 ) -> Option:
     """The full row for `count` × `gpu`: fit, speed, hours and cost with its source and date.
 
-    `sharding` defaults to none on one GPU and the multi-GPU sharding on more; `price` to the
-    card's price in the context's table.
+    `sharding` defaults to none on one GPU and the multi-GPU sharding on more.
     """
     if sharding is None:
         sharding = context.multi_gpu_sharding if count > 1 else Sharding.none
-    if price is None:
-        price = context.prices.get(gpu.key)
-    memory = context.memory(count, sharding)
+    card = context.cards.card(gpu, context.prices)
+    return option_on(context, card, count, sharding, context.memory(count, sharding))
+
+
+def option_on(
+    context: MarketContext,
+    card: MarketCard,
+    count: int,
+    sharding: Sharding,
+    memory: MemoryEstimate,
+) -> Option:
+    gpu = card.gpu
     required_gib, usable_gib = memory.required_gib, gpu.usable_gib
     tokens_per_s = speed_on(context, gpu, count, sharding)
     hours = overhead_hours = cost_usd = cost_usd_median = None
@@ -192,10 +224,11 @@ def make_option(
         train_hours = context.total_tokens / tokens_per_s / 3600
         hours = train_hours * (1 + OVERHEAD_FRACTION)
         overhead_hours = round(train_hours * OVERHEAD_FRACTION, 3)
-        if price is not None:
-            cost_usd = round(hours * price.cheapest.usd_per_hour * count, 2)
-            cost_usd_median = round(hours * price.median_usd_per_hour * count, 2)
+        if card.price is not None:
+            cost_usd = round(hours * card.usd_per_hour * count, 2)
+            cost_usd_median = round(hours * card.median_usd_per_hour * count, 2)
         hours = round(hours, 3)
+    # The key order is the JSON's field order.
     return trusted_option(
         {
             "gpu": gpu.key,
@@ -209,11 +242,11 @@ def make_option(
             "tokens_per_s": round(tokens_per_s, 1) if tokens_per_s else None,
             "hours": hours,
             "overhead_hours": overhead_hours,
-            "usd_per_hour": price.cheapest.usd_per_hour if price else None,
+            "usd_per_hour": card.usd_per_hour,
             "cost_usd": cost_usd,
             "cost_usd_median": cost_usd_median,
-            "price_source": price.price_source if price else None,
-            "price_date": price.cheapest.date if price else None,
+            "price_source": card.price_source,
+            "price_date": card.price_date,
         }
     )
 
@@ -221,13 +254,14 @@ def make_option(
 def market_options(context: MarketContext) -> list[Option]:
     """Every card at one GPU, plus the fewest sharded GPUs for cards one of which is too small."""
     options = []
+    single = context.memory(1, Sharding.none)
+    sharding = context.multi_gpu_sharding
     for card in context.cards.every:
-        gpu = card.gpu
-        count = context.fewest_gpus(gpu.usable_gib)
-        if count != 1:
-            options.append(make_option(context, gpu, 1, Sharding.none, card.price))
-        if count is not None:
-            options.append(make_option(context, gpu, count, None, card.price))
+        count = context.fewest_gpus(card.gpu.usable_gib)
+        options.append(option_on(context, card, 1, Sharding.none, single))
+        if count is not None and count > 1:
+            memory = context.memory(count, sharding)
+            options.append(option_on(context, card, count, sharding, memory))
     return options
 
 
@@ -246,13 +280,13 @@ def cheapest_run(context: MarketContext) -> Option | None:
         tokens_per_s = speed_on(context, card.gpu, count, sharding)
         # The same arithmetic as make_option's cost, so the cheapest here is the cheapest there.
         hours = total_tokens / tokens_per_s / 3600 * (1 + OVERHEAD_FRACTION)
-        cost = round(hours * card.price.cheapest.usd_per_hour * count, 2)
+        cost = round(hours * card.usd_per_hour * count, 2)
         if cost < best_cost:
             best, best_cost = (card, count, sharding), cost
     if best is None:
         return None
     card, count, sharding = best
-    return make_option(context, card.gpu, count, sharding, card.price)
+    return option_on(context, card, count, sharding, context.memory(count, sharding))
 
 
 @cache
