@@ -153,6 +153,28 @@ def print_fit(rows: list[DevRow]) -> None:
             print(f"  {card_class:<11} ×{fitted:.2f} over {where} ({constant})")
 
 
+SEED_JOB = JobSpec(model="13B", method="qlora", seq_len=4096, dataset_tokens=20e6, epochs=3)
+SEED_GUIDE_HOURS = {"rtx4090": 17.0, "h100-sxm": 2.8}
+SEED_CARDS = ("rtx4090", "h100-sxm", "a100-80g-sxm", "rtx3090", "l40s", "a10g", "l4", "t4")
+
+
+def print_seed_hours() -> None:
+    """The seed example's hours (with the planner's setup/evaluation overhead) per card."""
+    from planner.options import OVERHEAD_FRACTION
+
+    resolved = resolve(SEED_JOB)
+    tokens = SEED_JOB.dataset_tokens * SEED_JOB.epochs
+    print("\nseed example (13B QLoRA, 4k ctx, 20M tokens × 3), hours with overhead:")
+    for key in SEED_CARDS:
+        gpu = resolve_gpu(key)
+        speed = estimate_throughput(resolved.spec, resolved.arch, gpu, 1, None)
+        hours = tokens / speed.tokens_per_s / 3600 * (1 + OVERHEAD_FRACTION)
+        guide = SEED_GUIDE_HOURS.get(key)
+        versus = f"  (guide ~{guide:g} h)" if guide else ""
+        clock = sustained_clock_fraction(gpu)
+        print(f"  {gpu.name:<26} {hours:6.1f} h  sustained clock {clock:.2f}{versus}")
+
+
 def _mean_ms(action: Callable[[], object], repeat: int) -> float:
     action()
     start = time.perf_counter()
@@ -189,6 +211,7 @@ def main() -> None:
     rows = load_rows(args.dev)
     print_accuracy(rows)
     print_fit(rows)
+    print_seed_hours()
     print_planning_speed(args.repeat)
 
 
