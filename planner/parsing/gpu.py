@@ -107,6 +107,10 @@ _CARD = re.compile(
     r"(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
     r"(?![a-z0-9])"
 )
+# The card name anchors a _CARD match: what can precede it (nodes, count, memory, "nvidia
+# geforce") is at most 53 characters.
+_CARD_NAME = re.compile(_NAME)
+_CARD_REACH = 64
 _UNNAMED = re.compile(
     r"(?<![a-z0-9_.])"
     + _NODES
@@ -120,6 +124,7 @@ _UNNAMED = re.compile(
     + r"\s?显存)?(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
     r"|(?P<word_cn>单卡|双卡|单张卡)(?!显存)"
 )
+_CARD_WORDS = re.compile(r"gpu|card|device|卡|单张")
 # "2 x 24GB": a count of cards of that size, no name needed.
 _COUNT_VRAM = re.compile(r"(?<![a-z0-9_.])(?P<count>\d{1,4})\s?[x*]\s?(?P<vram>\d{1,3})\s?" + _GB)
 # "5x24x8 A100 GPU hours" is days × hours × GPUs: the leading factors are not GPU counts.
@@ -131,6 +136,7 @@ _NODES_EACH = re.compile(
     r"(?P<nodes>\d{1,3})\s?(?:台|nodes?|machines?|servers?)\s?(?:机器|服务器)?\s?[,，]?\s?"
     r"(?:每台|each\s(?:with|has|having)|with\s(?=\d{1,3}\s?(?:x\s?)?\S{1,12}\seach))"
 )
+_NODE_WORDS = re.compile(r"台|node|machine|server")
 _NODE_PRODUCT = re.compile(r"(?P<nodes>\d{1,3})\s?nodes?\s?\*\s?(?P<count>\d{1,3})(?![\d.])")
 
 
@@ -191,7 +197,7 @@ def _count(m: re.Match[str], r: Reading) -> int | None:
 
 def read_gpus(r: Reading) -> None:
     nodes = None
-    for m in r.matches(_NODES_EACH):
+    for m in r.matches(_NODES_EACH) if _NODE_WORDS.search(r.text) else ():
         nodes = int(m.group("nodes"))
         r.take(m)
     _read_cards(r)
@@ -202,12 +208,12 @@ def read_gpus(r: Reading) -> None:
 
 
 def _read_cards(r: Reading) -> None:
-    for m in r.matches(_GPU_HOURS):
+    for m in r.matches(_GPU_HOURS) if "gpu" in r.text else ():
         r.notes.append(f"{m.group('lead').strip()} before GPU hours read as days × hours")
         r.take(m, "lead")
     cards: list[dict[str, Any]] = []
     bases: list[str] = []
-    for m in r.matches(_CARD):
+    for m in r.matches_near(_CARD, _CARD_NAME, _CARD_REACH):
         name = _display(m)
         card: dict[str, Any] = {"gpu": name}
         vram = _vram_gb(m, "vram_before") or _vram_gb(m, "vram_after") or _vram_gb(m, "vram_bare")
@@ -224,7 +230,7 @@ def _read_cards(r: Reading) -> None:
         else:
             bases.append(name)
             cards.append(card)
-    for m in r.matches(_UNNAMED):
+    for m in r.matches(_UNNAMED) if _CARD_WORDS.search(r.text) else ():
         count = _count(m, r)
         if count:
             r.put("num_gpus", count)
@@ -236,7 +242,7 @@ def _read_cards(r: Reading) -> None:
         r.put("num_gpus", int(m.group("count")))
         r.put("gpu_vram_gb", _vram_gb(m, "vram"))
         r.take(m)
-    for m in r.matches(_NODE_PRODUCT):
+    for m in r.matches(_NODE_PRODUCT) if "node" in r.text else ():
         total = int(m.group("nodes")) * int(m.group("count"))
         r.put("num_gpus", total, f"{m.group(0).strip()} read as {total} GPUs")
         r.take(m)

@@ -39,6 +39,22 @@ class Reading:
     def matches(self, pattern: re.Pattern[str]) -> list[re.Match[str]]:
         return list(pattern.finditer(self.text))
 
+    def matches_near(
+        self, pattern: re.Pattern[str], anchor: re.Pattern[str], reach: int
+    ) -> list[re.Match[str]]:
+        """`matches(pattern)`, for a pattern whose every match contains a match of `anchor`
+        starting at most `reach` characters after its own start: only the stretches in front of
+        anchors are scanned, so a long pattern costs little on text that never names its anchor."""
+        found: list[re.Match[str]] = []
+        position = 0
+        while (hit := anchor.search(self.text, position)) is not None:
+            m = pattern.search(self.text, max(position, hit.start() - reach))
+            if m is None:
+                break
+            found.append(m)
+            position = max(m.end(), m.start() + 1)
+        return found
+
     def take(self, match: re.Match[str], group: int | str = 0) -> None:
         start, end = match.span(group)
         self.text = self.text[:start] + _FILLER * (end - start) + self.text[end:]
