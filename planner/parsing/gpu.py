@@ -91,8 +91,13 @@ _COUNT = (
     + r")\s|"
     r"(?P<word_cn>单卡|双卡|单张)|(?<![a-z0-9])x(?P<xcount>\d{1,3})\s)?"
 )
+# First characters a card, or what may precede it, can start with: every other position fails at
+# once instead of trying each alternative.
+_CARD_START = r"(?=[0-9abdghklmnpqrstvx单双])"
+_NAME_START = r"(?=[0-9abghklmpqrtv])"
 _CARD = re.compile(
-    r"(?<![a-wyz])"
+    _CARD_START
+    + r"(?<![a-wyz])"
     + _NODES
     + _COUNT
     + r"(?:(?P<vram_before>\d{1,3})\s?"
@@ -109,7 +114,7 @@ _CARD = re.compile(
 )
 # The card name anchors a _CARD match: what can precede it (nodes, count, memory, "nvidia
 # geforce") is at most 53 characters.
-_CARD_NAME = re.compile(_NAME)
+_CARD_NAME = re.compile(_NAME_START + _NAME)
 _CARD_REACH = 64
 _UNNAMED = re.compile(
     r"(?<![a-z0-9_.])"
