@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from planner.catalog.models import ModelArch, resolve_model
 from planner.errors import PlanningError
+from planner.memory.profiles import PROFILES
 from planner.spec import (
     ALL_LINEAR,
     Framework,
@@ -53,9 +54,25 @@ def _model(spec: JobSpec, arch: ModelArch | None) -> tuple[ModelArch, list[str],
     return found, assumptions, warnings
 
 
-def _precision(spec: JobSpec, said: list[str]) -> Precision:
+def _precision(
+    spec: JobSpec, framework: Framework, sharding: Sharding, said: list[str]
+) -> Precision:
+    if sharding in (Sharding.zero2, Sharding.zero3) and spec.precision is not Precision.fp32:
+        said.append(
+            "DeepSpeed trains 16-bit weights and gradients and keeps fp32 master weights with "
+            "the optimizer state in its partitions (AdamW: 2 + 2 + 12 bytes per trained "
+            "parameter, as in the ZeRO paper)"
+        )
     if spec.precision is not None:
         return spec.precision
+    upcasts = PROFILES[framework].fsdp_upcasts_trainable_fp32
+    if spec.method is Method.full and sharding is Sharding.fsdp and upcasts:
+        said.append(
+            "bf16 mixed precision: Accelerate's FSDP keeps the trained parameters, their "
+            "gradients and AdamW state in fp32 shards (16 B/param across the GPUs) and gathers "
+            "bf16 copies layer by layer"
+        )
+        return Precision.bf16
     if spec.method is Method.full:
         said.append(
             "full fine-tune in pure bf16 (weights, gradients and AdamW state in bf16, model "
@@ -80,12 +97,17 @@ def _optimizer(spec: JobSpec, framework: Framework, num_gpus: int, said: list[st
     return Optimizer.adamw
 
 
-def _sharding(spec: JobSpec, num_gpus: int, said: list[str]) -> Sharding:
+# Stacks whose multi-GPU recipes are FSDP for every method (torchtune's *_distributed recipes,
+# LitGPT's FSDPStrategy): they have no DDP path.
+_FSDP_ONLY_FRAMEWORKS = (Framework.torchtune, Framework.litgpt)
+
+
+def _sharding(spec: JobSpec, framework: Framework, num_gpus: int, said: list[str]) -> Sharding:
     if spec.sharding is not None:
         return spec.sharding
     if num_gpus == 1:
         return Sharding.none
-    if spec.method is Method.full:
+    if spec.method is Method.full or framework in _FSDP_ONLY_FRAMEWORKS:
         said.append(f"{num_gpus} GPUs with FSDP (full sharding)")
         return Sharding.fsdp
     said.append(f"{num_gpus} GPUs with DDP (each GPU holds the whole model)")
@@ -128,8 +150,8 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> Resolved:
     if spec.framework is None:
         said.append("HF Trainer + PEFT (as axolotl, LLaMA-Factory and ms-swift run it)")
     num_gpus = spec.num_gpus or 1
-    sharding = _sharding(spec, num_gpus, said)
-    precision = _precision(spec, said)
+    sharding = _sharding(spec, framework, num_gpus, said)
+    precision = _precision(spec, framework, sharding, said)
     optimizer = _optimizer(spec, framework, num_gpus, said)
     peft = spec.method is not Method.full
 

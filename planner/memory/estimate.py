@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from planner import defaults
 from planner.catalog.models import ModelArch
-from planner.defaults import DEFAULT_LORA_RANK
 from planner.errors import PlanningError
 from planner.memory import components as comp
 from planner.memory.placement import Components, per_gpu
@@ -65,7 +65,7 @@ def job_from_spec(spec: JobSpec, num_gpus: int, sharding: Sharding | None = None
         quant=(spec.quant or Quant.nf4) if spec.method is Method.qlora else None,
         precision=precision,
         optimizer=spec.optimizer,
-        lora_rank=spec.lora_rank or DEFAULT_LORA_RANK,
+        lora_rank=spec.lora_rank or defaults.DEFAULT_LORA_RANK,
         lora_targets=target_names,
         seq_len=spec.seq_len,
         micro_batch=spec.micro_batch,
