@@ -54,6 +54,10 @@ _SPELLING = [
     (re.compile(r"\bmahine\b"), "machine"),
     (re.compile(r"\bfine-?tunn?ing\b|\bfinetunn?ing\b"), "finetuning"),
     (re.compile(r"现存"), "显存"),
+    # "cutoff_len设置为2048", "rank设的64": "set to" only joins a setting to its value.
+    (re.compile(r"设置为|设置成|设置|设为|设成|设的"), " "),
+    # "3个epoch": the measure word between a number and an English unit says nothing.
+    (re.compile(r"(?<=\d)\s?个\s?(?=[a-z])"), " "),
 ]
 
 
