@@ -35,6 +35,7 @@ class Row:
     truth_gib: float
     ours_gib: float
     rule_gib: float
+    num_gpus: int
     ours_right: bool | None = None
     rule_right: bool | None = None
 
@@ -73,6 +74,7 @@ def score_row(record: dict) -> Row:
         truth_gib=truth.get("peak_gib") or truth.get("capacity_gib"),
         ours_gib=predicted,
         rule_gib=rule,
+        num_gpus=plan.memory.num_gpus,
     )
     capacity = truth.get("capacity_gib")
     if truth["kind"] == "fits_claim":
@@ -103,6 +105,7 @@ def table(rows: list[Row]) -> str:
     groups = [("all measurements", measured)] + [
         (m, [r for r in measured if r.method == m]) for m in ("full", "lora", "qlora")
     ]
+    groups.append(("multi-GPU", [r for r in measured if r.num_gpus > 1]))
     for label, group in groups:
         ours = [abs(r.ours_error) for r in group]
         rule = [abs(r.rule_error) for r in group]

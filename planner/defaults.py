@@ -15,6 +15,7 @@ from planner.spec import (
     ALL_LINEAR,
     Framework,
     JobSpec,
+    LoraTarget,
     Method,
     Optimizer,
     Precision,
@@ -97,6 +98,23 @@ def _optimizer(spec: JobSpec, framework: Framework, num_gpus: int, said: list[st
     return Optimizer.adamw
 
 
+# LoRA rank and targets of each stack's own defaults where they differ from PEFT-style rank 16 on
+# every linear (rank barely moves memory; which layer inputs backward keeps does): LitGPT's
+# finetune/lora.py (lora_r 8; lora_query and lora_value only), torchtune's *_lora configs
+# (lora_rank 8; q_proj, v_proj, output_proj and the MLP), LLaMA-Factory (lora_rank 8,
+# lora_target all), ms-swift 3 (lora_rank 8, all-linear), axolotl's examples (lora_r 32,
+# lora_target_linear).
+_LORA_DEFAULTS: dict[Framework, tuple[int, list[LoraTarget] | str]] = {
+    Framework.litgpt: (8, [LoraTarget.q, LoraTarget.v]),
+    Framework.torchtune: (
+        8,
+        [LoraTarget.q, LoraTarget.v, LoraTarget.o, LoraTarget.gate, LoraTarget.up, LoraTarget.down],
+    ),
+    Framework.llama_factory: (8, ALL_LINEAR),
+    Framework.ms_swift: (8, ALL_LINEAR),
+    Framework.axolotl: (32, ALL_LINEAR),
+}
+
 # Stacks whose multi-GPU recipes are FSDP for every method (torchtune's *_distributed recipes,
 # LitGPT's FSDPStrategy): they have no DDP path.
 _FSDP_ONLY_FRAMEWORKS = (Framework.torchtune, Framework.litgpt)
@@ -164,12 +182,17 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> Resolved:
 
     rank = spec.lora_rank if peft else None
     targets = spec.lora_targets if peft else None
+    default_rank, default_targets = _LORA_DEFAULTS.get(framework, (DEFAULT_LORA_RANK, ALL_LINEAR))
     if peft and rank is None:
-        rank = DEFAULT_LORA_RANK
+        rank = default_rank
         said.append(f"LoRA rank {rank}")
     if peft and targets is None:
-        targets = ALL_LINEAR
-        said.append("LoRA on all linear layers (q, k, v, o, gate, up, down)")
+        targets = default_targets
+        said.append(
+            "LoRA on all linear layers (q, k, v, o, gate, up, down)"
+            if targets == ALL_LINEAR
+            else f"LoRA on {', '.join(t.value for t in targets)} ({framework.value}'s default)"
+        )
 
     seq_len = spec.seq_len
     if seq_len is None:

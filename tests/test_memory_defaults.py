@@ -7,7 +7,16 @@ import pytest
 from planner.defaults import resolve
 from planner.errors import PlanningError
 from planner.planner import make_plan, parse_spec
-from planner.spec import JobSpec, Method, Optimizer, Precision, Quant, Sharding
+from planner.spec import (
+    Framework,
+    JobSpec,
+    LoraTarget,
+    Method,
+    Optimizer,
+    Precision,
+    Quant,
+    Sharding,
+)
 
 
 def test_every_default_is_filled_and_stated() -> None:
@@ -89,3 +98,16 @@ def test_qlora_70b_fits_a_single_80gb_card_and_full_does_not() -> None:
     qlora = make_plan(JobSpec(method=Method.qlora, model="llama 3 70b", seq_len=2048))
     full = make_plan(JobSpec(method=Method.full, model="llama 3 70b", seq_len=2048))
     assert qlora.memory.required_gib < 75 < full.memory.required_gib
+
+
+def test_lora_rank_and_targets_follow_each_stacks_own_defaults() -> None:
+    """LitGPT finetune/lora.py: r 8 on query/value; torchtune *_lora configs: rank 8 on q, v,
+    output_proj and the MLP; PEFT-style stacks: rank 16 on every linear layer."""
+    litgpt = resolve(JobSpec(method=Method.lora, params_b=7, framework=Framework.litgpt)).spec
+    assert (litgpt.lora_rank, litgpt.lora_targets) == (8, [LoraTarget.q, LoraTarget.v])
+    torchtune = resolve(JobSpec(method=Method.lora, params_b=8, framework=Framework.torchtune))
+    assert torchtune.spec.lora_rank == 8
+    assert LoraTarget.k not in torchtune.spec.lora_targets
+    assert any("torchtune's default" in a for a in torchtune.assumptions)
+    hf = resolve(JobSpec(method=Method.lora, params_b=8)).spec
+    assert (hf.lora_rank, hf.lora_targets) == (16, "all-linear")
