@@ -377,18 +377,25 @@ def fsdp_gathered_bytes(arch: ModelArch, job: Job) -> tuple[float, float]:
     return weights, gradients
 
 
+_MLP_TARGETS = ("gate", "up", "down")
+
+
 def zero3_gathered_bytes(arch: ModelArch, job: Job) -> tuple[float, float]:
     """(weights, gradients) a ZeRO-3 rank holds unsharded at the peak.
 
     ZeRO-3 gathers module by module, so the live parameters are the module running (at worst
-    the V×h embedding/lm_head) plus the prefetch bucket; parameters under the persistence
-    threshold (norms) stay whole; QLoRA's dequantisation buffers. Gradients: the reduce
-    bucket, and for full fine-tuning the running module's full gradient before it is reduced.
+    the V×h embedding/lm_head, or a whole MoE block, which LLaMA-Factory and HF's MoE recipes
+    make a ZeRO-3 leaf with set_z3_leaf_modules) plus the prefetch bucket; parameters under
+    the persistence threshold (norms) stay whole; QLoRA's dequantisation buffers. Gradients:
+    the reduce bucket, and for full fine-tuning the running module's full gradient before it
+    is reduced.
     """
     h_squared = arch.hidden_size**2
-    largest = max(
-        arch.vocab_size * arch.hidden_size, *(i * o for i, o, _ in linear_shapes(arch).values())
-    )
+    shapes = linear_shapes(arch)
+    largest = max(arch.vocab_size * arch.hidden_size, *(i * o for i, o, _ in shapes.values()))
+    if arch.num_experts:
+        moe_block = sum(i * o * n for t, (i, o, n) in shapes.items() if t in _MLP_TARGETS)
+        largest = max(largest, moe_block)
     weights = (
         largest + ZERO3_PREFETCH_BUCKET_PER_HIDDEN_SQUARED * h_squared + small_params(arch)
     ) * job.compute_bytes + dequant_buffer_bytes(arch, job)
