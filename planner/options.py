@@ -78,11 +78,9 @@ class MarketCards:
     def card(self, gpu: GpuSpec, prices: dict[str, CardPrice]) -> MarketCard:
         """The catalog's card, or one paired now (a generic card of a size the user gave)."""
         known = self.by_key.get(gpu.key)
-        return (
-            known
-            if known is not None and known.gpu == gpu
-            else MarketCard.of(gpu, prices.get(gpu.key))
-        )
+        if known is not None and known.gpu is gpu:
+            return known
+        return MarketCard.of(gpu, prices.get(gpu.key))
 
 
 # By id of the price table, holding the table so that its id cannot be reused by another.
