@@ -46,7 +46,7 @@ Memory-bound work, bytes moved per trained token (2-byte elements in mixed preci
   parameters this GPU updates (sharded across GPUs, as in the planner's multi-GPU rows).
 Kernels reach about ACHIEVED_BANDWIDTH_FRACTION of the datasheet bandwidth.
 
-Utilisation = UTILISATION[method] × CARD_CLASS_FACTOR[class] (× VENDOR_FACTOR for AMD) is the
+Utilisation = UTILISATION[method] × CARD_CLASS_FACTOR[class] × MATMUL_SHARE_VS_A100[family] is the
 share of the sustained peak the matmuls reach, fitted on the 18 dev rows of
 shared/data/vram_dev.jsonl that carry a measured `throughput_tokens_per_s`, resolved with the
 planner's own defaults (bench/throughput.py refits and prints it). A row's implied utilisation
@@ -58,10 +58,11 @@ and casts are not counted as work), QLoRA 0.59 (4). A class factor is the geomet
 (source, card) groups so that near-duplicate rows count once, of each group's median
 implied/method ratio: consumer 0.99 (one RTX 4090 group), workstation 0.80 (one L40S group).
 The RTX A6000 row is left out of the fit: its 4,699 tokens/s for an 8B LoRA would need 147 % of
-the card's peak, so it cannot be a one-card figure as labelled. AMD Instinct cards get 0.65, a
-stated prior rather than a fit: ml-engineering's best measured matmul is 51–60 % of peak on
-MI300X/MI325X against ~80 % on H100. Fit quality (median error factor, worst rows) is printed by
-bench/throughput.py and tabled in docs/readme/B.md.
+the card's peak, so it cannot be a one-card figure as labelled. The fit is on A100s, so chip
+families whose best measured matmul (ml-engineering's MAMF table) is a smaller share of their
+peak get that ratio, a stated prior rather than a fit: Hopper 0.93 (H100 SXM ~80 % against the
+A100's ~86 %), AMD Instinct 0.65 (MI300X 51 %, MI325X 60 %). Fit quality (median error
+factor, worst rows) is printed by bench/throughput.py and tabled in docs/readme/B.md.
 
 HF Trainer's `train_tokens_per_second` is per device (fms-acceleration rows), torchtune's figure is
 for the whole job: a 70B full fine-tune at 1,568 tokens/s per A100 would exceed the A100's peak.
@@ -96,7 +97,7 @@ from planner.spec import JobSpec, Method, Precision, Quant, Sharding
 
 UTILISATION: dict[Method, float] = {Method.full: 0.86, Method.lora: 0.68, Method.qlora: 0.59}
 CARD_CLASS_FACTOR = {"datacenter": 1.0, "workstation": 0.80, "consumer": 0.99}
-VENDOR_FACTOR = {"AMD": 0.65}
+MATMUL_SHARE_VS_A100 = {"hopper": 0.93, "cdna2": 0.65, "cdna3": 0.65}
 SCALING_PER_DOUBLING = {"nvlink": 0.95, "pcie": 0.88, "consumer": 0.80}
 # Weight-sized volumes moved per step, relative to a sharded full fine-tune's three.
 SHARDED = frozenset({Sharding.fsdp, Sharding.zero3})
@@ -287,7 +288,7 @@ def sustained_clock_fraction(gpu: GpuSpec) -> float:
 
 def utilisation_on(work: JobWork, gpu: GpuSpec) -> float:
     """Fraction of the card's datasheet peak the matmuls sustain (see module docstring)."""
-    card_factor = CARD_CLASS_FACTOR[gpu.card_class] * VENDOR_FACTOR.get(gpu.vendor, 1.0)
+    card_factor = CARD_CLASS_FACTOR[gpu.card_class] * MATMUL_SHARE_VS_A100.get(gpu.chip_family, 1.0)
     return work.method_utilisation * card_factor * sustained_clock_fraction(gpu)
 
 
