@@ -46,8 +46,8 @@ def read_batch(r: Reading) -> None:
     for m in r.matches(_GLOBAL):
         effective = int(r.number(m, "num", "The batch size"))
         r.take(m)
-    for pattern in (_MICRO, _VALUE_MICRO):
-        for m in r.matches(pattern):
+    for pattern, find in ((_MICRO, r.matches), (_VALUE_MICRO, r.matches_at_numbers)):
+        for m in find(pattern):
             r.put("micro_batch", int(r.number(m, "num", "The batch size")))
             r.take(m)
     if effective and "grad_accum" not in r.fields:

@@ -62,8 +62,8 @@ def read_context(r: Reading) -> None:
         total = int(m.group("a")) + int(m.group("b"))
         r.put("seq_len", total, f"{m.group('first')} + {m.group('second')} read as {total} tokens")
         r.take(m)
-    for pattern in (_KEY_VALUE, _VALUE_KEY):
-        for m in r.matches(pattern):
+    for pattern, find in ((_KEY_VALUE, r.matches), (_VALUE_KEY, r.matches_at_numbers)):
+        for m in find(pattern):
             tokens = _tokens(r, m)
             if tokens >= 16:
                 r.put("seq_len", tokens)
@@ -72,8 +72,12 @@ def read_context(r: Reading) -> None:
 
 def read_loose_context(r: Reading) -> None:
     """After data and batch readers: "at 512", "2048 tokens" and a bare "8k" are lengths."""
-    for pattern in (_AT_VALUE, _N_TOKENS, _BARE_K):
-        for m in r.matches(pattern):
+    for pattern, find in (
+        (_AT_VALUE, r.matches),
+        (_N_TOKENS, r.matches_at_numbers),
+        (_BARE_K, r.matches_at_numbers),
+    ):
+        for m in find(pattern):
             if "seq_len" in r.fields:
                 return
             tokens = _tokens(r, m)

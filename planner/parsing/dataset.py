@@ -82,13 +82,13 @@ def _named_dataset_samples(r: Reading) -> float | None:
 
 
 def read_dataset(r: Reading) -> None:
-    for m in r.matches(_TOKENS_TIMES_EPOCHS):
+    for m in r.matches_at_numbers(_TOKENS_TIMES_EPOCHS):
         r.put("dataset_tokens", _count(r, m, "The dataset size"))
         r.put("epochs", int(m.group("epochs")))
         r.take(m)
     samples = None
-    for pattern in (_SAMPLE_KEYS, _SAMPLES):
-        for m in r.matches(pattern):
+    for pattern, find in ((_SAMPLE_KEYS, r.matches), (_SAMPLES, r.matches_at_numbers)):
+        for m in find(pattern):
             counted = _count(r, m, "The number of samples")
             # "3 questions about ..." is not a dataset; Chinese counters ("5条数据") always are.
             if pattern is _SAMPLES and counted < MIN_SAMPLES and m.group(0).isascii():
@@ -102,12 +102,12 @@ def read_dataset(r: Reading) -> None:
         samples = _named_dataset_samples(r)
     if samples is not None:
         _samples_with_length(r, samples)
-    for m in r.matches(_TOKENS):
+    for m in r.matches_at_numbers(_TOKENS):
         tokens = _count(r, m, "The dataset size")
         if m.group("scale") or tokens > 262_144 or "," in m.group("num"):
             r.put("dataset_tokens", whole(tokens))
             r.take(m)
-    for m in r.matches(_TEXT_SIZE):
+    for m in r.matches_at_numbers(_TEXT_SIZE):
         if m.group("unit") == "mb" or m.group("what"):
             size_bytes = convert(r.number(m, "num", "The dataset size"), m.group("unit"), "byte")
             tokens = round(size_bytes / BYTES_PER_TOKEN)

@@ -40,8 +40,8 @@ def read_epochs(r: Reading) -> None:
     for m in r.matches(_PROGRESS):
         r.put("epochs", whole(r.number(m, "of", "The number of epochs")))
         r.take(m)
-    for pattern in (_KEY_VALUE, _VALUE_KEY):
-        for m in r.matches(pattern):
+    for pattern, find in ((_KEY_VALUE, r.matches), (_VALUE_KEY, r.matches_at_numbers)):
+        for m in find(pattern):
             r.put("epochs", whole(r.number(m, "num", "The number of epochs")))
             r.take(m)
 

@@ -58,6 +58,7 @@ _CARDS: list[tuple[str, str]] = [
     (r"gaudi\s?3", "Gaudi3"),
     (r"(?:apple\s?)?m[1-4]\s?(?:pro|max|ultra)", "Apple {apple}"),
 ]
+_CARD_DISPLAYS = [(re.compile(pattern), display) for pattern, display in _CARDS]
 _CONSUMER = (
     r"(?:(?:rtx|gtx)\s?-?)?(?P<consumer>[1-5]0[5-9]0|1660)(?:\s?(?P<tier>ti\s?super|ti|super))?"
 )
@@ -153,10 +154,10 @@ def _display(m: re.Match[str]) -> str:
         tier = {"ti": " Ti", "super": " SUPER", "tisuper": " Ti SUPER"}.get(written_tier, "")
         return f"{prefix} {consumer}{tier}"
     written = m.group("name")
-    for pattern, display in _CARDS:
-        if re.fullmatch(pattern, written):
+    for pattern, display in _CARD_DISPLAYS:
+        if pattern.fullmatch(written):
             if "{apple}" in display:
-                chip = re.sub(r"^apple\s?", "", written).upper().replace(" ", "")
+                chip = written.removeprefix("apple").strip().upper().replace(" ", "")
                 return display.format(apple=chip[:2] + " " + chip[2:].title())
             return display
     raise AssertionError(written)
@@ -202,7 +203,7 @@ def _count(m: re.Match[str], r: Reading) -> int | None:
 
 def read_gpus(r: Reading) -> None:
     nodes = None
-    for m in r.matches(_NODES_EACH) if _NODE_WORDS.search(r.text) else ():
+    for m in r.matches_at_numbers(_NODES_EACH) if _NODE_WORDS.search(r.text) else ():
         nodes = int(m.group("nodes"))
         r.take(m)
     _read_cards(r)
@@ -213,7 +214,7 @@ def read_gpus(r: Reading) -> None:
 
 
 def _read_cards(r: Reading) -> None:
-    for m in r.matches(_GPU_HOURS) if "gpu" in r.text else ():
+    for m in r.matches_at_numbers(_GPU_HOURS) if "gpu" in r.text else ():
         r.notes.append(f"{m.group('lead').strip()} before GPU hours read as days × hours")
         r.take(m, "lead")
     cards: list[dict[str, Any]] = []
@@ -243,11 +244,11 @@ def _read_cards(r: Reading) -> None:
         if vram:
             r.put("gpu_vram_gb", vram)
         r.take(m)
-    for m in r.matches(_COUNT_VRAM):
+    for m in r.matches_at_numbers(_COUNT_VRAM):
         r.put("num_gpus", int(m.group("count")))
         r.put("gpu_vram_gb", _vram_gb(m, "vram"))
         r.take(m)
-    for m in r.matches(_NODE_PRODUCT) if "node" in r.text else ():
+    for m in r.matches_at_numbers(_NODE_PRODUCT) if "node" in r.text else ():
         total = int(m.group("nodes")) * int(m.group("count"))
         r.put("num_gpus", total, f"{m.group(0).strip()} read as {total} GPUs")
         r.take(m)

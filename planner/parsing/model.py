@@ -266,7 +266,7 @@ def _read_family_sizes(r: Reading) -> None:
 
 
 def _read_size_families(r: Reading) -> None:
-    for m in r.matches(_SIZE_FAMILY):
+    for m in r.matches_at_numbers(_SIZE_FAMILY):
         canonical, versions = _family_of(m)
         version = m.group("ver") or ""
         version = version if version in versions else ""
@@ -277,18 +277,18 @@ def _read_size_families(r: Reading) -> None:
 
 
 def _read_bare_sizes(r: Reading, family: _Family | None) -> None:
-    for m in r.matches(_GB_TYPO):
+    for m in r.matches_at_numbers(_GB_TYPO):
         other_size = _BARE_SIZES.search(r.text[: m.start()] + r.text[m.end() :])
         if "params_b" in r.fields or other_size:
             size = m.group("size")
             r.put("gpu_vram_gb", int(size), f"{size}B read as {size} GB (a typo for GB)")
             r.take(m)
     sizes: list[float] = []
-    for m in r.matches(_MILLION_PARAMS):
+    for m in r.matches_at_numbers(_MILLION_PARAMS):
         sizes.append(int(m.group("size")) / 1000)
         r.take(m)
     for pattern in (_BILLION_PARAMS, _BARE_SIZES):
-        for m in r.matches(pattern):
+        for m in r.matches_at_numbers(pattern):
             sizes += [s for s in _sizes(m.group("size")) if s not in sizes]
             r.take(m)
     if not sizes:
@@ -319,7 +319,7 @@ def read_model(r: Reading) -> None:
     _read_hf_ids(r)
     _read_family_sizes(r)
     _read_size_families(r)
-    for m in r.matches(_BARE_MOE):
+    for m in r.matches_at_numbers(_BARE_MOE):
         r.put("model", m.group("moe"))
         r.take(m)
 

@@ -9,6 +9,8 @@ from typing import Any
 from planner.parsing.numbers import BadNumber, to_float
 
 _FILLER = " "
+# Where a number (or the "~" before one) can start: after anything but a digit or a point.
+_NUMBER_START = re.compile(r"~|(?<![\d.])[\d.]")
 # Words that make two values of one field a comparison ("8b vs 70b", "lora or qlora").
 COMPARING = re.compile(
     r"(?<![a-z])(?:vs\.?|versus|or|compared?|comparison|difference|between|和|还是|对比)(?![a-z])"
@@ -32,12 +34,29 @@ class Reading:
     notes: list[str] = field(default_factory=list)
     # Samples counted but not yet turned into tokens (that needs the context length).
     samples: float | None = None
+    # Number starts in `text`, recomputed only when `take` has changed it.
+    _number_starts: tuple[str, list[int]] = field(default=("", []), repr=False)
 
     def __post_init__(self) -> None:
         self.source = self.source or self.text
 
     def matches(self, pattern: re.Pattern[str]) -> list[re.Match[str]]:
         return list(pattern.finditer(self.text))
+
+    def matches_at_numbers(self, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+        """`matches(pattern)`, for a pattern whose every match starts with a number or a "~": tried
+        only where numbers start, not at every character (lookbehinds still see what precedes)."""
+        text, starts = self._number_starts
+        if text is not self.text:
+            starts = [m.start() for m in _NUMBER_START.finditer(self.text)]
+            self._number_starts = (self.text, starts)
+        found: list[re.Match[str]] = []
+        end = 0
+        for start in starts:
+            if start >= end and (m := pattern.match(self.text, start)):
+                found.append(m)
+                end = m.end()
+        return found
 
     def matches_near(
         self, pattern: re.Pattern[str], anchor: re.Pattern[str], reach: int

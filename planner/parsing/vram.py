@@ -65,7 +65,7 @@ def read_vram(r: Reading) -> None:
             total = total or _gb(r, m)
             r.take(m)
     # "A100 with 40GB RAM" is the card's memory unless the text gives that some other way.
-    rams = r.matches(_RAM)
+    rams = r.matches_at_numbers(_RAM)
     ram_numbers = {m.start("num") for m in rams}
     # ... but beside a card sold in one memory size ("a 4090"), RAM is the host's.
     fixed_card = r.fields.get("gpu") and r.fields["gpu"] not in MEMORY_VARIANTS
@@ -94,7 +94,7 @@ def read_vram(r: Reading) -> None:
             r.put("num_gpus", max(1, round(total / per_card)), f"{total} GB total read as a count")
         else:
             r.put("gpu_vram_gb", total)
-    for m in r.matches(_BARE):
+    for m in r.matches_at_numbers(_BARE):
         value, count = _gb(r, m), r.fields.get("num_gpus", 1)
         if count > 1 and _ENOUGH.match(r.text, m.end()):
             # "2 L40S, is 96GB enough?" asks about the cards together.
