@@ -9,6 +9,7 @@ known: accumulation = effective ÷ (micro-batch × GPUs).
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from planner.parsing.numbers import NUM
 from planner.parsing.reading import Reading
@@ -30,6 +31,9 @@ _ACCUM_KEYS = (
     r"梯度累积(?:步数)?)"
 )
 _VALUE = r"(?P<num>" + NUM + r")(?![a-z0-9_]|\.\d)"
+# A word every match of the pattern after it contains.
+_ACCUM_WORDS = ("accum", "ga", "梯度累积")
+_MICRO_WORDS = ("batch", "micro", "bs", "批")
 _ACCUM = re.compile(r"(?<![a-z])-{0,2}" + _ACCUM_KEYS + _SEP + _VALUE)
 _GLOBAL = re.compile(r"(?<![a-z])" + _GLOBAL_KEYS + _SEP + _VALUE)
 _MICRO = re.compile(r"(?<![a-z])-{0,2}" + _MICRO_KEYS + _SEP + _VALUE)
@@ -39,14 +43,17 @@ _VALUE_MICRO = re.compile(
 
 
 def read_batch(r: Reading) -> None:
-    for m in r.matches(_ACCUM):
+    for m in r.matches_if(_ACCUM_WORDS, _ACCUM):
         r.put("grad_accum", int(r.number(m, "num", "Gradient accumulation")))
         r.take(m)
     effective = None
-    for m in r.matches(_GLOBAL):
+    for m in r.matches_if(("batch",), _GLOBAL):
         effective = int(r.number(m, "num", "The batch size"))
         r.take(m)
-    for pattern, find in ((_MICRO, r.matches), (_VALUE_MICRO, r.matches_at_numbers)):
+    for find, pattern in (
+        (partial(r.matches_if, _MICRO_WORDS), _MICRO),
+        (r.matches_at_numbers, _VALUE_MICRO),
+    ):
         for m in find(pattern):
             r.put("micro_batch", int(r.number(m, "num", "The batch size")))
             r.take(m)

@@ -12,6 +12,8 @@ from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
 from planner.parsing.reading import Reading
 from planner.units import convert
 
+# A word every price or budget contains.
+_MONEY_WORDS = ("$", "usd", "dollar", "bucks", "美元", "美金")
 _PER_HOUR = r"\s?(?:/\s?(?:h|hr|hour|gpu)|per\s(?:hour|hr|gpu)|an\shour|/小时|每小时)"
 _RATE = re.compile(
     r"(?:\$\s?(?P<num>" + NUM + r")|(?P<num2>" + NUM + r")\s?(?:\$|usd|dollars?))" + _PER_HOUR
@@ -63,10 +65,10 @@ def read_speed(r: Reading) -> None:
 
 
 def read_budget(r: Reading) -> None:
-    for m in r.matches(_RATE):
+    for m in r.matches_if(_MONEY_WORDS, _RATE):
         r.notes.append(f"{m.group(0).strip()} is a price per hour, not a budget")
         r.take(m)
-    for m in r.matches(_BUDGET):
+    for m in r.matches_if(_MONEY_WORDS, _BUDGET):
         group = "num" if m.group("num") else "num2"
         value = r.number(m, group, "The budget")
         if m.group("scale") or m.group("scale2"):

@@ -9,6 +9,7 @@ not context lengths (the throughput and dataset readers take those first).
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from planner.parsing.numbers import NUM
 from planner.parsing.reading import Reading
@@ -19,6 +20,11 @@ _KEYS = (
     r"max_position_embeddings|max_tokens|sequence\slength|seq\slen(?:gth)?|context\s(?:length|size|"
     r"window|len)|ctx\s(?:len|length|size)|max(?:imum)?\s(?:sequence\s)?length|max\slen|sequence|cutoff|context|ctx|"
     r"序列长度|上下文长度|上下文|token长度|长度|seq)"
+)
+# A word every key in _KEYS contains.
+_KEY_WORDS = (
+    *("seq", "cutoff", "len", "block_size", "context", "ctx", "max"),
+    *("序列", "上下文", "长度"),
 )
 _VALUE = r"(?P<num>" + NUM + r")\s?(?P<k>k)?(?![a-z0-9_]|\.\d)\+?"
 _KEY_VALUE = re.compile(
@@ -58,11 +64,14 @@ def _tokens(r: Reading, m: re.Match[str]) -> int:
 
 
 def read_context(r: Reading) -> None:
-    for m in r.matches(_SPLIT):
+    for m in r.matches_if(("max",), _SPLIT):
         total = int(m.group("a")) + int(m.group("b"))
         r.put("seq_len", total, f"{m.group('first')} + {m.group('second')} read as {total} tokens")
         r.take(m)
-    for pattern, find in ((_KEY_VALUE, r.matches), (_VALUE_KEY, r.matches_at_numbers)):
+    for pattern, find in (
+        (_KEY_VALUE, partial(r.matches_if, _KEY_WORDS)),
+        (_VALUE_KEY, r.matches_at_numbers),
+    ):
         for m in find(pattern):
             tokens = _tokens(r, m)
             if tokens >= 16:

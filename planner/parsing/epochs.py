@@ -6,6 +6,7 @@ a count of epochs.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from planner.parsing.numbers import NUM, whole
 from planner.parsing.reading import Reading
@@ -40,7 +41,10 @@ def read_epochs(r: Reading) -> None:
     for m in r.matches(_PROGRESS):
         r.put("epochs", whole(r.number(m, "of", "The number of epochs")))
         r.take(m)
-    for pattern, find in ((_KEY_VALUE, r.matches), (_VALUE_KEY, r.matches_at_numbers)):
+    for pattern, find in (
+        (_KEY_VALUE, partial(r.matches_if, ("epoch", "轮数"))),
+        (_VALUE_KEY, r.matches_at_numbers),
+    ):
         for m in find(pattern):
             r.put("epochs", whole(r.number(m, "num", "The number of epochs")))
             r.take(m)

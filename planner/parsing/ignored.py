@@ -8,6 +8,23 @@ import re
 from planner.parsing.numbers import NUM
 from planner.parsing.reading import Reading
 
+# A word every match of _IGNORED contains.
+_IGNORED_WORDS = (
+    "lr",
+    "learning",
+    "学习率",
+    "seed",
+    "warmup",
+    "weight_decay",
+    "steps",
+    "limit",
+    "dropout",
+    "max_grad",
+    "temperature",
+    "top_p",
+    "workers",
+    "trainable",
+)
 _IGNORED = re.compile(
     r"(?<![a-z])-{0,2}(?:lr|learning[_\s]rate|学习率|seed|warmup(?:_steps|_ratio)?|weight_decay|"
     r"logging_steps|save_steps|eval_steps|save_total_limit|lora_dropout|dropout|max_grad_norm|"
@@ -17,5 +34,5 @@ _IGNORED = re.compile(
 
 
 def read_ignored(r: Reading) -> None:
-    for m in r.matches(_IGNORED):
+    for m in r.matches_if(_IGNORED_WORDS, _IGNORED):
         r.take(m)

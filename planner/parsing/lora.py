@@ -51,7 +51,7 @@ def read_lora(r: Reading) -> None:
         if "lora_rank" not in r.fields:
             r.put("lora_rank", int(m.group("num") or m.group("num2")))
             r.take(m)
-    for m in r.matches(_ALPHA):
+    for m in r.matches_if(("alpha",), _ALPHA):
         r.put("lora_alpha", whole(r.number(m, "num", "The LoRA alpha")))
         r.take(m)
     for m in r.matches(_ALL_LINEAR):

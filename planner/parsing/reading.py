@@ -43,6 +43,12 @@ class Reading:
     def matches(self, pattern: re.Pattern[str]) -> list[re.Match[str]]:
         return list(pattern.finditer(self.text))
 
+    def matches_if(self, words: tuple[str, ...], pattern: re.Pattern[str]) -> list[re.Match[str]]:
+        """`matches(pattern)` when one of `words` (a part of every match) is in the text; otherwise
+        nothing, without scanning it character by character."""
+        text = self.text
+        return self.matches(pattern) if any(word in text for word in words) else []
+
     def matches_at_numbers(self, pattern: re.Pattern[str]) -> list[re.Match[str]]:
         """`matches(pattern)`, for a pattern whose every match starts with a number or a "~": tried
         only where numbers start, not at every character (lookbehinds still see what precedes)."""
