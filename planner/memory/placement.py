@@ -48,7 +48,8 @@ def per_gpu(
     arch: ModelArch, job: comp.Job, job_total: Components, num_gpus: int, cpu_offload: bool
 ) -> Components:
     """What the busiest GPU holds when `job_total` (the whole job on one device) is spread over
-    `num_gpus` GPUs by `job.sharding`.
+    `num_gpus` GPUs by `job.sharding`. On one GPU, DeepSpeed and FSDP still allocate their
+    buckets and gathered copies (FSDP's NO_SHARD still casts each unit to 16 bits).
 
     ddp: everything replicated, plus DDP's flat gradient buckets (a second copy of the grads:
     gradient_as_bucket_view is off in DDP, Accelerate and HF Trainer).
@@ -67,10 +68,10 @@ def per_gpu(
     sharding = job.sharding
     if sharding is Sharding.device_map and n > 1:
         share = pipeline_stage(arch, job, c, n)
-    elif n == 1 or sharding in (Sharding.none, Sharding.device_map):
+    elif sharding in (Sharding.none, Sharding.device_map):
         share = c
     elif sharding is Sharding.ddp:
-        share = replace(c, gradients=2 * c.gradients)
+        share = c if n == 1 else replace(c, gradients=2 * c.gradients)
     elif sharding is Sharding.zero2:
         share = replace(
             c,
@@ -84,7 +85,7 @@ def per_gpu(
         share = replace(share, step_scratch=min(share.step_scratch, ZERO3_SUB_GROUP_ELEMENTS * 4.0))
     if not cpu_offload:
         return share
-    if sharding is Sharding.zero3 or (sharding is Sharding.fsdp and n > 1):
+    if sharding in (Sharding.fsdp, Sharding.zero3):
         gathered_weights, gathered_gradients = _gathered(arch, job)
         return replace(
             share,
