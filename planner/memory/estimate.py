@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from planner import defaults
+from planner import defaults  # a module import: planner.defaults imports our profiles
 from planner.catalog.models import ModelArch
 from planner.errors import PlanningError
 from planner.memory import components as comp
