@@ -57,6 +57,7 @@ _NEGATIVE_SETTING = re.compile(
     r"gpus|budget|accum|steps)[a-z_]{0,12})(?:\s?[=:]\s?|\s)-(?P<num>\d{1,20}(?:\.\d{1,8})?)"
     r"(?![a-z])"
 )
+_MINUS_NUMBER = re.compile(r"[\s=:]-\d")
 _LABELS = {
     "params_b": "model size (billions of parameters)",
     "seq_len": "context length",
@@ -87,14 +88,17 @@ def parse(text: str) -> ParseResult:
             error=f"That message is {len(text):,} characters; I read up to {MAX_INPUT_CHARS:,}. "
             "Please send just the job, e.g. “" + EXAMPLE + "”."
         )
-    cased = {found.lower(): found for found in _HF_ID_CASED.findall(fold_width(text))}
+    folded = fold_width(text)
+    cased = (
+        {found.lower(): found for found in _HF_ID_CASED.findall(folded)} if "/" in folded else {}
+    )
     r = Reading(text=normalize(text), cased=cased)
     if _NOT_A_NUMBER.search(r.text):
         word = _NOT_A_NUMBER.search(r.text).group().strip()
         return ParseResult(error=f"“{word}” is not a number I can plan with; give a finite value.")
     if TOO_MANY_DIGITS.search(r.text):
         return ParseResult(error="That number has too many digits to plan with.")
-    negative = _NEGATIVE_SETTING.search(r.text)
+    negative = _NEGATIVE_SETTING.search(r.text) if _MINUS_NUMBER.search(r.text) else None
     if negative:
         key, number = negative.group("key").replace("_", " "), negative.group("num")
         return ParseResult(error=f"{key} must be positive, not -{number}.")

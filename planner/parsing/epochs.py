@@ -52,7 +52,7 @@ def read_epochs(r: Reading) -> None:
 
 def read_times(r: Reading) -> None:
     """ "x3" / "3x" with nothing else around it: epochs (read last, after GPUs took "2x3090")."""
-    for m in r.matches(_TIMES):
+    for m in r.matches_if(("x", "*"), _TIMES):
         group = "num" if m.group("num") else "num2"
         value = whole(r.number(m, group, "The number of epochs"))
         r.put("epochs", value, f"{m.group(0).strip()} read as {value} epochs")

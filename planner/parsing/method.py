@@ -140,7 +140,7 @@ def _read_optimizer(r: Reading) -> None:
 
 def _read_bits(r: Reading) -> str | None:
     quant = None
-    for m in r.matches(_BITS):
+    for m in r.matches_if(("bit", "int", "nf4", "gptq", "awq", "bnb", "fp4"), _BITS):
         bits = m.group("bits") or m.group("load")
         kind = m.group("kind")
         if bits == "2":

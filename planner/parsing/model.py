@@ -197,7 +197,7 @@ def _put_sizes(r: Reading, sizes: list[float], name_for: Callable[[float], str] 
 
 
 def _read_hf_ids(r: Reading) -> None:
-    for m in r.matches(_HF_ID):
+    for m in r.matches_if(("/",), _HF_ID):
         name = m.group("name")
         if not (re.search(r"[a-z]", name) and re.search(r"[\d-]", name)):
             continue

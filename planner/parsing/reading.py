@@ -10,7 +10,7 @@ from planner.parsing.numbers import BadNumber, to_float
 
 _FILLER = " "
 # Where a number (or the "~" before one) can start: after anything but a digit or a point.
-_NUMBER_START = re.compile(r"~|(?<![\d.])[\d.]")
+_NUMBER_START = re.compile(r"[~\d.](?<![\d.][\d.])")
 # Words that make two values of one field a comparison ("8b vs 70b", "lora or qlora").
 COMPARING = re.compile(
     r"(?<![a-z])(?:vs\.?|versus|or|compared?|comparison|difference|between|和|还是|对比)(?![a-z])"

@@ -16,6 +16,8 @@ from planner.parsing.numbers import NUM, whole
 from planner.parsing.reading import Reading
 from planner.units import convert
 
+# Every amount below is a number then a unit starting with "g": text without one is not scanned.
+_NUMBER_THEN_GB = re.compile(r"\d\s?g")
 _UNIT = r"(?P<unit>gib|gb|g)(?![a-z])"
 _AMOUNT = r"(?P<num>" + NUM + r")\s?" + _UNIT
 _VRAM_WORDS = r"(?:of\s)?(?:vram|gpu\smem(?:ory)?|graphics\smemory|video\smemory|显存|gpu|card|卡)"
@@ -56,6 +58,14 @@ def _gb(r: Reading, m: re.Match[str]) -> float:
 
 
 def read_vram(r: Reading) -> None:
+    if _NUMBER_THEN_GB.search(r.text):
+        _read_amounts(r)
+    card = r.fields.get("gpu")
+    if card and "gpu_vram_gb" in r.fields:
+        r.fields["gpu"] = with_memory(card, r.fields["gpu_vram_gb"])
+
+
+def _read_amounts(r: Reading) -> None:
     for pattern in (*_HOST, _NOT_CAPACITY):
         for m in r.matches(pattern):
             r.take(m)
@@ -103,6 +113,3 @@ def read_vram(r: Reading) -> None:
         else:
             r.put("gpu_vram_gb", value)
         r.take(m)
-    card = r.fields.get("gpu")
-    if card and "gpu_vram_gb" in r.fields:
-        r.fields["gpu"] = with_memory(card, r.fields["gpu_vram_gb"])
