@@ -34,6 +34,8 @@ _DEADLINE = re.compile(
     + r")\s?(?P<unit2>hours?|hrs?|h|小时|天|days?|d)\s?(?:内|以内|之内|deadline|time\slimit|limit|"
     r"max(?![a-z])|or\sless)"
 )
+# A number (or "a", "an") then the first letter of a unit: part of every _DEADLINE match.
+_DEADLINE_HINT = re.compile(r"[\dan]\s?[hdwm小天周]")
 _NAMED_SPELLINGS = {
     r"by\s(?:tomorrow|tmr|tmrw)|明天": (24, "by tomorrow read as within 24 hours"),
     r"by\s(?:tonight|this\sevening|end\sof\s(?:the\s)?day|eod)|今晚": (
@@ -80,7 +82,7 @@ def read_budget(r: Reading) -> None:
         if m:
             r.put("deadline_hours", hours, note)
             r.take(m)
-    for m in r.matches(_DEADLINE):
+    for m in r.matches_when(_DEADLINE_HINT, _DEADLINE):
         group = "num" if m.group("num") else "num2"
         written = m.group(group)
         value = 1.0 if written in ("a", "an") else r.number(m, group, "The deadline")

@@ -24,7 +24,7 @@ def read_config(r: Reading) -> None:
     r.text = _QUOTED_KEY.sub(lambda m: f" {m.group('key')} {m.group('sep')}", r.text)
     r.text = _QUOTED_VALUE.sub(lambda m: f"{m.group('sep')}  {m.group('value')} ", r.text)
     r.source = r.text
-    for m in r.matches(_FALSE_SWITCH):
+    for m in r.matches_if(("=", ":"), _FALSE_SWITCH):
         if m.group(0).startswith(("sample_packing", "packing")):
             r.put("packing", False)
         r.take(m)

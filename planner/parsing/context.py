@@ -39,6 +39,7 @@ _VALUE_KEY = re.compile(
     + r"\s?(?:tokens?\s|-token\s|-)?(?:token\s)?(?:context|ctx|seq(?:uence)?"
     r"(?:\s?len(?:gth)?)?|cutoff|max\slength|长度|上下文)(?![a-z])"
 )
+_AT_HINT = re.compile(r"(?:@|at|w/?)\s?[\d.]")
 _AT_VALUE = re.compile(r"(?:@|\bat|\bw/?)\s?" + _VALUE + r"(?!\s?(?:tokens?/|samples|steps|gpus?))")
 _SPLIT = re.compile(
     r"(?P<first>source_max_len|max_prompt_length|max_source_length|max_source_seq_len)\s?[=:]?\s?"
@@ -82,7 +83,7 @@ def read_context(r: Reading) -> None:
 def read_loose_context(r: Reading) -> None:
     """After data and batch readers: "at 512", "2048 tokens" and a bare "8k" are lengths."""
     for pattern, find in (
-        (_AT_VALUE, r.matches),
+        (_AT_VALUE, partial(r.matches_when, _AT_HINT)),
         (_N_TOKENS, r.matches_at_numbers),
         (_BARE_K, r.matches_at_numbers),
     ):

@@ -24,12 +24,22 @@ _FRAMEWORK_SPELLINGS = [
     (r"(?<![a-z])(?:trl|transformers|hugging\s?face|hf\strainer|sfttrainer)(?![a-z])", "hf"),
 ]
 
+# A word every spelling in each table contains.
+_SHARDING_WORDS = ("zero", "z1", "z2", "z3", "stage", "fsdp", "ddp", "parallel", "device")
+_SHARDING_WORDS += ("pipeline",)
+_FRAMEWORK_WORDS = ("unsloth", "axolotl", "torch", "lit", "factory", "swift", "trl", "transformers")
+_FRAMEWORK_WORDS += ("hugging", "hf", "sfttrainer")
 _SHARDING = [(re.compile(pattern), value) for pattern, value in _SHARDING_SPELLINGS]
 _FRAMEWORKS = [(re.compile(pattern), value) for pattern, value in _FRAMEWORK_SPELLINGS]
 
 
 def read_distributed(r: Reading) -> None:
-    for table, field in ((_SHARDING, "sharding"), (_FRAMEWORKS, "framework")):
+    for table, field, words in (
+        (_SHARDING, "sharding", _SHARDING_WORDS),
+        (_FRAMEWORKS, "framework", _FRAMEWORK_WORDS),
+    ):
+        if not any(word in r.text for word in words):
+            continue
         for pattern, value in table:
             m = pattern.search(r.text)
             if m:

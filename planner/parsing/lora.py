@@ -36,18 +36,22 @@ _SHORT_LIST = re.compile(
 
 
 # "r64 a16": rank and alpha in shorthand, only as a pair (alone, "a16" is an NVIDIA A16).
+# Quick patterns every match of the rank patterns contains.
+_R_NUMBER = re.compile(r"r\d")
+_RANK_AFTER_HINT = re.compile(r"r(?:ank|\d)")
+_RANK_HINT = re.compile(r"rank|r\s?(?:=|:|of|is|to|设置为|设为|为|是)?\s?\d")
 _RANK_ALPHA = re.compile(r"(?<![a-z])r(?P<rank>\d{1,4})\s?a(?P<alpha>\d{1,4})(?![a-z0-9])")
 
 
 def read_lora(r: Reading) -> None:
-    for m in r.matches(_RANK_ALPHA):
+    for m in r.matches_when(_R_NUMBER, _RANK_ALPHA):
         r.put("lora_rank", int(m.group("rank")))
         r.put("lora_alpha", int(m.group("alpha")))
         r.take(m)
-    for m in r.matches(_RANK):
+    for m in r.matches_when(_RANK_HINT, _RANK):
         r.put("lora_rank", int(r.number(m, "num", "The LoRA rank")))
         r.take(m)
-    for m in r.matches(_RANK_AFTER):
+    for m in r.matches_when(_RANK_AFTER_HINT, _RANK_AFTER):
         if "lora_rank" not in r.fields:
             r.put("lora_rank", int(m.group("num") or m.group("num2")))
             r.take(m)

@@ -72,12 +72,20 @@ _SWITCHES = {
 }
 _FALSE_VALUE = r"(?:\s?[=:]\s?['\"]?(?:false|0|none|off|no)\b|\s(?:off|disabled)\b)"
 _TRUE_VALUE = r"\s?[=:]\s?['\"]?(?:true|1|on|yes|unsloth|auto)\b"
+# A word every precision spelling contains.
+_PRECISION_WORDS = ("bf16", "bfloat", "fp16", "float", "half", "mixed", "fp32", "precision")
 _OPTIMIZERS = [(re.compile(pattern), name) for pattern, name in _OPTIMIZER_SPELLINGS]
 _PRECISION = [(re.compile(pattern), name) for pattern, name in _PRECISION_SPELLINGS]
-# A switch's name must appear before its on/off forms are worth searching for.
+# A word every spelling of each switch contains: without one, its forms are not searched.
+_SWITCH_WORDS = {
+    "gradient_checkpointing": ("checkpoint", "ckpt", "梯度检查点", "重计算"),
+    "flash_attention": ("flash", "fa2"),
+    "packing": ("pack",),
+    "cpu_offload": ("offload",),
+}
 _SWITCH_PATTERNS = {
     field: (
-        re.compile(words),
+        _SWITCH_WORDS[field],
         (
             (re.compile(_OFF + words), False),
             (re.compile(words + _FALSE_VALUE), False),
@@ -112,7 +120,7 @@ def read_method(r: Reading) -> None:
     elif _SFT.search(r.text):
         r.put("method", "full", "SFT with no adapter mentioned read as full fine-tuning")
     # Method words stay in the text: "lora_r 8" still has to give the LoRA reader its rank.
-    rl = _RL.search(r.text)
+    rl = _RL.search(r.text) if "po" in r.text or "kto" in r.text or "rlhf" in r.text else None
     if rl:
         r.assume(f"{rl.group(1).upper()} planned with the memory of supervised fine-tuning")
         r.take(rl)
@@ -131,6 +139,8 @@ def _compared_methods(text: str) -> list[str]:
 
 
 def _read_optimizer(r: Reading) -> None:
+    if not any(word in r.text for word in ("adam", "adafactor", "sgd")):
+        return
     for pattern, name in _OPTIMIZERS:
         m = pattern.search(r.text)
         if m:
@@ -160,6 +170,8 @@ def _read_bits(r: Reading) -> str | None:
 
 
 def _read_precision(r: Reading) -> None:
+    if not any(word in r.text for word in _PRECISION_WORDS):
+        return
     for pattern, name in _PRECISION:
         m = pattern.search(r.text)
         if m:
@@ -168,8 +180,8 @@ def _read_precision(r: Reading) -> None:
 
 
 def _read_switches(r: Reading) -> None:
-    for field, (mention, settings) in _SWITCH_PATTERNS.items():
-        if not mention.search(r.text):
+    for field, (mentions, settings) in _SWITCH_PATTERNS.items():
+        if not any(word in r.text for word in mentions):
             continue
         for pattern, value in settings:
             m = pattern.search(r.text)

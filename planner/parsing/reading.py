@@ -49,6 +49,11 @@ class Reading:
         text = self.text
         return self.matches(pattern) if any(word in text for word in words) else []
 
+    def matches_when(self, hint: re.Pattern[str], pattern: re.Pattern[str]) -> list[re.Match[str]]:
+        """`matches(pattern)` when `hint`, a quick pattern every match of `pattern` contains, is
+        found; otherwise nothing."""
+        return self.matches(pattern) if hint.search(self.text) else []
+
     def matches_at_numbers(self, pattern: re.Pattern[str]) -> list[re.Match[str]]:
         """`matches(pattern)`, for a pattern whose every match starts with a number or a "~": tried
         only where numbers start, not at every character (lookbehinds still see what precedes)."""
