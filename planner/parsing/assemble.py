@@ -93,8 +93,9 @@ def parse(text: str) -> ParseResult:
         {found.lower(): found for found in _HF_ID_CASED.findall(folded)} if "/" in folded else {}
     )
     r = Reading(text=normalize(text), cased=cased)
-    if _NOT_A_NUMBER.search(r.text):
-        word = _NOT_A_NUMBER.search(r.text).group().strip()
+    not_a_number = ("nan" in r.text or "inf" in r.text) and _NOT_A_NUMBER.search(r.text)
+    if not_a_number:
+        word = not_a_number.group().strip()
         return ParseResult(error=f"“{word}” is not a number I can plan with; give a finite value.")
     if TOO_MANY_DIGITS.search(r.text):
         return ParseResult(error="That number has too many digits to plan with.")

@@ -90,8 +90,18 @@ _SIZE = (
     r"(?![a-z0-9]))(?P<active>-a\d{1,3}(?:\.\d)?b)?(?:[-\s_](?:instruct|chat|it|hf|base))?"
     r"(?P<tag>[-\s_]v\d(?:\.\d{1,2})?(?![a-z0-9]))?"
 )
+# The end of every _SIZE ("7b", "8x7 b", "360m"): text without one has no family + size.
+_SIZE_HINT = re.compile(r"\d\s?[bm](?![a-z0-9])")
+# The letters a family name can start with ("(?:deepseek)?r1..." starts with d or r): other
+# positions fail at once instead of trying every family.
+_FAMILY_START = (
+    "(?=["
+    + "".join(sorted({name[0] for name in FAMILIES if name[0].isalpha()} | {"d", "r"}))
+    + "])"
+)
 _FAMILY_SIZE = re.compile(
-    r"(?:(?<![a-z])|(?<=tune))(?P<fam>"
+    _FAMILY_START
+    + r"(?:(?<![a-z])|(?<=tune))(?P<fam>"
     + _FAMILY
     + r")"
     + _VERSION
@@ -105,7 +115,8 @@ _SIZE_FAMILY = re.compile(
     r"(?P<ver>\d{1,2}(?:\.\d{1,2})?)?"
 )
 _FAMILY_ONLY = re.compile(
-    r"(?<![a-z])(?P<fam>"
+    _FAMILY_START
+    + r"(?<![a-z])(?P<fam>"
     + _FAMILY
     + r")"
     + _ANY_VERSION
@@ -230,7 +241,7 @@ def _split_glued(size_text: str, versions: tuple[str, ...]) -> tuple[str, str]:
 
 
 def _read_family_sizes(r: Reading) -> None:
-    for m in r.matches(_FAMILY_SIZE):
+    for m in r.matches_when(_SIZE_HINT, _FAMILY_SIZE):
         canonical, versions = _family_of(m)
         version = m.group("ver") or ""
         size_text = m.group("size").replace(" ", "")

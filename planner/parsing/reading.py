@@ -10,6 +10,7 @@ from planner.parsing.numbers import BadNumber, to_float
 
 _FILLER = " "
 # Where a number (or the "~" before one) can start: after anything but a digit or a point.
+_DIGIT_OR_POINT = frozenset("0123456789.")
 _NUMBER_START = re.compile(r"[~\d.](?<![\d.][\d.])")
 # Words that make two values of one field a comparison ("8b vs 70b", "lora or qlora").
 COMPARING = re.compile(
@@ -87,7 +88,15 @@ class Reading:
 
     def take(self, match: re.Match[str], group: int | str = 0) -> None:
         start, end = match.span(group)
-        self.text = self.text[:start] + _FILLER * (end - start) + self.text[end:]
+        text = self.text[:start] + _FILLER * (end - start) + self.text[end:]
+        known, starts = self._number_starts
+        if known is self.text:
+            # Blanking removes the starts inside the span and can only add one right after it.
+            kept = [s for s in starts if not start <= s < end]
+            if end < len(text) and text[end] in _DIGIT_OR_POINT and end not in kept:
+                kept = sorted([*kept, end])
+            self._number_starts = (text, kept)
+        self.text = text
 
     def put(self, name: str, value: Any, assumption: str | None = None) -> bool:
         """Record a field unless an earlier, more specific reader already did."""
