@@ -12,7 +12,9 @@ turning it off is suggested instead.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
+from functools import cache
 
 from planner.catalog.gpus import GpuSpec, all_gpus, gpu_by_key
 from planner.options import (
@@ -109,9 +111,18 @@ def _fit_phrase(required_gib: float, card: GpuSpec | None, count: int) -> str:
     return f"fits a {smallest.marketed_gb:g} GB card ({smallest.name})"
 
 
+@cache
+def _cards_by_size() -> tuple[list[float], list[GpuSpec]]:
+    """The catalog smallest first (a stable sort: equal sizes keep catalog order)."""
+    gpus = sorted(all_gpus(), key=lambda gpu: gpu.usable_gib)
+    return [gpu.usable_gib for gpu in gpus], gpus
+
+
 def _smallest_card_holding(required_gib: float) -> GpuSpec | None:
-    holding = [gpu for gpu in all_gpus() if verdict_for(required_gib, gpu.usable_gib) != "no"]
-    return min(holding, key=lambda gpu: gpu.usable_gib) if holding else None
+    sizes_gib, gpus = _cards_by_size()
+    # A card holds the job when required_gib <= usable_gib (verdict_for's "no" is the opposite).
+    index = bisect_left(sizes_gib, required_gib)
+    return gpus[index] if index < len(gpus) else None
 
 
 def _time_phrase(pct: float | None) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog.gpus import gpu_by_key
+from planner.catalog.gpus import all_gpus, gpu_by_key
 from planner.defaults import resolve
 from planner.memory import estimate_memory
 from planner.options import (
@@ -16,10 +16,12 @@ from planner.options import (
     cheapest_run,
     make_option,
     market_options,
+    verdict_for,
 )
 from planner.plan import Option
 from planner.planner import make_plan
 from planner.spec import JobSpec, Sharding
+from planner.suggestions import _smallest_card_holding
 
 JOBS = (
     JobSpec(model="13B", method="qlora", seq_len=4096, dataset_tokens=20e6, epochs=3),
@@ -96,3 +98,11 @@ def test_a_suggestion_that_only_adds_gpus_reports_the_memory_at_that_count() -> 
     count, sharding = patch["num_gpus"], Sharding(patch["sharding"])
     expected = estimate_memory(plan.spec, resolve(spec).arch, count, sharding)
     assert more_gpus[0].required_gib_after == expected.required_gib
+
+
+def test_the_smallest_card_holding_a_job_is_found_by_size_order() -> None:
+    sizes = sorted({gpu.usable_gib for gpu in all_gpus()})
+    for required_gib in [0.5, *sizes, *(size + 0.01 for size in sizes), 10_000.0]:
+        holding = [gpu for gpu in all_gpus() if verdict_for(required_gib, gpu.usable_gib) != "no"]
+        expected = min(holding, key=lambda gpu: gpu.usable_gib) if holding else None
+        assert _smallest_card_holding(required_gib) is expected
