@@ -117,10 +117,12 @@ def parse(text: str) -> ParseResult:
 
 def _result(r: Reading) -> ParseResult:
     fields = dict(r.fields)
+    jobs = []
     for job in (fields, *(fields | alternative for alternative in r.alternatives)):
-        problem = _out_of_range(job)
-        if problem:
-            return ParseResult(error=problem)
+        spec = _job(job)
+        if isinstance(spec, str):
+            return ParseResult(error=spec)
+        jobs.append(spec)
     unread = [*r.notes, *_LEFTOVER.findall(r.text)]
     if "model" not in fields and "params_b" not in fields:
         return ParseResult(
@@ -131,28 +133,25 @@ def _result(r: Reading) -> ParseResult:
             alternative_fields=r.alternatives,
         )
     assumptions = list(r.assumptions)
-    spec_fields = dict(fields)
     if "method" not in fields:
-        spec_fields["method"] = "lora"
         assumptions.append("no method named: planned as LoRA (say QLoRA or full to change)")
-    alternatives = [JobSpec(**(spec_fields | alt)) for alt in r.alternatives]
     return ParseResult(
-        spec=JobSpec(**spec_fields),
+        spec=jobs[0],
         fields=fields,
         assumptions=assumptions,
         unread=unread,
-        alternatives=alternatives,
+        alternatives=jobs[1:],
         alternative_fields=r.alternatives,
     )
 
 
-def _out_of_range(fields: dict[str, Any]) -> str | None:
+def _job(fields: dict[str, Any]) -> JobSpec | str:
+    """The job the fields describe (LoRA unless a method is named), or why it cannot be planned."""
     try:
-        JobSpec(**({"method": "lora"} | fields))
+        return JobSpec(**({"method": "lora"} | fields))
     except ValidationError as invalid:
         error = invalid.errors()[0]
         name = str(error["loc"][0]) if error["loc"] else "value"
         label = _LABELS.get(name, name.replace("_", " "))
         limit = error["msg"].removeprefix("Input should be ").removeprefix("Value should be ")
         return f"I can't plan a {label} of {fields.get(name)}: it should be {limit}."
-    return None

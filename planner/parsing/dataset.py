@@ -70,8 +70,16 @@ def _named_datasets() -> list[tuple[re.Pattern[str], str, int]]:
     return [(re.compile(e["pattern"]), e["name"], int(e["samples"])) for e in entries]
 
 
+@cache
+def _any_named_dataset() -> re.Pattern[str]:
+    """One pass that tells whether any named dataset is in the text at all."""
+    return re.compile("|".join(f"(?:{pattern.pattern})" for pattern, _, _ in _named_datasets()))
+
+
 def _named_dataset_samples(r: Reading) -> float | None:
     """A dataset named instead of sized ("on Alpaca"): its published row count, stated."""
+    if not _any_named_dataset().search(r.text):
+        return None
     for pattern, name, samples in _named_datasets():
         m = pattern.search(r.text)
         if m:
