@@ -17,7 +17,7 @@ from planner.parsing.reading import Reading
 _SEP = r"\s?(?:=|:|of|is|to|设置为|设为|为|是)?\s?"
 _MICRO_KEYS = (
     r"(?:per_device_train_batch_size|per_device_batch_size|train_micro_batch_size_per_gpu|"
-    r"micro_batch_size|micro_batch|micro_bs|microbatch(?:\ssize)?|micro\sbatch(?:\s?size)?|mbs|"
+    r"micro_batch_size|micro_batch|micro_bs|microbatch(?:\ssize)?|micro\sbatch(?:\s?size)?|mbs?|"
     r"per[-\s]device\s(?:train\s)?batch\s?size|batch\s?size\sper\s(?:device|gpu)|batch_size|"
     r"batch-size|batch\s?size|train_batch_size|bs|batch|批大小|批次大小)"
 )
@@ -27,13 +27,13 @@ _GLOBAL_KEYS = (
 )
 _ACCUM_KEYS = (
     r"(?:gradient_accumulation_steps|gradient_accumulation|grad_accum(?:_steps)?|accum_iter|"
-    r"gradient\saccumulation(?:\ssteps)?|grad(?:ient)?\saccum(?:ulation)?(?:\ssteps)?|ga|"
+    r"gradient\saccumulation(?:\ssteps)?|grad(?:ient)?\saccum(?:ulation)?(?:\ssteps)?|accum|ga|"
     r"梯度累积(?:步数)?)"
 )
 _VALUE = r"(?P<num>" + NUM + r")(?![a-z0-9_]|\.\d)"
 # A word every match of the pattern after it contains.
 _ACCUM_WORDS = ("accum", "ga", "梯度累积")
-_MICRO_WORDS = ("batch", "micro", "bs", "批")
+_MICRO_WORDS = ("batch", "micro", "bs", "mb", "批")
 _ACCUM = re.compile(r"(?<![a-z])-{0,2}" + _ACCUM_KEYS + _SEP + _VALUE)
 _GLOBAL = re.compile(r"(?<![a-z])" + _GLOBAL_KEYS + _SEP + _VALUE)
 _MICRO = re.compile(r"(?<![a-z])-{0,2}" + _MICRO_KEYS + _SEP + _VALUE)

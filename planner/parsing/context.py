@@ -26,9 +26,16 @@ _KEY_WORDS = (
     *("seq", "cutoff", "len", "block_size", "context", "ctx", "max"),
     *("序列", "上下文", "长度"),
 )
-_VALUE = r"(?P<num>" + NUM + r")\s?(?P<k>k)?(?![a-z0-9_]|\.\d)\+?"
+# "ctx 2k 50k samples": a count of samples after a key is the dataset, not the length.
+_VALUE = (
+    r"(?P<num>"
+    + NUM
+    + r")\s?(?P<k>k)?(?![a-z0-9_]|\.\d)\+?"
+    + r"(?!\s?(?:samples?|examples?|rows?|instances?|conversations?|pairs?|条|个样本|样本))"
+)
 _KEY_VALUE = re.compile(
-    r"(?<![a-z])-{0,2}"
+    # "平均长度1500", "每条长度": the length of a sample, read with the dataset.
+    r"(?<![a-z])(?<!平均)(?<!每条)-{0,2}"
     + _KEYS
     + r"s?\s?(?:of|=|:|is|at|to|设置为|设置成|设为|为|是)?\s?(?:about|around|~|up\sto)?\s?"
     + _VALUE

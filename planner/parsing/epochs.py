@@ -24,7 +24,7 @@ _VALUE_KEY = re.compile(
 # "3x faster", "2x the memory": a ratio, not a number of passes.
 _RATIO = (
     r"(?!\s?(?:faster|slower|more|less|fewer|cheaper|bigger|smaller|larger|longer|speed\w*|the|"
-    r"as)\b)"
+    r"as|bytes?|bits?|gb|gib|hours?|days?)\b)"
 )
 _TIMES = re.compile(
     r"(?<![a-z0-9_.])(?:x|\*)\s?(?P<num>\d{1,3})(?![a-z0-9_]|\.\d)" + _RATIO + r"|(?<![a-z0-9_.])"

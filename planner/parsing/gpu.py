@@ -82,6 +82,8 @@ _COUNT_WORDS = {
     "pair of": 2,
 }
 _WORD = "|".join(sorted(map(re.escape, _COUNT_WORDS), key=len, reverse=True))
+# "a free Colab T4", "a spare 4090": words between the count and the card.
+_ADJECTIVES = r"(?:(?:free|spare|cheap|colab|kaggle|cloud|rented|old|new|local|used|pro)\s){0,2}"
 _NODES = (
     r"(?:(?P<nodes>\d{1,3})(?![\d.])\s?(?:(?:nodes?|machines?|servers?|台|机)\s?(?:x|\*|with|of)?"
     r"|x|\*)\s?|单机)?"
@@ -89,7 +91,9 @@ _NODES = (
 _COUNT = (
     r"(?:(?P<count>\d{1,5})(?![\d.])\s?(?:x|\*|张|卡|块|-|个)?\s?|(?<![a-z])(?P<word>"
     + _WORD
-    + r")\s|"
+    + r")\s"
+    + _ADJECTIVES
+    + r"|"
     r"(?P<word_cn>单卡|双卡|单张)|(?<![a-z0-9])x(?P<xcount>\d{1,3})\s)?"
 )
 # First characters a card, or what may precede it, can start with: every other position fails at
@@ -113,10 +117,14 @@ _CARD = re.compile(
     r"(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
     r"(?![a-z0-9])"
 )
-# The card name anchors a _CARD match: what can precede it (nodes, count, memory, "nvidia
-# geforce") is at most 53 characters.
+# The card name anchors a _CARD match: what can precede it (nodes, count, adjectives, memory,
+# "nvidia geforce") is at most 67 characters.
 _CARD_NAME = re.compile(_NAME_START + _NAME)
-_CARD_REACH = 64
+_CARD_REACH = 80
+# A launcher's or trainer's GPU count: "Num GPUs = 1", "--num_processes 4", "nproc_per_node=8".
+_GPU_KEY = re.compile(
+    r"(?:num[_\s]gpus|n_gpus|num_processes|nproc_per_node)\s?[=:]?\s?(?P<count>\d{1,5})(?![\d.])"
+)
 _UNNAMED = re.compile(
     r"(?<![a-z0-9_.])"
     + _NODES
@@ -243,6 +251,9 @@ def _read_cards(r: Reading) -> None:
         vram = _vram_gb(m, "vram") or _vram_gb(m, "vram_cn")
         if vram:
             r.put("gpu_vram_gb", vram)
+        r.take(m)
+    for m in r.matches_if(("gpus", "proc"), _GPU_KEY):
+        r.put("num_gpus", int(m.group("count")))
         r.take(m)
     for m in r.matches_at_numbers(_COUNT_VRAM):
         r.put("num_gpus", int(m.group("count")))

@@ -23,7 +23,9 @@ _ALPHA = re.compile(
     r"(?<![a-z])-{0,2}(?:lora_alpha|lora\salpha|alpha)" + _SEP + r"(?P<num>" + NUM + ")"
 )
 _ALL_LINEAR = re.compile(
-    r"all[-_\s]linear(?:\slayers)?|all\s(?:the\s)?linear\s(?:layers|modules)|all\sproj\w*"
+    r"all[-_\s]linear(?:\slayers)?|all\s(?:the\s)?linear\s(?:layers|modules)|all\sproj\w*|"
+    # LLaMA-Factory's "--lora_target all"
+    r"lora_target\s?[=:]?\s?['\"]?all(?![a-z_-])"
 )
 _TARGET_LIST = re.compile(
     r"(?:target_modules|lora_target_modules|lora_target|targets?|modules?)\s?[=:]?\s?[\[(]?\s?"

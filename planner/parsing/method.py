@@ -26,7 +26,7 @@ _FULL_ALONE = (
 _FULL = re.compile(
     r"full[-\s_]?(?:parameter|param|weights?|model|precision\sfine|fine[-\s]?tun\w*|finetun\w*|ft|"
     r"sft|training|train)|(?<![a-z])fft(?![a-z])|sft\sfull|全参数?|全量|全参微调|continued?\s(?:pre-?)?"
-    r"train\w*|continual\spre-?train\w*|(?<![a-z])pre-?train\w*|from\sscratch|预训练|增量预训练|"
+    r"train\w*|continual\spre-?train\w*|(?<![a-z_])pre-?train\w*|from\sscratch|预训练|增量预训练|"
     r"finetuning_type\s?[=:]\s?full|" + _FULL_ALONE
 )
 _SFT = re.compile(r"(?<![a-z])sft(?![a-z])")

@@ -26,6 +26,8 @@ FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
     r"l(?=[23])": ("llama", ("3.1", "3.2", "3.3", "2", "3")),
     r"llava": ("llava", ("1.5", "1.6", "1")),
     r"mixtral": ("mixtral", ()),
+    r"ministral": ("ministral", ()),
+    r"mistral[-\s]?nemo": ("mistral-nemo", ()),
     r"mistral": ("mistral", ()),
     r"qwq": ("qwq", ()),
     r"qwen": ("qwen", ("1.5", "2.5", "3.5", "2", "3")),

@@ -71,7 +71,8 @@ _MISSPELLED = re.compile("|".join(f"({pattern})" for pattern, _ in _SPELLING))
 
 def fold_width(text: str) -> str:
     """Full-width digits, letters and punctuation (ＡＢＣ１２３，：) become ASCII."""
-    folded = unicodedata.normalize("NFKC", text)
+    # "16，3个epoch" is two numbers: the full-width comma must not become a thousands separator.
+    folded = unicodedata.normalize("NFKC", text.replace("，", ", "))
     return folded.replace("×", "x").replace("＊", "*").replace("\\*", "*").replace("\u3000", " ")
 
 

@@ -31,7 +31,7 @@ _HOST = [
     re.compile(r"(?:cpu|system|host)\s(?:ram|memory)\s?(?:of\s)?" + _AMOUNT),
 ]
 _NOT_CAPACITY = re.compile(
-    r"(?:use[sd]?|using|takes?|took|need(?:s|ed)?|requires?|consum\w{0,4}|peak\w{0,3}|allocated|"
+    r"(?:use[sd]?|using|takes?|took|need(?:s|ed)?|requires?|consum\w{0,4}|peak\w{0,3}|allocat\w{0,4}|"
     r"reserved|occup\w{0,6}|about|around|size\sof\s(?:it|the\smodel)\sis|model\sis|weights?\s(?:are|"
     r"is|take)|占用|需要|oom\w{0,4}\s(?:at|with)|up\sto|over|more\sthan|fill\w{0,3})\s?~?" + _AMOUNT
 )
