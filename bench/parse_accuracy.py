@@ -19,41 +19,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from planner.parsing import parse
 from tests.parse_cases import (
     CORPUS,
     REALISTIC,
-    field_diff,
     load_cases,
-    same_field,
+    score_case,
     style,
 )
 
 STYLES = ("terse", "prose", "zh")
-
-
-def score_case(case: dict[str, Any]) -> tuple[dict[str, bool], list[str]]:
-    """Right/wrong per field of one case, and a line per wrong field."""
-    result = parse(case["text"])
-    misses = field_diff(case["expect"], result.fields)
-    verdicts = {
-        field: field not in misses for field in case["expect"].keys() | result.fields.keys()
-    }
-    lines = [
-        f"{case['id']} {field}: expected {e!r}, read {a!r}" for field, (e, a) in misses.items()
-    ]
-    read_alternatives = result.alternative_fields
-    for index, expected in enumerate(case.get("alternatives", [])):
-        actual = read_alternatives[index] if index < len(read_alternatives) else {}
-        for field, value in expected.items():
-            right = same_field(field, value, actual.get(field))
-            verdicts[f"alternative {index + 1} {field}"] = right
-            if not right:
-                lines.append(
-                    f"{case['id']} alternative {index + 1} {field}: "
-                    f"expected {value!r}, read {actual.get(field)!r}"
-                )
-    return verdicts, lines
 
 
 def _percent(right: int, total: int) -> str:

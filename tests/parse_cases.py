@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from planner.parsing import parse
+
 DATA = Path(__file__).parent / "data"
 CORPUS = DATA / "parse_corpus.jsonl"
 REALISTIC = DATA / "parse_realistic.jsonl"
@@ -51,3 +53,28 @@ def field_diff(expected: dict[str, Any], actual: dict[str, Any]) -> dict[str, An
         for key in sorted(keys)
         if not same_field(key, expected.get(key), actual.get(key))
     }
+
+
+def score_case(case: dict[str, Any]) -> tuple[dict[str, bool], list[str]]:
+    """Right/wrong per field of one case (each expected field of a comparison's other jobs counts
+    too), and a line per wrong field."""
+    result = parse(case["text"])
+    misses = field_diff(case["expect"], result.fields)
+    verdicts = {
+        field: field not in misses for field in case["expect"].keys() | result.fields.keys()
+    }
+    lines = [
+        f"{case['id']} {field}: expected {e!r}, read {a!r}" for field, (e, a) in misses.items()
+    ]
+    read_alternatives = result.alternative_fields
+    for index, expected in enumerate(case.get("alternatives", [])):
+        actual = read_alternatives[index] if index < len(read_alternatives) else {}
+        for field, value in expected.items():
+            right = same_field(field, value, actual.get(field))
+            verdicts[f"alternative {index + 1} {field}"] = right
+            if not right:
+                lines.append(
+                    f"{case['id']} alternative {index + 1} {field}: "
+                    f"expected {value!r}, read {actual.get(field)!r}"
+                )
+    return verdicts, lines

@@ -72,3 +72,25 @@ def test_unread_pieces_carry_no_markup() -> None:
     assert result.fields == {"params_b": 13, "method": "lora"}
     for piece in result.unread:
         assert not set(piece) & set("<>@!&`*_|")
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "value"),
+    [("7b 2^13 ctx", "seq_len", 8192), ("7b 2 ** 11 ctx", "seq_len", 2048)],
+)
+def test_a_power_is_read_as_its_value(text: str, field: str, value: int) -> None:
+    assert parse(text).fields[field] == value
+
+
+@pytest.mark.parametrize("text", ["7b 10^30 ctx", "7b lora 10**30 tokens", "13b 9^99 ctx"])
+def test_a_power_too_big_to_plan_is_refused_not_truncated(text: str) -> None:
+    result = parse(text)
+    assert result.spec is None
+    assert "too large" in result.error
+
+
+def test_a_tower_of_powers_is_set_aside_and_never_echoed() -> None:
+    result = parse("13B lora 10^10^10 tokens")
+    assert result.fields == {"params_b": 13, "method": "lora"}
+    assert any("tower" in note for note in result.unread)
+    assert not any("^" in note or "*" in note for note in result.unread)
