@@ -18,7 +18,8 @@ _SEP = r"\s?(?:=|:|of|is|to|设置为|设为|为|是)?\s?"
 _MICRO_KEYS = (
     r"(?:per_device_train_batch_size|per_device_batch_size|train_micro_batch_size_per_gpu|"
     r"micro_batch_size|micro_batch|micro_bs|microbatch(?:\ssize)?|micro\sbatch(?:\s?size)?|mbs?|"
-    r"per[-\s]device\s(?:train\s)?batch\s?size|batch\s?size\sper\s(?:device|gpu)|batch_size|"
+    r"per[-\s]device\s(?:train\s)?batch\s?size|batch\s?size\sper\s(?:device|gpu)|"
+    r"batch_size_training|batch_size|"
     r"batch-size|batch\s?size|train_batch_size|bs|batch|批大小|批次大小)"
 )
 _GLOBAL_KEYS = (

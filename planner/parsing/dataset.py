@@ -28,7 +28,7 @@ BYTES_PER_TOKEN = 4
 _COUNT = r"(?P<num>" + NUM + r")\s?(?P<scale>" + COUNT_SUFFIX + r"|b)?\+?"
 _SAMPLE_WORDS = (
     r"(?:samples?|examples?|instances?|rows?|records?|conversations?|dialogues?|dialogs?|pairs?|"
-    r"triplets?|items?|images?|entries|documents?|docs|questions?|instructions?|prompts?|molecules?|data\s?"
+    r"triplets?|items?|images?|emails?|tickets?|messages?|articles?|posts?|entries|documents?|docs|questions?|instructions?|prompts?|molecules?|data\s?"
     r"points?|条数据|条样本|条|个样本|个数据|样本)"
 )
 _TOKENS = re.compile(
@@ -37,7 +37,14 @@ _TOKENS = re.compile(
 _TOKENS_TIMES_EPOCHS = re.compile(
     r"(?<![a-z0-9_.])(?<!\d,)" + _COUNT + r"\s?(?:tokens?\s?)?[*x]\s?(?P<epochs>\d{1,4})\s?epochs?"
 )
-_SAMPLES = re.compile(r"(?<![a-z0-9_.])(?<!\d,)~?" + _COUNT + r"\s?" + _SAMPLE_WORDS + r"(?![a-z])")
+# "5k customer emails", "1,000 image-caption pairs": one describing word may come between.
+_SAMPLES = re.compile(
+    r"(?<![a-z0-9_.])(?<!\d,)~?"
+    + _COUNT
+    + r"\s?(?:[a-z]{2,14}[-\s])?"
+    + _SAMPLE_WORDS
+    + r"(?![a-z])"
+)
 _SAMPLE_KEYS = re.compile(
     r"(?:max_samples|num_samples|num\sexamples|number\sof\s(?:samples|examples))\s?[=:]?\s?"
     + _COUNT
@@ -46,15 +53,17 @@ _PER_SAMPLE = re.compile(
     r"(?:of|with|each|averag\w{0,4}|avg|per\s(?:sample|example|entry|row))\s(?:sample\s)?"
     r"(?:containing\s|having\s|of\s)?(?:length\s)?(?:is\s|of\s)?(?:around\s|about\s|~)?\s?"
     r"(?P<num>" + NUM + ")"
-    r"(?P<k>k)?\s?(?:-\s?)?tokens?|(?P<num2>\d{1,6})\s?tokens?\s(?:each|per\s(?:sample|example|"
-    r"entry|row))|(?:每条|每个样本|平均)(?:平均)?(?:长度)?(?:约|大约|大概|为|是)?\s?(?P<num3>\d{1,6})\s?(?:个\s?)?"
+    r"(?P<k>k)?\s?(?:-\s?)?tokens?|(?P<num2>"
+    + NUM
+    + r")\s?tokens?\s(?:each|per\s(?:sample|example|entry|row))|"
+    r"(?:每条|每个样本|平均)(?:平均)?(?:长度)?(?:约|大约|大概|为|是)?\s?(?P<num3>\d{1,6})\s?(?:个\s?)?"
     r"(?:tokens?|字)?"
 )
 _TEXT_SIZE = re.compile(
     r"(?<![a-z0-9_.])(?P<num>"
     + NUM
-    + r")\s?(?P<unit>mb|gb|tb|g)\s?(?:of\s)?(?P<what>text|data(?:set)?|corpus|json\w{0,2}|csv|"
-    r"training\sdata|文本|数据|语料)?"
+    + r")\s?(?P<unit>mb|gb|tb|g)\s?(?:of\s)?(?:plain\s|raw\s|clean(?:ed)?\s)?"
+    r"(?P<what>text|data(?:set)?|corpus|json\w{0,2}|csv|training\sdata|文本|数据|语料)?"
 )
 
 

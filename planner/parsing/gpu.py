@@ -143,15 +143,17 @@ _CARD_WORDS = re.compile(r"gpu|card|device|卡|单张")
 _COUNT_VRAM = re.compile(r"(?<![a-z0-9_.])(?P<count>\d{1,4})\s?[x*]\s?(?P<vram>\d{1,3})\s?" + _GB)
 # "5x24x8 A100 GPU hours" is days × hours × GPUs: the leading factors are not GPU counts.
 _GPU_HOURS = re.compile(
-    r"(?P<lead>(?:\d{1,4}\s?[x*]\s?){2})(?=\d{1,4}[^.]{0,30}gpu[-\s]?h(?:ou)?rs?)"
+    r"(?<![\d.])(?P<lead>(?:\d{1,4}\s?[x*]\s?){2})(?=\d{1,4}[^.]{0,30}gpu[-\s]?h(?:ou)?rs?)"
 )
 # "两台机器，每台8张A800", "2 nodes, each with 8 GPUs": a node count, then the GPUs per node.
 _NODES_EACH = re.compile(
-    r"(?P<nodes>\d{1,3})\s?(?:台|nodes?|machines?|servers?)\s?(?:机器|服务器)?\s?[,，]?\s?"
+    r"(?<![\d.])(?P<nodes>\d{1,3})\s?(?:台|nodes?|machines?|servers?)\s?(?:机器|服务器)?\s?[,，]?\s?"
     r"(?:每台|each\s(?:with|has|having)|with\s(?=\d{1,3}\s?(?:x\s?)?\S{1,12}\seach))"
 )
 _NODE_WORDS = re.compile(r"台|node|machine|server")
-_NODE_PRODUCT = re.compile(r"(?P<nodes>\d{1,3})\s?nodes?\s?\*\s?(?P<count>\d{1,3})(?![\d.])")
+_NODE_PRODUCT = re.compile(
+    r"(?<![\d.])(?P<nodes>\d{1,3})\s?nodes?\s?[*x]\s?(?P<count>\d{1,3})(?![\d.])"
+)
 
 
 def _display(m: re.Match[str]) -> str:

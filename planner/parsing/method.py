@@ -21,7 +21,7 @@ _FULL_ALONE = (
     r"(?<![a-z])(?<!the\s)(?<!a\s)(?<!in\s)(?<!at\s)full(?![a-z])(?!\s?(?:the|a|an|dataset|data|"
     r"corpus|precision|batch|context|ctx|length|seq|sequence|shard|node|nodes|card|gpu|vram|memory|"
     r"size|range|list|set|power|speed|load|run\sof|\d{1,5}\s?(?:epochs?|eps?|轮|rounds?|passes))"
-    r"(?![a-z]))"
+    r"(?![a-z0-9]))"
 )
 _FULL = re.compile(
     r"full[-\s_]?(?:parameter|param|weights?|model|precision\sfine|fine[-\s]?tun\w*|finetun\w*|ft|"

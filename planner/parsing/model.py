@@ -197,10 +197,17 @@ def _sizes(written: str) -> list[float]:
 
 
 def _put_sizes(r: Reading, sizes: list[float], name_for: Callable[[float], str] | None) -> None:
-    """The first size is the job; the others ("7/13/70b") are the comparison's other jobs."""
-    first, *others = sizes
-    r.put("params_b", whole(first))
-    if name_for:
+    """The first size is the job; the others ("7/13/70b") are the comparison's other jobs. A model
+    named after the job ("Llama-3-8B vs Llama-3-70B") is another job when the text compares."""
+    if "params_b" in r.fields:
+        others = [size for size in sizes if whole(size) != r.fields["params_b"]]
+        if not COMPARING.search(r.text):
+            return
+        first = None
+    else:
+        first, *others = sizes
+        r.put("params_b", whole(first))
+    if name_for and first is not None:
         r.put("model", name_for(first))
     for size in others:
         alternative: dict[str, Any] = {"params_b": whole(size)}
