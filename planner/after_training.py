@@ -18,12 +18,12 @@ BYTES_16BIT = 2
 NF4_BYTES_PER_WEIGHT = 4.5 / 8
 SERVING_CONTEXT_GIB = 0.6
 MARKETPLACE_CHECKPOINT_HOURS = 8.0
+_ALL_TARGETS = tuple(target.value for target in LoraTarget)
 
 
 def adapter_params(spec: JobSpec, arch: ModelArch) -> int:
     targets = spec.lora_targets
-    chosen = list(LoraTarget) if targets in (None, ALL_LINEAR) else targets
-    names = [target.value for target in chosen]
+    names = _ALL_TARGETS if targets in (None, ALL_LINEAR) else [t.value for t in targets]
     shapes = linear_shapes(arch)
     per_layer = sum(
         (shapes[name][0] + shapes[name][1]) * shapes[name][2] for name in names if name in shapes

@@ -45,14 +45,16 @@ def recommend(options: list[Option], spec: JobSpec) -> Recommendation:
     fastest = min(priced, key=lambda o: (o.hours, o.cost_usd))
     best_value = min(priced, key=lambda o: (o.cost_usd * o.hours, o.cost_usd))
     budget, deadline = spec.budget_usd, spec.deadline_hours
-    both = cheapest_of(
-        [
-            o
-            for o in priced
-            if (budget is None or o.cost_usd <= budget)
-            and (deadline is None or o.hours <= deadline)
-        ]
-    )
+    both = cheapest
+    if budget is not None or deadline is not None:
+        both = cheapest_of(
+            [
+                o
+                for o in priced
+                if (budget is None or o.cost_usd <= budget)
+                and (deadline is None or o.hours <= deadline)
+            ]
+        )
     within_budget = both if spec.budget_usd is not None else None
     meets_deadline = both if spec.deadline_hours is not None else None
     lines = [f"Cheapest: {_describe(cheapest)}.", f"Fastest: {_describe(fastest)}."]

@@ -10,7 +10,7 @@ from planner.defaults import Resolved, resolve
 from planner.errors import PlanningError
 from planner.market import attach_market
 from planner.memory import estimate_memory
-from planner.plan import ModelInfo, Plan
+from planner.plan import ModelInfo, Plan, Recommendation
 from planner.spec import JobSpec, Sharding
 
 
@@ -47,12 +47,17 @@ def memory_plan(resolved: Resolved) -> Plan:
     memory = estimate_memory(
         spec, resolved.arch, spec.num_gpus or 1, spec.sharding or Sharding.none
     )
+    # The market fields are given (empty) rather than defaulted: pydantic deep-copies defaults,
+    # which costs more than building the rest of the Plan.
     return Plan(
         spec=spec,
         model=model_info(resolved.arch),
         assumptions=resolved.assumptions,
         warnings=resolved.warnings,
         memory=memory,
+        options=[],
+        recommendation=Recommendation(),
+        suggestions=[],
     )
 
 
