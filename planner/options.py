@@ -8,9 +8,10 @@ once per (count, sharding) and every card reuses it.
   (the seed guide budgets 20–30 %; we take 25 %), shown separately as overhead_hours;
 - cost_usd = hours × cheapest price per GPU-hour × GPUs; cost_usd_median with the median price.
 
-Speed: a plan shows ~40 rows and its suggestions look at ~25 more per change, so rows are plain
-slotted dataclasses and only rows that end up in the Plan become pydantic Options; a card is
-asked for its speed only once it is known to be shown or priced.
+Speed: a plan shows ~40 rows and its suggestions look at ~25 more cards per change. Only rows
+that end up in the Plan become pydantic Options, each built once from its numbers; a cheapest-run
+search compares bare costs; a card is asked for its speed only once it is known to be shown or
+priced, and paired with its price once per price table.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from typing import NamedTuple
 
 from planner.catalog.gpus import GpuSpec, all_gpus, closest_gpus, read_gpu
 from planner.catalog.models import ModelArch
@@ -38,8 +40,7 @@ GENERIC_PREFIX = "generic-"
 _OPTION_FIELDS = frozenset(Option.model_fields)
 
 
-@dataclass(frozen=True, slots=True)
-class MarketCard:
+class MarketCard(NamedTuple):
     """A catalog card with its price, paired once per price table rather than once per row."""
 
     gpu: GpuSpec
@@ -68,8 +69,7 @@ class MarketCard:
         return self.gpu.bf16_tflops > 0
 
 
-@dataclass(frozen=True, slots=True)
-class MarketCards:
+class MarketCards(NamedTuple):
     every: tuple[MarketCard, ...]
     # Cards with a price and a speed, in catalog order: the only ones a cheapest run can use.
     priced: tuple[MarketCard, ...]
@@ -310,8 +310,7 @@ def generic_card(vram_gb: float) -> GpuSpec:
     )
 
 
-@dataclass(frozen=True)
-class RequestedCard:
+class RequestedCard(NamedTuple):
     gpu: GpuSpec | None
     assumptions: tuple[str, ...]
     warnings: tuple[str, ...]

@@ -13,8 +13,8 @@ turning it off is suggested instead.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from planner.catalog.gpus import GpuSpec, all_gpus, gpu_by_key
 from planner.options import (
@@ -38,8 +38,7 @@ SHORTEST_CONTEXT_SUGGESTED = 512
 MEANINGFUL_CUT = 0.95
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     label: str
     patch: dict[str, object]
     changes_the_job: bool  # a different model quality or data shape, not just a setting

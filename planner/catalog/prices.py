@@ -17,9 +17,9 @@ from __future__ import annotations
 import csv
 import os
 import statistics
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 from planner.catalog.gpus import resolve_gpu
 from planner.errors import PlanningError
@@ -29,8 +29,7 @@ PRICES_ENV = "GPUPLAN_PRICES"
 _COLUMNS = ("key", "provider", "price_usd_per_hr", "price_kind", "date_of_source", "source")
 
 
-@dataclass(frozen=True, slots=True)
-class PriceQuote:
+class PriceQuote(NamedTuple):
     key: str
     provider: str
     usd_per_hour: float
@@ -40,8 +39,7 @@ class PriceQuote:
     notes: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class CardPrice:
+class CardPrice(NamedTuple):
     """All kept quotes for one card; `cheapest` is the one costs are computed with."""
 
     key: str
