@@ -57,6 +57,7 @@ _NEGATIVE_SETTING = re.compile(
     r"gpus|budget|accum|steps)[a-z_]{0,12})(?:\s?[=:]\s?|\s)-(?P<num>\d{1,20}(?:\.\d{1,8})?)"
     r"(?![a-z])"
 )
+_DIGIT = re.compile(r"\d")
 _MINUS_NUMBER = re.compile(r"[\s=:]-\d")
 _LABELS = {
     "params_b": "model size (billions of parameters)",
@@ -123,7 +124,8 @@ def _result(r: Reading) -> ParseResult:
         if isinstance(spec, str):
             return ParseResult(error=spec)
         jobs.append(spec)
-    unread = [*r.notes, *_LEFTOVER.findall(r.text)]
+    leftovers = _LEFTOVER.findall(r.text) if _DIGIT.search(r.text) else []
+    unread = [*r.notes, *leftovers]
     if "model" not in fields and "params_b" not in fields:
         return ParseResult(
             fields=fields,

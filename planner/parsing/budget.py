@@ -60,7 +60,7 @@ _SPEED = re.compile(
 
 
 def read_speed(r: Reading) -> None:
-    for m in r.matches_at_numbers(_SPEED):
+    for m in r.matches_at_numbers(_SPEED, needs=("tok",)):
         r.number(m, "num", "The speed")
         r.put("tokens_per_s", whole(scaled(m.group("num"), m.group("scale"))))
         r.take(m)

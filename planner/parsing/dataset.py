@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
@@ -99,12 +99,15 @@ def _named_dataset_samples(r: Reading) -> float | None:
 
 
 def read_dataset(r: Reading) -> None:
-    for m in r.matches_at_numbers(_TOKENS_TIMES_EPOCHS):
+    for m in r.matches_at_numbers(_TOKENS_TIMES_EPOCHS, needs=("epoch",)):
         r.put("dataset_tokens", _count(r, m, "The dataset size"))
         r.put("epochs", int(m.group("epochs")))
         r.take(m)
     samples = None
-    for pattern, find in ((_SAMPLE_KEYS, r.matches), (_SAMPLES, r.matches_at_numbers)):
+    for pattern, find in (
+        (_SAMPLE_KEYS, partial(r.matches_if, ("sample", "example"))),
+        (_SAMPLES, r.matches_at_numbers),
+    ):
         for m in find(pattern):
             counted = _count(r, m, "The number of samples")
             # "3 questions about ..." is not a dataset; Chinese counters ("5条数据") always are.
@@ -119,7 +122,7 @@ def read_dataset(r: Reading) -> None:
         samples = _named_dataset_samples(r)
     if samples is not None:
         _samples_with_length(r, samples)
-    for m in r.matches_at_numbers(_TOKENS):
+    for m in r.matches_at_numbers(_TOKENS, needs=("tok",)):
         tokens = _count(r, m, "The dataset size")
         if m.group("scale") or tokens > 262_144 or "," in m.group("num"):
             r.put("dataset_tokens", whole(tokens))

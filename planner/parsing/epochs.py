@@ -38,7 +38,7 @@ _PER_EPOCH = re.compile(r"(?:per|each|every|a)\s(?:epoch|round)|1\sepoch\s(?:tak
 def read_epochs(r: Reading) -> None:
     for m in r.matches_if(("epoch", "round", "每轮"), _PER_EPOCH):
         r.take(m)
-    for m in r.matches(_PROGRESS):
+    for m in r.matches_if(("epoch",), _PROGRESS):
         r.put("epochs", whole(r.number(m, "of", "The number of epochs")))
         r.take(m)
     for pattern, find in (

@@ -32,6 +32,7 @@ _TARGET_LIST = re.compile(
     r"(?P<list>(?:['\"]?[a-z_]{1,12}_proj['\"]?[\s,]{0,3}){1,7})"
 )
 _PROJ = re.compile(r"\b(q|k|v|o|gate|up|down)_proj\b")
+_LETTER_LIST = re.compile(r"[qkvo]\s?[,/]\s?[qkvo]")
 _SHORT_LIST = re.compile(
     r"(?:targets?|modules?|on)\s?[=:]?\s?(?P<list>[qkvo](?:\s?[,/]\s?[qkvo]){1,3})(?![a-z])"
 )
@@ -60,14 +61,14 @@ def read_lora(r: Reading) -> None:
     for m in r.matches_if(("alpha",), _ALPHA):
         r.put("lora_alpha", whole(r.number(m, "num", "The LoRA alpha")))
         r.take(m)
-    for m in r.matches(_ALL_LINEAR):
+    for m in r.matches_if(("all",), _ALL_LINEAR):
         r.put("lora_targets", "all-linear")
         r.take(m)
-    for m in r.matches(_TARGET_LIST):
+    for m in r.matches_if(("_proj",), _TARGET_LIST):
         targets = list(dict.fromkeys(_PROJ.findall(m.group("list"))))
         if targets:
             r.put("lora_targets", targets)
             r.take(m)
-    for m in r.matches(_SHORT_LIST):
+    for m in r.matches_when(_LETTER_LIST, _SHORT_LIST):
         r.put("lora_targets", list(dict.fromkeys(re.findall(r"[qkvo]", m.group("list")))))
         r.take(m)

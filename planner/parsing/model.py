@@ -339,7 +339,7 @@ def read_model(r: Reading) -> None:
     _read_hf_ids(r)
     _read_family_sizes(r)
     _read_size_families(r)
-    for m in r.matches_at_numbers(_BARE_MOE):
+    for m in r.matches_at_numbers(_BARE_MOE, needs=("x",)):
         r.put("model", m.group("moe"))
         r.take(m)
 

@@ -38,7 +38,14 @@ _WORD_NUMBERS = {
     "fifty": 50,
     "sixty": 60,
 }
-_WORD_NUMBER = re.compile(r"\b(" + "|".join(_WORD_NUMBERS) + r")\b(?![-']\w)")
+# The lookahead lets positions that cannot start a number word fail at once.
+_WORD_NUMBER = re.compile(
+    "(?=["
+    + "".join(sorted({word[0] for word in _WORD_NUMBERS}))
+    + r"])\b("
+    + "|".join(_WORD_NUMBERS)
+    + r")\b(?![-']\w)"
+)
 _WORD_SCALES = {"thousand": "k", "million": "m", "billion": "bn", "trillion": "t"}
 _WORD_SCALE = re.compile(r"(\d)\s?(thousand|million|billion|trillion)\b")
 _HUNDRED = re.compile(r"\b(\d{1,2})(?:-(\d{1,2}))?\s?hundred\b")

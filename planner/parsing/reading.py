@@ -55,9 +55,14 @@ class Reading:
         found; otherwise nothing."""
         return self.matches(pattern) if hint.search(self.text) else []
 
-    def matches_at_numbers(self, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+    def matches_at_numbers(
+        self, pattern: re.Pattern[str], needs: tuple[str, ...] = ()
+    ) -> list[re.Match[str]]:
         """`matches(pattern)`, for a pattern whose every match starts with a number or a "~": tried
-        only where numbers start, not at every character (lookbehinds still see what precedes)."""
+        only where numbers start, not at every character (lookbehinds still see what precedes),
+        and not at all when none of `needs` (words every match contains) is in the text."""
+        if needs and not any(word in self.text for word in needs):
+            return []
         text, starts = self._number_starts
         if text is not self.text:
             starts = [m.start() for m in _NUMBER_START.finditer(self.text)]
