@@ -98,5 +98,11 @@ def convert(value: float, spelling: str, target: str) -> float:
     source, wanted = unit_name(spelling), unit_name(target)
     if source == wanted:
         return value
-    quantity = registry().Quantity(float(value), source)
-    return float(quantity.to(wanted).magnitude)
+    return float(value) * _factor(source, wanted)
+
+
+@cache
+def _factor(source: str, wanted: str) -> float:
+    """How many `wanted` make one `source`: asked of pint once per pair (every unit in units.txt
+    is a plain multiple, so one factor converts any value)."""
+    return float(registry().Quantity(1.0, source).to(wanted).magnitude)
