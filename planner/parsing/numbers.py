@@ -46,7 +46,7 @@ def whole(value: float) -> int | float:
 
 
 # "2^13", "2**13": a power is read as its value. A tower ("9**9**9") is never evaluated, and a
-# power too big to plan with is refused, never truncated to its exponent ("10^30 ctx" is not 30).
+# power too big to plan with is set aside with a note, never truncated ("10^30 ctx" is not 30).
 _POWER = re.compile(
     r"(?<![\d.])(?P<base>\d{1,6}(?:\.\d{1,4})?)\s?(?:\^|\*\*)\s?(?P<exp>\d{1,4})(?![\d.])"
     r"(?P<tower>(?:\s?(?:\^|\*\*)\s?\d{1,20}(?:\.\d{1,8})?){1,50})?"
@@ -68,10 +68,13 @@ def expand_powers(text: str) -> tuple[str, list[str]]:
             if TOWER_NOTE not in notes:
                 notes.append(TOWER_NOTE)
             return " " * len(match.group(0))
-        written = match.group(0).strip()
         base, exponent = float(match.group("base")), int(match.group("exp"))
         if base > 1 and exponent * math.log10(base) > math.log10(ABSURD):
-            raise BadNumber(f"{written} is too large a number to plan with.")
+            # Refused, not truncated: the value is set aside and the reader told why.
+            notes.append(
+                f"{match.group('base')} to the power {exponent} is too large a number to plan with"
+            )
+            return " " * len(match.group(0))
         power = base**exponent
         return str(int(power)) if power == int(power) else f"{power:g}"
 
