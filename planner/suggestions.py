@@ -151,43 +151,58 @@ def _shown_speed(context: MarketContext, gpu: GpuSpec, count: int) -> float | No
     return round(tokens_per_s, 1) if tokens_per_s else None
 
 
-def _evaluate(
-    context: MarketContext,
-    change: Change,
-    card: GpuSpec | None,
-    requested: Option | None,
-    cheapest_before: Option | None,
-) -> tuple[Suggestion, bool, float | None]:
-    """The suggestion, whether it makes the named card (or any one card) fit, its cheapest cost."""
+class After(NamedTuple):
+    """A change applied: its market, the card it is judged on, and whether the job then fits."""
+
+    context: MarketContext
+    target: GpuSpec | None
+    count: int
+    required_gib: float
+    fits: bool  # on the target card, or with no card named on some single card
+
+
+def _apply(context: MarketContext, change: Change, card: GpuSpec | None) -> After:
     after_context = context.patched(change.patch)
     patched = after_context.spec
     count = patched.num_gpus or 1
     target = gpu_by_key(str(change.patch["gpu"])) if "gpu" in change.patch else card
     sharding = (patched.sharding or Sharding.none) if count > 1 else Sharding.none
+    after_gib = after_context.memory(count, sharding).required_gib
+    if target is not None:
+        fits = verdict_for(after_gib, target.usable_gib) != "no"
+    else:
+        fits = _smallest_card_holding(after_gib) is not None
+    return After(after_context, target, count, after_gib, fits)
+
+
+def _evaluate(
+    context: MarketContext,
+    change: Change,
+    after: After,
+    requested: Option | None,
+    cheapest_before: Option | None,
+) -> tuple[Suggestion, float | None]:
+    """The suggestion for an applied change, and the cost of the cheapest run after it."""
     if requested is not None:
         before_gib = requested.required_gib
     else:
         before_gib = context.memory(1, Sharding.none).required_gib
-    after_gib = after_context.memory(count, sharding).required_gib
-    reference = _reference(target, cheapest_before)
+    after_gib, count = after.required_gib, after.count
+    reference = _reference(after.target, cheapest_before)
     pct = _hours_change_pct(
         _shown_speed(context, reference, context.spec.num_gpus or 1),
-        _shown_speed(after_context, reference, count),
+        _shown_speed(after.context, reference, count),
     )
-    cheapest_after = cheapest_run(after_context)
+    cheapest_after = cheapest_run(after.context)
     text = (
         f"{change.label}: {before_gib:.0f} → {after_gib:.0f} GiB, "
-        f"{_fit_phrase(after_gib, target, count)}, {_time_phrase(pct)}"
+        f"{_fit_phrase(after_gib, after.target, count)}, {_time_phrase(pct)}"
     )
     if cheapest_after is not None:
         text += (
             f"; cheapest run then {cheapest_after.count}× {cheapest_after.gpu_name}, "
             f"${cheapest_after.cost_usd:,.2f}"
         )
-    if target is not None:
-        fits = verdict_for(after_gib, target.usable_gib) != "no"
-    else:
-        fits = _smallest_card_holding(after_gib) is not None
     suggestion = Suggestion(
         change=text,
         patch={key: getattr(value, "value", value) for key, value in change.patch.items()},
@@ -196,7 +211,7 @@ def _evaluate(
         hours_change_pct=pct,
         cheapest_option=cheapest_after,
     )
-    return suggestion, fits, cheapest_after.cost_usd if cheapest_after else None
+    return suggestion, cheapest_after.cost_usd if cheapest_after else None
 
 
 def checkpointing_advice(
@@ -209,8 +224,11 @@ def checkpointing_advice(
     on = bool(context.spec.gradient_checkpointing)
     label = "gradient checkpointing off" if on else "gradient checkpointing"
     change = Change(label, {"gradient_checkpointing": not on}, False)
-    suggestion, fits, cost_after = _evaluate(context, change, card, requested, cheapest)
-    if (card is not None and not fits) or cost_after is None or cost_after >= cheapest.cost_usd:
+    after = _apply(context, change, card)
+    if card is not None and not after.fits:
+        return None  # decided before searching the market for the cheapest run
+    suggestion, cost_after = _evaluate(context, change, after, requested, cheapest)
+    if cost_after is None or cost_after >= cheapest.cost_usd:
         return None
     suggestion.change += (
         " (checkpointing is not worth it here: it only costs time)"
@@ -247,8 +265,9 @@ def suggest(
     if stuck:
         helpful, partial = [], []
         for change in candidate_changes(context, card):
-            suggestion, fits, cost = _evaluate(context, change, card, requested, cheapest)
-            if fits:
+            after = _apply(context, change, card)
+            suggestion, cost = _evaluate(context, change, after, requested, cheapest)
+            if after.fits:
                 moves_card = "gpu" in change.patch
                 rank = (moves_card, change.changes_the_job, cost or float("inf"))
                 helpful.append((*rank, suggestion))
