@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
@@ -32,8 +33,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _open(path: str) -> IO[str]:
-    return sys.stdin if path == "-" else open(path, encoding="utf-8")
+def _read_text(path: str, field: str) -> str:
+    """The whole file (or stdin for "-"); an unreadable or non-UTF-8 file is a PlanningError."""
+    try:
+        return sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PlanningError(f"cannot read {path}: {exc.strerror or exc}", field) from None
+    except UnicodeDecodeError:
+        raise PlanningError(f"{path} is not UTF-8 text", field) from None
+
+
+def _open_lines(path: str) -> IO[str]:
+    # Undecodable bytes become U+FFFD, so a damaged line gets its own error line and the stream
+    # goes on.
+    if path == "-":
+        if isinstance(sys.stdin, io.TextIOWrapper):
+            sys.stdin.reconfigure(errors="replace")
+        return sys.stdin
+    try:
+        return open(path, encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise PlanningError(f"cannot read {path}: {exc.strerror or exc}", "jsonl") from None
 
 
 def _describe(exc: Exception) -> str:
@@ -49,9 +69,7 @@ def _plan_json(data: object, arch: ModelArch | None) -> dict:
 
 def _read_config(path: str) -> ModelArch:
     try:
-        config = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PlanningError(f"cannot read {path}: {exc.strerror or exc}", field="config") from None
+        config = json.loads(_read_text(path, "config"))
     except json.JSONDecodeError as exc:
         raise PlanningError(
             f"{path} is not JSON ({exc.msg}, line {exc.lineno})", "config"
@@ -79,7 +97,7 @@ def _one_line(line: str, arch: ModelArch | None) -> dict:
 
 
 def _run_jsonl(path: str, arch: ModelArch | None) -> int:
-    with _open(path) as lines:
+    with _open_lines(path) as lines:
         for line in lines:
             if not line.strip():
                 continue
@@ -93,10 +111,8 @@ def run(args: argparse.Namespace) -> int:
         if args.jsonl:
             return _run_jsonl(args.jsonl, arch)
         if args.spec:
-            with _open(args.spec) as handle:
-                text = handle.read()
             try:
-                data = json.loads(text)
+                data = json.loads(_read_text(args.spec, "spec"))
             except json.JSONDecodeError as exc:
                 raise PlanningError(f"not JSON ({exc.msg}, line {exc.lineno})", "spec") from None
         elif arch is not None:
@@ -110,9 +126,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     except BrokenPipeError:
         raise
-    except OSError as exc:
-        print(f"gpuplan estimate: {exc.strerror or exc}", file=sys.stderr)
-        return 1
     except Exception as exc:
         print(f"gpuplan estimate: {_describe(exc)}", file=sys.stderr)
         return 1
