@@ -1,14 +1,14 @@
 """`gpuplan`: the command line for every surface.
 
 Each subcommand lives in its own module with `add_arguments(parser)` and `run(args) -> int`,
-imported
-only when that subcommand runs, so `gpuplan ask` never pays for slack-bolt or discord.py.
+imported only when that subcommand runs, so `gpuplan ask` never pays for slack-bolt or discord.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -21,6 +21,25 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "discord-commands": ("adapters.discord.commands_cmd", "print the synced command JSON"),
     "bench": ("adapters.console.bench_cmd", "parse + plan throughput and latency in-process"),
 }
+
+
+def positive_int(text: str) -> int:
+    """An argparse type for counts and ids that must be ≥ 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def _one_line(error: Exception) -> str:
+    from planner.errors import PlanningError
+
+    if isinstance(error, PlanningError):
+        return error.message
+    return f"{type(error).__name__}: {error}"
 
 
 def _usage() -> str:
@@ -49,6 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as error:  # a bad file or a bug still reads as one line, not a traceback
+        if os.environ.get("GPUPLAN_DEBUG"):
+            raise
+        print(f"gpuplan {name}: {_one_line(error)} (GPUPLAN_DEBUG=1 shows more)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ import argparse
 import json
 import time
 
+from adapters.cli import positive_int
+
 # Representative of what chat users type: terse lines, prose, Chinese, multi-GPU, config-ish.
 QUESTIONS: tuple[str, ...] = (
     "13B QLoRA, 4k ctx, 20M tokens x3",
@@ -25,7 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print {plans_per_s, p50_ms, p99_ms, parse_ms, plan_ms}"
     )
-    parser.add_argument("--rounds", type=int, default=200, help="passes over the question set")
+    parser.add_argument(
+        "--rounds", type=positive_int, default=200, help="passes over the question set"
+    )
 
 
 def _percentile(sorted_values: list[float], fraction: float) -> float:
@@ -47,7 +51,7 @@ def measure(rounds: int) -> dict[str, float]:
     latencies_ms: list[float] = []
     parse_s = 0.0
     started = time.perf_counter()
-    for _ in range(max(1, rounds)):
+    for _ in range(rounds):
         for text in QUESTIONS:
             t0 = time.perf_counter()
             result = parse(text)

@@ -32,15 +32,26 @@ def run(args: argparse.Namespace) -> int:
     from adapters.console import logs
     from adapters.console.text import render_text, wants_colour
     from bot.conversation import Conversation
+    from bot.store import state_dir
     from bot.threads import ThreadKey
 
     logs.configure()
+    if args.thread is not None and not args.thread.strip():
+        print(
+            "gpuplan chat: --thread needs an id (leave it out to start a new thread)",
+            file=sys.stderr,
+        )
+        return 2
     thread = args.thread or secrets.token_hex(4)
     interactive = sys.stdin.isatty()
     try:
         conversation = Conversation(limit_rate=False)
     except (OSError, sqlite3.Error) as error:
-        print(f"gpuplan chat: cannot open the thread store: {error}", file=sys.stderr)
+        reason = getattr(error, "strerror", None) or error
+        print(
+            f"gpuplan chat: cannot open the thread store in {state_dir()}: {reason}",
+            file=sys.stderr,
+        )
         return 1
     key = ThreadKey(platform="console", thread=thread)
     colour = wants_colour(sys.stdout) and not args.json

@@ -6,18 +6,20 @@ from __future__ import annotations
 import argparse
 import json
 
+from adapters.cli import positive_int
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compact", action="store_true", help="one line instead of indented")
     parser.add_argument(
-        "--invite", type=int, metavar="APPLICATION_ID", help="print the invite URL instead"
+        "--invite", type=positive_int, metavar="APPLICATION_ID", help="print the invite URL instead"
     )
 
 
 def run(args: argparse.Namespace) -> int:
     from adapters.discord.commands import command_payloads, invite_url
 
-    if args.invite:
+    if args.invite is not None:
         print(invite_url(args.invite))
         return 0
 
