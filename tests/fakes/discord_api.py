@@ -59,6 +59,8 @@ class Call:
 @dataclass
 class FakeDiscord:
     ack_deadline_s: float = 3.0
+    # When set, REST calls without `Authorization: Bot <bot_token>` get Discord's 401.
+    bot_token: str | None = None
     calls: list[Call] = field(default_factory=list)
     identify: dict[str, Any] | None = None
     dispatched_at_s: dict[str, float] = field(default_factory=dict)
@@ -172,7 +174,16 @@ class FakeDiscord:
         path = "/" + request.match_info["path"]
         body = await _body(request)
         now_s = asyncio.get_running_loop().time()
-        response = self._respond(request.method, path, body, now_s)
+        # Interaction callbacks and webhooks authenticate by the interaction token in the path.
+        if self.bot_token is not None and not path.startswith(("/interactions/", "/webhooks/")):
+            authorized = request.headers.get("Authorization") == f"Bot {self.bot_token}"
+        else:
+            authorized = True
+        response = (
+            self._respond(request.method, path, body, now_s)
+            if authorized
+            else _json({"message": "401: Unauthorized", "code": 0}, status=401)
+        )
         self.calls.append(Call(request.method, path, body, now_s, response.status))
         self._changed.set()
         return response
