@@ -21,6 +21,8 @@ from typing import Any
 from aiohttp import WSMsgType, web
 from jsonschema import Draft202012Validator
 
+from tests.fakes.loopback import serve_on_loopback, stop_loopback
+
 SUBSET = Path(__file__).parents[1] / "data" / "discord_openapi_subset.json"
 APP_ID = 900_000_000_000_000_001
 GUILD_ID = 900_000_000_000_000_002
@@ -73,16 +75,11 @@ class FakeDiscord:
         app = web.Application()
         app.router.add_get("/gateway", self._gateway)
         app.router.add_route("*", "/api/v10/{path:.*}", self._rest)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
-        self.port = self._runner.addresses[0][1]
+        self._runner, self.port = await serve_on_loopback(app)
         return self
 
     async def stop(self) -> None:
-        for socket in self._sockets:
-            await socket.close()
-        await self._runner.cleanup()
+        await stop_loopback(self._runner, self._sockets)
 
     @property
     def rest_base(self) -> str:

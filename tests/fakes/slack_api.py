@@ -21,6 +21,7 @@ from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.blocks import Block
 
 from adapters.slack import limits
+from tests.fakes.loopback import serve_on_loopback, stop_loopback
 
 BOT_USER_ID = "U0BOT"
 TEAM_ID = "T0001"
@@ -98,16 +99,11 @@ class FakeSlack:
         app.router.add_post("/response/{name:.*}", self._response_url)
         app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_get("/link/", self._socket)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
-        self.port = self._runner.addresses[0][1]
+        self._runner, self.port = await serve_on_loopback(app)
         return self
 
     async def stop(self) -> None:
-        for ws in self._sockets:
-            await ws.close()
-        await self._runner.cleanup()
+        await stop_loopback(self._runner, self._sockets)
 
     async def wait_for(self, predicate: Callable[[], Any], timeout_s: float = 5.0) -> Any:
         async with self._changed:
