@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from planner.after_training import after_training
 from planner.catalog.prices import price_date_label
 from planner.options import (
+    Footprint,
     MarketContext,
     cheapest_of,
     make_option,
@@ -124,7 +125,7 @@ def attach_market(plan: Plan, resolved: Resolved) -> Plan:
     card = read_requested_card(spec)
     count = spec.num_gpus or 1
     sharding = (spec.sharding or Sharding.none) if count > 1 else Sharding.none
-    context.known[(count, sharding)] = plan.memory
+    context.known[(count, sharding)] = Footprint(plan.memory.required_gib, plan.memory.sharding)
     requested = make_option(context, card.gpu, count, sharding) if card.gpu else None
     notes = calibrate_to_measurement(context, requested)
     if requested is not None and context.measured_ratio is not None:

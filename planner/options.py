@@ -24,8 +24,8 @@ from typing import NamedTuple
 from planner.catalog.gpus import GpuSpec, all_gpus, closest_gpus, read_gpu
 from planner.catalog.models import ModelArch
 from planner.catalog.prices import CardPrice, price_table
-from planner.memory import estimate_memory
-from planner.plan import MemoryEstimate, Option, Verdict
+from planner.memory.estimate import required_gib
+from planner.plan import Option, Verdict
 from planner.spec import JobSpec, Sharding
 from planner.throughput import JobWork, job_work, tokens_per_s_on
 
@@ -38,6 +38,13 @@ PLACEMENT_FIELDS = frozenset({"num_gpus", "sharding", "gpu", "gpu_vram_gb"})
 SHARDING_STRATEGIES = (Sharding.fsdp, Sharding.zero3)
 GENERIC_PREFIX = "generic-"
 _OPTION_FIELDS = frozenset(Option.model_fields)
+
+
+class Footprint(NamedTuple):
+    """What options and suggestions read of a memory estimate."""
+
+    required_gib: float
+    sharding: str  # the layout the estimate was made for
 
 
 class MarketCard(NamedTuple):
@@ -105,7 +112,7 @@ class MarketContext:
 
     spec: JobSpec
     arch: ModelArch
-    known: dict[tuple[int, Sharding], MemoryEstimate] = field(default_factory=dict)
+    known: dict[tuple[int, Sharding], Footprint] = field(default_factory=dict)
     # The user's measured tokens/s divided by our estimate for their setup: scales every card.
     measured_ratio: float | None = None
     prices: dict[str, CardPrice] = field(default_factory=price_table)
@@ -133,11 +140,12 @@ class MarketContext:
             changed.known = self.known
         return changed
 
-    def memory(self, count: int, sharding: Sharding) -> MemoryEstimate:
+    def memory(self, count: int, sharding: Sharding) -> Footprint:
         key = (count, sharding if count > 1 else Sharding.none)
         known = self.known.get(key)
         if known is None:
-            known = self.known[key] = estimate_memory(self.spec, self.arch, key[0], key[1])
+            required = required_gib(self.spec, self.arch, key[0], key[1])
+            known = self.known[key] = Footprint(required, key[1].value)
         return known
 
     def fewest_gpus(self, usable_gib: float) -> int | None:
@@ -212,7 +220,7 @@ def option_on(
     card: MarketCard,
     count: int,
     sharding: Sharding,
-    memory: MemoryEstimate,
+    memory: Footprint,
 ) -> Option:
     gpu = card.gpu
     required_gib, usable_gib = memory.required_gib, gpu.usable_gib

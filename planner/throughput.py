@@ -90,6 +90,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from planner.catalog.gpus import GpuSpec, gpu_by_key
 from planner.catalog.models import ModelArch, linear_params_per_layer
@@ -286,25 +287,75 @@ def sustained_clock_fraction(gpu: GpuSpec) -> float:
     return min(1.0, gpu.tdp_w / (gpu.bf16_tflops * watts_per_tflops))
 
 
+def card_matmul_factor(gpu: GpuSpec) -> float:
+    """The card's share of the A100-fitted method utilisation: its class and chip family."""
+    return CARD_CLASS_FACTOR[gpu.card_class] * MATMUL_SHARE_VS_A100.get(gpu.chip_family, 1.0)
+
+
+def scaling_link(gpu: GpuSpec) -> str:
+    """Which SCALING_PER_DOUBLING figure the card's collectives get."""
+    return "consumer" if gpu.card_class == "consumer" else gpu.link
+
+
+class CardSpeed(NamedTuple):
+    """A card's job-independent figures, from the functions above, derived once per card."""
+
+    peak_flops_per_s: float  # datasheet dense peak
+    matmul_factor: float  # card_matmul_factor
+    clock_fraction: float  # sustained_clock_fraction
+    achieved_bytes_per_s: float  # datasheet bandwidth × ACHIEVED_BANDWIDTH_FRACTION
+    link: str  # scaling_link
+
+
+# By id of the card, holding the card so that its id cannot be reused by another.
+_card_speeds: dict[int, tuple[GpuSpec, CardSpeed]] = {}
+
+
+def card_speed(gpu: GpuSpec) -> CardSpeed:
+    """The card's CardSpeed; a plan asks for ~50 cards' speeds, so each is derived once."""
+    known = _card_speeds.get(id(gpu))
+    if known is not None and known[0] is gpu:
+        return known[1]
+    speed = CardSpeed(
+        peak_flops_per_s=gpu.bf16_tflops * 1e12,
+        matmul_factor=card_matmul_factor(gpu),
+        clock_fraction=sustained_clock_fraction(gpu),
+        achieved_bytes_per_s=gpu.bandwidth_gbs * 1e9 * ACHIEVED_BANDWIDTH_FRACTION,
+        link=scaling_link(gpu),
+    )
+    _card_speeds[id(gpu)] = (gpu, speed)
+    return speed
+
+
 def utilisation_on(work: JobWork, gpu: GpuSpec) -> float:
     """Fraction of the card's datasheet peak the matmuls sustain (see module docstring)."""
-    card_factor = CARD_CLASS_FACTOR[gpu.card_class] * MATMUL_SHARE_VS_A100.get(gpu.chip_family, 1.0)
-    return work.method_utilisation * card_factor * sustained_clock_fraction(gpu)
+    speed = card_speed(gpu)
+    return work.method_utilisation * speed.matmul_factor * speed.clock_fraction
 
 
 def scaling_efficiency(
     gpu: GpuSpec, count: int, sharding: Sharding | None, *, trains_weights: bool = True
 ) -> float:
     """Share of `count` × one card's throughput a multi-GPU run keeps."""
+    return _scaling_over(card_speed(gpu).link, count, sharding, trains_weights)
+
+
+# A handful of (link, count, layout) combinations recur in every plan.
+@cache
+def _scaling_over(link: str, count: int, sharding: Sharding | None, trains_weights: bool) -> float:
     if count <= 1:
         return 1.0
     if sharding == Sharding.device_map:
         return 1.0 / count
-    link = "consumer" if gpu.card_class == "consumer" else gpu.link
     sharded = sharding in SHARDED
     volumes = (2 if sharded else 0) + (1 if sharded else 2) * trains_weights
     loss_per_doubling = (1.0 - SCALING_PER_DOUBLING[link]) * volumes / FULL_SHARDED_VOLUMES
     return (1.0 - loss_per_doubling) ** math.log2(count)
+
+
+def compute_seconds_per_token(work: JobWork, gpu: GpuSpec) -> float:
+    """Per-GPU time of the matmuls."""
+    return work.flops_per_token / (card_speed(gpu).peak_flops_per_s * utilisation_on(work, gpu))
 
 
 def memory_seconds_per_token(work: JobWork, gpu: GpuSpec, count: int) -> float:
@@ -314,24 +365,20 @@ def memory_seconds_per_token(work: JobWork, gpu: GpuSpec, count: int) -> float:
         + work.dequant_bytes_per_token
         + work.optimizer_bytes_per_token_one_gpu / count
     )
-    return moved_bytes / (gpu.bandwidth_gbs * 1e9 * ACHIEVED_BANDWIDTH_FRACTION)
+    return moved_bytes / card_speed(gpu).achieved_bytes_per_s
 
 
 def per_gpu_seconds_per_token(work: JobWork, gpu: GpuSpec, count: int) -> float:
     return (
-        work.flops_per_token / (gpu.bf16_tflops * 1e12 * utilisation_on(work, gpu))
+        compute_seconds_per_token(work, gpu)
         + memory_seconds_per_token(work, gpu, count)
         + work.offload_seconds_per_token_one_gpu / count
     )
 
 
-def _scaling_for(work: JobWork, gpu: GpuSpec, count: int, sharding: Sharding | None) -> float:
-    return scaling_efficiency(gpu, count, sharding, trains_weights=work.trains_weights)
-
-
 def tokens_per_s_on(work: JobWork, gpu: GpuSpec, count: int, sharding: Sharding | None) -> float:
     """Trained tokens per second for the whole job on `count` × `gpu`."""
-    efficiency = _scaling_for(work, gpu, count, sharding)
+    efficiency = scaling_efficiency(gpu, count, sharding, trains_weights=work.trains_weights)
     return count * efficiency / per_gpu_seconds_per_token(work, gpu, count)
 
 
@@ -344,5 +391,7 @@ def estimate_throughput(
         tokens_per_s=tokens_per_s_on(work, gpu, count, sharding),
         flops_per_token=work.flops_per_token,
         utilisation=utilisation_on(work, gpu),
-        scaling_efficiency=_scaling_for(work, gpu, count, sharding),
+        scaling_efficiency=scaling_efficiency(
+            gpu, count, sharding, trains_weights=work.trains_weights
+        ),
     )

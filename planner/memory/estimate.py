@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import NamedTuple
 
 from planner import defaults  # a module import: planner.defaults imports our profiles
 from planner.catalog.models import ModelArch
@@ -97,12 +98,18 @@ def _share(arch: ModelArch, job: comp.Job, num_gpus: int, cpu_offload: bool) -> 
     return per_gpu(arch, job, total, num_gpus, cpu_offload)
 
 
-def estimate_memory(
-    spec: JobSpec, arch: ModelArch, num_gpus: int, sharding: Sharding
-) -> MemoryEstimate:
-    """Per-GPU memory of `spec` (resolved) on `num_gpus` GPUs sharded by `sharding`.
+class Peak(NamedTuple):
+    """One GPU's peak, in bytes: what estimate_memory reports, before rounding."""
 
-    allocated = weights + adapter + gradients + optimizer + the larger of activations + logits
+    share: Components
+    allocated: float
+    reserved: float
+    required: float
+    paged_share: float
+
+
+def peak_bytes(spec: JobSpec, arch: ModelArch, num_gpus: int, sharding: Sharding) -> Peak:
+    """allocated = weights + adapter + gradients + optimizer + the larger of activations + logits
         (mid-backward) and the optimizer step's scratch;
     reserved = allocated + the allocator's slack on the per-step tensors (activations, logits),
         larger when batches vary in length (no packing);
@@ -116,16 +123,31 @@ def estimate_memory(
     reserved = allocated + slack * (share.activations + share.logits)
     talks = num_gpus > 1 and sharding not in (Sharding.none, Sharding.device_map)
     context = (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if talks else 0.0)) * GIB
-    required = reserved + context
     splits_state = sharding not in (Sharding.none, Sharding.ddp)
     paged_share = paged / num_gpus if splits_state else paged
+    return Peak(share, allocated, reserved, reserved + context, paged_share)
+
+
+def required_gib(spec: JobSpec, arch: ModelArch, num_gpus: int, sharding: Sharding) -> float:
+    """estimate_memory(...).required_gib without the rest of the estimate: the market compares
+    this figure for several GPU counts per job and shows nothing else of those estimates."""
+    return round(peak_bytes(spec, arch, num_gpus, sharding).required / GIB, 3)
+
+
+def estimate_memory(
+    spec: JobSpec, arch: ModelArch, num_gpus: int, sharding: Sharding
+) -> MemoryEstimate:
+    """Per-GPU memory of `spec` (resolved) on `num_gpus` GPUs sharded by `sharding` (the sums
+    are peak_bytes'), with the range a user should plan with."""
+    peak = peak_bytes(spec, arch, num_gpus, sharding)
+    share, allocated, required = peak.share, peak.allocated, peak.required
     low = required * (1 - RANGE_LOW_FRACTION)
-    high = required * (1 + RANGE_HIGH_FRACTION) + paged_share
+    high = required * (1 + RANGE_HIGH_FRACTION) + peak.paged_share
     return MemoryEstimate(
         num_gpus=num_gpus,
         sharding=sharding.value,
         peak_allocated_gib=round(allocated / GIB, 3),
-        peak_reserved_gib=round(reserved / GIB, 3),
+        peak_reserved_gib=round(peak.reserved / GIB, 3),
         required_gib=round(required / GIB, 3),
         range_gib=(round(low / GIB, 2), round(high / GIB, 2)),
         breakdown_gib=MemoryBreakdown(
