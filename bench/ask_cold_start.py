@@ -17,6 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from adapters.cli import positive_int
+
 SEED = "13B QLoRA, 4k ctx, 20M tokens x3"
 
 
@@ -36,7 +38,7 @@ def median_s(command: list[str], runs: int, env: dict[str, str]) -> tuple[float,
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--runs", type=positive_int, default=15)
     args = parser.parse_args()
     executable = Path(sys.executable).with_name("gpuplan")
     gpuplan = [str(executable)] if executable.exists() else [shutil.which("gpuplan") or "gpuplan"]

@@ -12,6 +12,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from adapters.cli import positive_int
+
 QUESTIONS = (
     "13B QLoRA, 4k ctx, 20M tokens x3",
     "can I lora llama 3 8b with 8k context on 2x3090?",
@@ -30,7 +32,7 @@ def rss_mib() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--answers", type=int, default=1000)
+    parser.add_argument("--answers", type=positive_int, default=1000)
     args = parser.parse_args()
     os.environ["GPUPLAN_STATE_DIR"] = tempfile.mkdtemp(prefix="gpuplan-rss-")
 

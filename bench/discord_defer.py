@@ -25,6 +25,8 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
+from adapters.cli import positive_int
+from adapters.console.bench_cmd import percentile
 from adapters.discord.client import GpuplanClient
 from bot.conversation import Conversation
 from bot.reply import Reply
@@ -49,9 +51,9 @@ class SlowConversation:
 
 
 def _percentiles_ms(values_s: list[float]) -> str:
-    ms = sorted(v * 1000 for v in values_s)
-    p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
-    return f"p50 {statistics.median(ms):8.1f} ms   p99 {p99:8.1f} ms   max {ms[-1]:8.1f} ms"
+    ms = [v * 1000 for v in values_s]
+    p99 = percentile(ms, 0.99)
+    return f"p50 {statistics.median(ms):8.1f} ms   p99 {p99:8.1f} ms   max {max(ms):8.1f} ms"
 
 
 async def bench(count: int, plan_s: float, gap_s: float) -> None:
@@ -92,7 +94,7 @@ async def bench(count: int, plan_s: float, gap_s: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-n", type=int, default=50, help="interactions")
+    parser.add_argument("-n", type=positive_int, default=50, help="interactions")
     parser.add_argument("--plan-s", type=float, default=2.0, help="planner delay per question")
     parser.add_argument("--gap-ms", type=float, default=20.0, help="time between interactions")
     args = parser.parse_args()

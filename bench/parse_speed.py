@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+from adapters.console.bench_cmd import percentile
+
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "13B QLoRA, 4k ctx, 20M tokens x3"
 COLD = f"from planner.parsing import parse; parse({SEED!r})"
@@ -63,13 +65,9 @@ def _report(name: str, path: Path) -> None:
     best_ms = _latencies_ms(texts, repeats=5)
     print(
         f"{name} ({len(texts)} texts): median {statistics.median(once_ms):.3f} ms once, "
-        f"{statistics.median(best_ms):.3f} ms best of 5; p99 {_p99(best_ms):.2f} ms, "
+        f"{statistics.median(best_ms):.3f} ms best of 5; p99 {percentile(best_ms, 0.99):.2f} ms, "
         f"max {max(best_ms):.2f} ms; {len(texts) / (sum(best_ms) / 1000):,.0f} parses/s"
     )
-
-
-def _p99(values: list[float]) -> float:
-    return sorted(values)[int(len(values) * 0.99)]
 
 
 def main() -> None:

@@ -23,6 +23,9 @@ from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from adapters.cli import positive_int
+from adapters.console.bench_cmd import percentile
+
 SECRET = "bench-signing-secret"
 QUESTIONS = [
     "13B QLoRA, 4k ctx, 20M tokens x3",
@@ -30,11 +33,6 @@ QUESTIONS = [
     "70B full fine-tune, 2k ctx, 1B tokens",
     "mistral 7b qlora, 16k ctx, 50M tokens on A100",
 ]
-
-
-def _percentile(values: list[float], pct: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1)))]
 
 
 def _slash_body(n: int, response_url: str) -> str:
@@ -124,7 +122,7 @@ async def _run(requests: int) -> int:
         worst_ms = max(worst_ms, *ms)
         print(f"  {burst}:")
         print(f"    ack p50               {statistics.median(ms):8.1f} ms")
-        print(f"    ack p99               {_percentile(ms, 99):8.1f} ms   (goal < 100 ms)")
+        print(f"    ack p99               {percentile(ms, 0.99):8.1f} ms   (goal < 100 ms)")
         print(f"    ack max               {max(ms):8.1f} ms   (Slack's deadline 3000 ms)")
     print(f"  {requests} answers at response_url {result['answered_s']:.2f} s after a burst")
     return 0 if worst_ms < 3000 else 1
@@ -165,7 +163,7 @@ async def _ack_path_ms(requests: int) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=100)
+    parser.add_argument("--requests", type=positive_int, default=100)
     args = parser.parse_args()
     os.environ["GPUPLAN_STATE_DIR"] = tempfile.mkdtemp(prefix="gpuplan-slack-bench-")
     status = asyncio.run(_run(args.requests))

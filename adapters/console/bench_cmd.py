@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Iterable
 
 from adapters.cli import positive_int
 
@@ -32,9 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _percentile(sorted_values: list[float], fraction: float) -> float:
-    index = min(len(sorted_values) - 1, round(fraction * (len(sorted_values) - 1)))
-    return sorted_values[index]
+def percentile(values: Iterable[float], fraction: float) -> float:
+    """Nearest-rank percentile (`fraction` 0.99 for p99): every speed figure we print uses it."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 def measure(rounds: int) -> dict[str, float]:
@@ -67,8 +69,8 @@ def measure(rounds: int) -> dict[str, float]:
     latencies_ms.sort()
     return {
         "plans_per_s": round(answers / elapsed_s, 1),
-        "p50_ms": round(_percentile(latencies_ms, 0.50), 3),
-        "p99_ms": round(_percentile(latencies_ms, 0.99), 3),
+        "p50_ms": round(percentile(latencies_ms, 0.50), 3),
+        "p99_ms": round(percentile(latencies_ms, 0.99), 3),
         "parse_ms": round(parse_s * 1000 / answers, 3),
         "plan_ms": round((total_ms - parse_s * 1000) / answers, 3),
     }
