@@ -27,7 +27,7 @@ from planner.catalog.prices import CardPrice, price_table
 from planner.memory.estimate import required_gib
 from planner.plan import Option, Verdict
 from planner.spec import JobSpec, Sharding
-from planner.throughput import JobWork, job_work, tokens_per_s_on
+from planner.throughput import CardSpeed, JobWork, card_speed, job_work, tokens_per_s_at
 
 OVERHEAD_FRACTION = 0.25
 TIGHT_HEADROOM_FRACTION = 0.10
@@ -56,11 +56,13 @@ class MarketCard(NamedTuple):
     median_usd_per_hour: float | None
     price_source: str | None
     price_date: str | None
+    speed: CardSpeed | None  # None for a card known only by its size
 
     @classmethod
     def of(cls, gpu: GpuSpec, price: CardPrice | None) -> MarketCard:
+        speed = card_speed(gpu) if gpu.bf16_tflops > 0 else None
         if price is None:
-            return cls(gpu, None, None, None, None, None)
+            return cls(gpu, None, None, None, None, None, speed)
         cheapest = price.cheapest
         return cls(
             gpu,
@@ -69,11 +71,8 @@ class MarketCard(NamedTuple):
             price.median_usd_per_hour,
             price.price_source,
             cheapest.date,
+            speed,
         )
-
-    @property
-    def has_speed(self) -> bool:
-        return self.gpu.bf16_tflops > 0
 
 
 class MarketCards(NamedTuple):
@@ -100,7 +99,7 @@ def market_cards(prices: dict[str, CardPrice]) -> MarketCards:
     if known is not None:
         return known[1]
     every = tuple(MarketCard.of(gpu, prices.get(gpu.key)) for gpu in all_gpus())
-    priced = tuple(card for card in every if card.price is not None and card.has_speed)
+    priced = tuple(card for card in every if card.price is not None and card.speed is not None)
     cards = MarketCards(every, priced, {card.gpu.key: card for card in every})
     _cards_by_table[id(prices)] = (prices, cards)
     return cards
@@ -182,7 +181,11 @@ def speed_on(context: MarketContext, gpu: GpuSpec, count: int, sharding: Shardin
     known only by its size."""
     if gpu.bf16_tflops <= 0:
         return None
-    tokens_per_s = tokens_per_s_on(context.work, gpu, count, sharding)
+    return scaled_speed(context, card_speed(gpu), count, sharding)
+
+
+def scaled_speed(context: MarketContext, speed: CardSpeed, count: int, sharding: Sharding) -> float:
+    tokens_per_s = tokens_per_s_at(context.work, speed, count, sharding)
     if context.measured_ratio:
         tokens_per_s *= context.measured_ratio
     return tokens_per_s
@@ -224,7 +227,8 @@ def option_on(
 ) -> Option:
     gpu = card.gpu
     required_gib, usable_gib = memory.required_gib, gpu.usable_gib
-    tokens_per_s = speed_on(context, gpu, count, sharding)
+    speed = card.speed
+    tokens_per_s = scaled_speed(context, speed, count, sharding) if speed is not None else None
     hours = overhead_hours = cost_usd = cost_usd_median = None
     if tokens_per_s is not None and context.total_tokens is not None:
         train_hours = context.total_tokens / tokens_per_s / 3600
@@ -283,7 +287,7 @@ def cheapest_run(context: MarketContext) -> Option | None:
         if count is None:
             continue
         sharding = context.multi_gpu_sharding if count > 1 else Sharding.none
-        tokens_per_s = speed_on(context, card.gpu, count, sharding)
+        tokens_per_s = scaled_speed(context, card.speed, count, sharding)
         # The same arithmetic as make_option's cost, so the cheapest here is the cheapest there.
         hours = total_tokens / tokens_per_s / 3600 * (1 + OVERHEAD_FRACTION)
         cost = round(hours * card.usd_per_hour * count, 2)

@@ -327,9 +327,8 @@ def card_speed(gpu: GpuSpec) -> CardSpeed:
     return speed
 
 
-def utilisation_on(work: JobWork, gpu: GpuSpec) -> float:
+def utilisation_on(work: JobWork, speed: CardSpeed) -> float:
     """Fraction of the card's datasheet peak the matmuls sustain (see module docstring)."""
-    speed = card_speed(gpu)
     return work.method_utilisation * speed.matmul_factor * speed.clock_fraction
 
 
@@ -353,33 +352,44 @@ def _scaling_over(link: str, count: int, sharding: Sharding | None, trains_weigh
     return (1.0 - loss_per_doubling) ** math.log2(count)
 
 
-def compute_seconds_per_token(work: JobWork, gpu: GpuSpec) -> float:
+def compute_seconds_per_token(work: JobWork, speed: CardSpeed) -> float:
     """Per-GPU time of the matmuls."""
-    return work.flops_per_token / (card_speed(gpu).peak_flops_per_s * utilisation_on(work, gpu))
+    return work.flops_per_token / (speed.peak_flops_per_s * utilisation_on(work, speed))
 
 
 def memory_seconds_per_token(work: JobWork, gpu: GpuSpec, count: int) -> float:
     """Per-GPU time of the memory-bound kernels (elementwise, loss, weights, optimizer)."""
+    return bandwidth_seconds_per_token(work, card_speed(gpu), count)
+
+
+def bandwidth_seconds_per_token(work: JobWork, speed: CardSpeed, count: int) -> float:
     moved_bytes = (
         work.memory_bytes_per_token
         + work.dequant_bytes_per_token
         + work.optimizer_bytes_per_token_one_gpu / count
     )
-    return moved_bytes / card_speed(gpu).achieved_bytes_per_s
+    return moved_bytes / speed.achieved_bytes_per_s
 
 
-def per_gpu_seconds_per_token(work: JobWork, gpu: GpuSpec, count: int) -> float:
+def per_gpu_seconds_per_token(work: JobWork, speed: CardSpeed, count: int) -> float:
     return (
-        compute_seconds_per_token(work, gpu)
-        + memory_seconds_per_token(work, gpu, count)
+        compute_seconds_per_token(work, speed)
+        + bandwidth_seconds_per_token(work, speed, count)
         + work.offload_seconds_per_token_one_gpu / count
     )
 
 
 def tokens_per_s_on(work: JobWork, gpu: GpuSpec, count: int, sharding: Sharding | None) -> float:
     """Trained tokens per second for the whole job on `count` × `gpu`."""
-    efficiency = scaling_efficiency(gpu, count, sharding, trains_weights=work.trains_weights)
-    return count * efficiency / per_gpu_seconds_per_token(work, gpu, count)
+    return tokens_per_s_at(work, card_speed(gpu), count, sharding)
+
+
+def tokens_per_s_at(
+    work: JobWork, speed: CardSpeed, count: int, sharding: Sharding | None
+) -> float:
+    """tokens_per_s_on for a card whose CardSpeed the caller holds (the market's cards)."""
+    efficiency = _scaling_over(speed.link, count, sharding, work.trains_weights)
+    return count * efficiency / per_gpu_seconds_per_token(work, speed, count)
 
 
 def estimate_throughput(
@@ -390,7 +400,7 @@ def estimate_throughput(
     return Throughput(
         tokens_per_s=tokens_per_s_on(work, gpu, count, sharding),
         flops_per_token=work.flops_per_token,
-        utilisation=utilisation_on(work, gpu),
+        utilisation=utilisation_on(work, card_speed(gpu)),
         scaling_efficiency=scaling_efficiency(
             gpu, count, sharding, trains_weights=work.trains_weights
         ),
