@@ -1,8 +1,9 @@
-"""How numbers read in replies, in one place: every surface says "3.2 h" and "$12.40" alike."""
+"""How numbers and tables read in replies, in one place: every surface says "3.2 h" and "$12.40"
+alike, and lines its card table up the same way."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 
 
 def gib(value_gib: float) -> str:
@@ -41,3 +42,18 @@ def tokens(value: float) -> str:
         if value >= scale:
             return f"{value / scale:.3g}{suffix}"
     return f"{value:.0f}"
+
+
+def padded_columns(
+    rows: Sequence[Sequence[str]], right_aligned: Collection[int]
+) -> list[list[str]]:
+    """Each cell padded to its column's widest cell, numbers (the `right_aligned` column indexes)
+    flush right; cells stay separate so a surface can style one after padding."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))] if rows else []
+    return [
+        [
+            cell.rjust(width) if i in right_aligned else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ]
+        for row in rows
+    ]

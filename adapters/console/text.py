@@ -75,17 +75,9 @@ def _table(rows: list[CardRow], style: Callable[[str, str], str]) -> list[str]:
         )
         for row in rows
     ]
-    widths = [max(len(line[i]) for line in [_COLUMNS, *cells]) for i in range(len(_COLUMNS))]
-
-    def padded(values: tuple[str, ...]) -> list[str]:
-        return [
-            value.rjust(width) if i in _RIGHT_ALIGNED else value.ljust(width)
-            for i, (value, width) in enumerate(zip(values, widths, strict=True))
-        ]
-
-    out = [style("  ".join(padded(_COLUMNS)).rstrip(), "bold")]
-    for row, values in zip(rows, cells, strict=True):
-        columns = padded(values)
+    header, *padded = fmt.padded_columns([_COLUMNS, *cells], _RIGHT_ALIGNED)
+    out = [style("  ".join(header).rstrip(), "bold")]
+    for row, columns in zip(rows, padded, strict=True):
         # Colour the verdict after padding, so escape codes do not shift the columns.
         columns[1] = columns[1].replace(row.verdict, style(row.verdict, row.verdict))
         out.append("  ".join(columns).rstrip())

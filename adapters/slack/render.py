@@ -25,6 +25,7 @@ from slack_sdk.models.blocks import (
 
 from adapters.slack import limits
 from adapters.slack.escape import escape_mrkdwn, truncate_escaped, truncate_plain
+from bot import format as fmt
 from bot.reply import CardRow, Reply, WhatIf
 
 WHATIF_ACTION_PREFIX = "whatif:"
@@ -32,6 +33,7 @@ WHATIF_BLOCK_PREFIX = "whatif"
 _BUTTONS_PER_ROW = 5
 _CODE_FENCE = "```"
 _GPU_COLUMN_MAX_CHARS = 34  # "8× NVIDIA RTX PRO 6000 Blackwell" fits whole
+_NUMERIC_COLUMNS = {2, 3, 4, 5}  # free GiB, hours, cost, $/GPU-h: flush right
 
 
 def render_reply(reply: Reply, *, conversation_id: str = "") -> list[dict]:
@@ -104,39 +106,26 @@ def _card_table(rows: list[CardRow]) -> list[str]:
     header = ("card", "fit", "free GiB", "hours", "cost", "$/GPU-h", "")
     cells = [header] + [
         (
-            truncate_plain(f"{row.count}× {row.gpu_name}", _GPU_COLUMN_MAX_CHARS),
+            truncate_plain(fmt.card(row.gpu_name, row.count), _GPU_COLUMN_MAX_CHARS),
             row.verdict,
             f"{row.headroom_gib:+.1f}",
             _number(row.hours),
-            _usd(row.cost_usd),
-            _usd(row.usd_per_hour),
+            fmt.usd(row.cost_usd),
+            fmt.usd(row.usd_per_hour),
             row.highlight or "",
         )
         for row in rows
     ]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    numeric = (False, False, True, True, True, True, False)
     return [
-        escape_mrkdwn(
-            "  ".join(
-                c.rjust(w) if right else c.ljust(w)
-                for c, w, right in zip(r, widths, numeric, strict=True)
-            ).rstrip()
-        )
-        for r in cells
+        escape_mrkdwn("  ".join(columns).rstrip())
+        for columns in fmt.padded_columns(cells, _NUMERIC_COLUMNS)
     ]
 
 
 def _number(value: float | None) -> str:
     if value is None:
-        return "—"
+        return "–"
     return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
-
-
-def _usd(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"${value:,.0f}" if value >= 100 else f"${value:.2f}"
 
 
 def _sections(lines: Iterable[str], *, code: bool = False) -> Iterator[dict]:
