@@ -132,7 +132,10 @@ def _sharding(spec: JobSpec, framework: Framework, num_gpus: int, said: list[str
     return Sharding.ddp
 
 
-def _warnings(spec: JobSpec, arch: ModelArch, num_gpus: int, sharding: Sharding) -> list[str]:
+def _warnings(
+    spec: JobSpec, seq_len: int, arch: ModelArch, num_gpus: int, sharding: Sharding
+) -> list[str]:
+    """What the user asked for that the plan cannot honour as said (`seq_len` resolved)."""
     warnings = []
     if spec.quant is not None and spec.method is not Method.qlora:
         warnings.append(
@@ -140,9 +143,9 @@ def _warnings(spec: JobSpec, arch: ModelArch, num_gpus: int, sharding: Sharding)
         )
     if spec.method is Method.full and (spec.lora_rank or spec.lora_targets):
         warnings.append("LoRA rank/targets ignored for a full fine-tune")
-    if spec.seq_len and arch.max_context and spec.seq_len > arch.max_context:
+    if seq_len and arch.max_context and seq_len > arch.max_context:
         warnings.append(
-            f"sequence length {spec.seq_len:,} is longer than {arch.name}'s context "
+            f"sequence length {seq_len:,} is longer than {arch.name}'s context "
             f"({arch.max_context:,} tokens): it needs RoPE scaling and quality may drop"
         )
     if num_gpus > 1 and sharding is Sharding.none:
@@ -257,7 +260,5 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> Resolved:
             "epochs": epochs,
         }
     )
-    warnings = warned + _warnings(
-        spec.model_copy(update={"seq_len": seq_len}), model_arch, num_gpus, sharding
-    )
+    warnings = warned + _warnings(spec, seq_len, model_arch, num_gpus, sharding)
     return Resolved(spec=resolved, arch=model_arch, assumptions=said, warnings=warnings)

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import NamedTuple
 
+from pydantic import BaseModel
+
 from planner.catalog.gpus import GpuSpec, all_gpus, closest_gpus, read_gpu
 from planner.catalog.models import ModelArch
 from planner.catalog.prices import CardPrice, price_table
@@ -197,12 +199,20 @@ def trusted_option(values: dict[str, object]) -> Option:
     What pydantic's model_construct does, minus its per-field default and alias handling, which
     costs more than validating; this runs for every shown row of every plan and suggestion.
     """
-    option = Option.__new__(Option)
-    object.__setattr__(option, "__dict__", values)
-    object.__setattr__(option, "__pydantic_fields_set__", set(_OPTION_FIELDS))
-    object.__setattr__(option, "__pydantic_extra__", None)
-    object.__setattr__(option, "__pydantic_private__", None)
+    option = _new_object(Option)
+    _set_attribute(option, "__dict__", values)
+    _set_fields_set(option, set(_OPTION_FIELDS))
+    _set_extra(option, None)
+    _set_private(option, None)
     return option
+
+
+# BaseModel's slots, set through their descriptors: a third cheaper than object.__setattr__.
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def make_option(
