@@ -14,23 +14,9 @@ from adapters.discord.render import (
     render_reply,
     whatif_custom_id,
 )
-from bot.reply import CardRow, MemoryLine, Reply, WhatIf
+from bot.reply import MemoryLine, Reply, WhatIf
 from tests.fakes.discord_api import schema_errors
-
-
-def _row(name: str = "RTX 4090", **overrides) -> CardRow:
-    values = dict(
-        gpu_name=name,
-        count=1,
-        verdict="fits",
-        headroom_gib=4.1,
-        hours=12.3,
-        cost_usd=9.8,
-        cost_usd_median=10.0,
-        usd_per_hour=0.79,
-        highlight="cheapest",
-    )
-    return CardRow(**(values | overrides))
+from tests.replies import card_row
 
 
 def _plan(**overrides) -> Reply:
@@ -44,7 +30,10 @@ def _plan(**overrides) -> Reply:
             MemoryLine(component="weights", gib=7.1),
             MemoryLine(component="activations", gib=9),
         ],
-        table=[_row(), _row("H100 SXM", verdict="fits", highlight=None, hours=None, cost_usd=None)],
+        table=[
+            card_row(),
+            card_row("H100 SXM", verdict="fits", highlight=None, hours=None, cost_usd=None),
+        ],
         recommendation=["Rent 1× RTX 4090 (cheapest, $9.80)"],
         assumptions=["13B read as Llama-2-13B", "bf16 compute"],
         price_date="2026-11-01",
@@ -115,8 +104,10 @@ def test_mass_mentions_and_markdown_from_the_question_are_defused():
 
 def test_the_card_table_stays_narrow_and_drops_columns_no_card_fills():
     rows = [
-        _row("NVIDIA RTX PRO 6000 Blackwell Server Edition", count=2, hours=None, cost_usd=None),
-        _row("AMD Instinct MI300X", verdict="tight", hours=None, cost_usd=None, highlight=None),
+        card_row(
+            "NVIDIA RTX PRO 6000 Blackwell Server Edition", count=2, hours=None, cost_usd=None
+        ),
+        card_row("AMD Instinct MI300X", verdict="tight", hours=None, cost_usd=None, highlight=None),
     ]
     (payload,) = render_reply(_plan(table=rows))
     header, first, second = payload["embeds"][0]["description"].split("```\n")[1].splitlines()[:3]
@@ -127,7 +118,7 @@ def test_the_card_table_stays_narrow_and_drops_columns_no_card_fills():
 
 
 def test_a_backtick_fence_in_a_card_name_cannot_break_out_of_the_table():
-    (payload,) = render_reply(_plan(table=[_row("evil```card")]))
+    (payload,) = render_reply(_plan(table=[card_row("evil```card")]))
     assert payload["embeds"][0]["description"].count("```") == 2
 
 
@@ -154,7 +145,7 @@ def test_buttons_are_deduplicated_and_capped_at_five_rows_of_five():
 
 
 def test_an_oversize_answer_is_split_into_valid_messages_and_nothing_is_dropped():
-    rows = [_row(f"GPU model {i:03d}") for i in range(150)]
+    rows = [card_row(f"GPU model {i:03d}") for i in range(150)]
     reply = _plan(
         title="t" * 500,
         verdict="v" * 5000,
@@ -203,7 +194,7 @@ def test_any_reply_renders_within_every_limit(title, verdict, body, lines, names
         body=body,
         suggestions=lines,
         assumptions=lines,
-        table=[_row(name) for name in names],
+        table=[card_row(name) for name in names],
         whatifs=[WhatIf(id=n, label=n, text=n) for n in names],
     )
     _assert_valid(render_reply(reply))

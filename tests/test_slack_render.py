@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from adapters.slack import limits
 from adapters.slack.escape import escape_mrkdwn, incoming_to_plain, truncate_escaped
 from adapters.slack.render import conversation_id_from_block_id, render_reply
-from bot.reply import CardRow, MemoryLine, Reply, WhatIf
+from bot.reply import MemoryLine, Reply, WhatIf
 from tests.fakes.slack_api import payload_problems
+from tests.replies import card_row
 
 WHATIFS = [
     WhatIf(id="ctx8k", label="8k ctx", text="what if 8k ctx?"),
@@ -34,21 +35,11 @@ def _plan_reply(**overrides) -> Reply:
             MemoryLine(component="activations", gib=4.1),
         ],
         "table": [
-            CardRow(
-                gpu_name="RTX 4090",
-                count=1,
-                verdict="fits",
-                headroom_gib=8.3,
-                hours=11.5,
-                cost_usd=4.6,
-                cost_usd_median=6.1,
-                usd_per_hour=0.4,
-                highlight="cheapest",
+            card_row(
+                headroom_gib=8.3, hours=11.5, cost_usd=4.6, cost_usd_median=6.1, usd_per_hour=0.4
             ),
-            CardRow(
-                gpu_name="H100 SXM 80GB",
-                count=1,
-                verdict="fits",
+            card_row(
+                "H100 SXM 80GB",
                 headroom_gib=64.0,
                 hours=3.2,
                 cost_usd=7.9,
@@ -140,8 +131,8 @@ def test_incoming_text_reads_as_typed() -> None:
 
 def test_oversize_reply_is_split_and_every_payload_respects_the_limits() -> None:
     many_rows = [
-        CardRow(
-            gpu_name=f"GPU model number {n} with a long marketing name",
+        card_row(
+            f"GPU model number {n} with a long marketing name",
             count=n % 8 + 1,
             verdict="tight",
             headroom_gib=0.5,
@@ -149,6 +140,7 @@ def test_oversize_reply_is_split_and_every_payload_respects_the_limits() -> None
             cost_usd=98765.4,
             cost_usd_median=None,
             usd_per_hour=None,
+            highlight=None,
         )
         for n in range(400)
     ]
