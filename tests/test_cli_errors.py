@@ -237,3 +237,26 @@ def test_prices_file_of_binary_garbage(garbage_file: Path, monkeypatch, capsys) 
     code, out, err = _run(capsys, "bench", "--rounds", "1")
     assert code == 1 and out == "" and err.startswith("gpuplan bench: ")
     _one_line(err)
+
+
+@pytest.mark.parametrize(("port_env", "argv"), [("abc", []), ("", ["--port", "99999"])])
+def test_serve_slack_a_bad_port(port_env: str, argv: list[str], monkeypatch, capsys) -> None:
+    monkeypatch.setenv("PORT", port_env)
+    assert "a port (--port or PORT) is a whole number" in _usage_error(
+        capsys, "serve", "slack", *argv
+    )
+
+
+# the router's last line of defence
+
+
+def test_an_unexpected_failure_is_one_line_unless_debugging(monkeypatch, capsys) -> None:
+    def broken(args: object) -> int:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr("adapters.console.parse_cmd.run", broken)
+    code, _, err = _run(capsys, "parse", "x")
+    assert code == 1 and _one_line(err).startswith("gpuplan parse: RuntimeError: disk on fire")
+    monkeypatch.setenv("GPUPLAN_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        main(["parse", "x"])

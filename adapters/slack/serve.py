@@ -56,12 +56,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--socket", action="store_true", help="connect out over Socket Mode (SLACK_APP_TOKEN)"
     )
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address")
+    # argparse converts a string default with `type` too, so a bad PORT is refused like --port.
     parser.add_argument(
-        "--port", type=int, default=int(os.environ.get("PORT") or 3000), help="HTTP port"
+        "--port", type=_port, default=os.environ.get("PORT") or "3000", help="HTTP port (PORT)"
     )
     parser.add_argument(
         "--files", action="store_true", help="upload the chart into threads (GPUPLAN_SLACK_FILES=1)"
     )
+
+
+def _port(text: str) -> int:
+    if not text.strip().isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(
+            f"a port (--port or PORT) is a whole number 0-65535, not {text!r}"
+        )
+    return int(text)
 
 
 def run(args: argparse.Namespace) -> int:
