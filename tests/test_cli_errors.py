@@ -260,3 +260,21 @@ def test_an_unexpected_failure_is_one_line_unless_debugging(monkeypatch, capsys)
     monkeypatch.setenv("GPUPLAN_DEBUG", "1")
     with pytest.raises(RuntimeError, match="disk on fire"):
         main(["parse", "x"])
+
+
+def test_ask_chart_into_a_missing_directory(capsys) -> None:
+    code, out, err = _run(capsys, "ask", "--chart", "/nonexistent/dir/chart.png", JOB)
+    assert code == 1 and "4090" in out
+    assert (
+        _one_line(err)
+        == "gpuplan ask: cannot write /nonexistent/dir/chart.png: No such file or directory"
+    )
+
+
+def test_chat_when_the_state_dir_cannot_be_created(tmp_path: Path, monkeypatch, capsys) -> None:
+    # Even root cannot make a directory inside a file: the read-only case, for any user.
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("GPUPLAN_STATE_DIR", str(blocker / "state"))
+    code, out, err = _chat(monkeypatch, capsys)
+    assert code == 1 and out == "" and "Not a directory" in _one_line(err)
