@@ -33,6 +33,7 @@ from planner.throughput import CardSpeed, JobWork, card_speed, job_work, tokens_
 
 OVERHEAD_FRACTION = 0.25
 TIGHT_HEADROOM_FRACTION = 0.10
+CENT = 0.01
 MULTI_GPU_COUNTS = (2, 4, 8)
 FIT_COUNTS = (1, *MULTI_GPU_COUNTS)
 # JobSpec fields that say where the job runs, not what it is.
@@ -300,9 +301,10 @@ def cheapest_run(context: MarketContext) -> Option | None:
         tokens_per_s = scaled_speed(context, card.speed, count, sharding)
         # The same arithmetic as make_option's cost, so the cheapest here is the cheapest there.
         hours = total_tokens / tokens_per_s / 3600 * (1 + OVERHEAD_FRACTION)
-        cost = round(hours * card.usd_per_hour * count, 2)
-        if cost < best_cost:
-            best, best_cost = (card, count, sharding), cost
+        cost = hours * card.usd_per_hour * count
+        # Compared in cents, as shown; a cost a cent or more above the best cannot round below it.
+        if cost < best_cost + CENT and round(cost, 2) < best_cost:
+            best, best_cost = (card, count, sharding), round(cost, 2)
     if best is None:
         return None
     card, count, sharding = best
