@@ -20,7 +20,7 @@ from adapters.discord.client import GpuplanClient
 from adapters.slack.serve import build_app_from_env, connect_socket, read_env
 from bot.conversation import Conversation
 from tests.fakes.discord_api import FakeDiscord
-from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlack
+from tests.fakes.slack_api import FakeSlack, mention_envelope
 
 DISCORD_TOKEN = "MTAx.DISCORD-SECRET-TOKEN-0f9e8d"
 SLACK_BOT_TOKEN = "xoxb-SLACK-SECRET-BOT-TOKEN-7c6b5a"
@@ -106,22 +106,7 @@ async def test_slack_socket_mode_never_logs_its_tokens(
     assert missing == []
     handler = await connect_socket(build_app_from_env(env, Conversation()), env.app_token or "")
     try:
-        await fake.push_envelope(
-            {
-                "envelope_id": "env-1",
-                "type": "events_api",
-                "accepts_response_payload": False,
-                "retry_attempt": 0,
-                "retry_reason": "",
-                "payload": {
-                    "type": "event_callback",
-                    "team_id": TEAM_ID,
-                    "event_id": "EvSECRET",
-                    "event": {"type": "app_mention", "text": f"<@{BOT_USER_ID}> 7B LoRA",
-                              "ts": "42.1", "channel": "C0SOCK", "user": "U0ANA"},
-                },
-            }
-        )  # fmt: skip
+        await fake.push_envelope(mention_envelope("env-1", "EvSECRET", "7B LoRA", ts="42.1"))
         (post,) = await fake.wait_for(lambda: fake.posts())
     finally:
         await handler.close_async()

@@ -12,7 +12,7 @@ from adapters.slack.app import ACK_TEXT
 from adapters.slack.serve import build_app_from_env, connect_socket, read_env
 from bot.reply import Reply
 from bot.threads import ThreadKey
-from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlack
+from tests.fakes.slack_api import TEAM_ID, FakeSlack, mention_envelope
 
 
 class EchoPlanner:
@@ -59,22 +59,7 @@ async def test_socket_mode_handshake_acks_and_answers(fake: FakeSlack) -> None:
             "payload": {"response_type": "ephemeral", "text": ACK_TEXT},
         }
         assert fake.responses[0][1]["text"] == "Plan: 13B QLoRA: Fits on 1× RTX 4090"
-        await fake.push_envelope(
-            {
-                "envelope_id": "env-2",
-                "type": "events_api",
-                "accepts_response_payload": False,
-                "retry_attempt": 0,
-                "retry_reason": "",
-                "payload": {
-                    "type": "event_callback",
-                    "team_id": TEAM_ID,
-                    "event_id": "EvSOCK",
-                    "event": {"type": "app_mention", "text": f"<@{BOT_USER_ID}> 7B LoRA",
-                              "ts": "42.1", "channel": "C0SOCK", "user": "U0ANA"},
-                },
-            }
-        )  # fmt: skip
+        await fake.push_envelope(mention_envelope("env-2", "EvSOCK", "7B LoRA", ts="42.1"))
         await fake.wait_for(lambda: fake.posts())
         (post,) = fake.posts()
         assert post["thread_ts"] == "42.1" and post["text"].startswith("Plan: 7B LoRA")

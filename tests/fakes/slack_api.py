@@ -34,6 +34,29 @@ def sign(body: str, secret: str, timestamp: int | None = None) -> dict[str, str]
     return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={digest}"}
 
 
+def mention_envelope(envelope_id: str, event_id: str, text: str, ts: str) -> dict[str, Any]:
+    """A Socket Mode envelope carrying an app_mention of the bot in channel C0SOCK."""
+    return {
+        "envelope_id": envelope_id,
+        "type": "events_api",
+        "accepts_response_payload": False,
+        "retry_attempt": 0,
+        "retry_reason": "",
+        "payload": {
+            "type": "event_callback",
+            "team_id": TEAM_ID,
+            "event_id": event_id,
+            "event": {
+                "type": "app_mention",
+                "text": f"<@{BOT_USER_ID}> {text}",
+                "ts": ts,
+                "channel": "C0SOCK",
+                "user": "U0ANA",
+            },
+        },
+    }
+
+
 def payload_problems(payload: dict[str, Any]) -> list[str]:
     """Every way `payload` breaks a Slack message limit (empty when Slack would accept it)."""
     problems = []
