@@ -118,7 +118,8 @@ class MarketContext:
     # The user's measured tokens/s divided by our estimate for their setup: scales every card.
     measured_ratio: float | None = None
     prices: dict[str, CardPrice] = field(default_factory=price_table)
-    work: JobWork = field(init=False)
+    # The job's cost per token; derived from the spec unless given (a placement change keeps it).
+    work: JobWork | None = None
     cards: MarketCards = field(init=False)
     total_tokens: float | None = field(init=False)
     multi_gpu_sharding: Sharding = field(init=False)
@@ -126,21 +127,22 @@ class MarketContext:
     _fit_required_gib: list[float] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
-        self.work = job_work(self.spec, self.arch)
+        if self.work is None:
+            self.work = job_work(self.spec, self.arch)
         self.cards = market_cards(self.prices)
         self.total_tokens = training_tokens(self.spec)
         self.multi_gpu_sharding = multi_gpu_sharding(self.spec)
 
     def patched(self, patch: dict[str, object]) -> MarketContext:
         """The same market for the job changed by `patch` (a suggestion), keeping the prices and
-        measured speed, and the memory estimates when only the placement changes."""
+        measured speed, and the memory estimates and cost per token when only the placement
+        changes."""
         spec = self.spec.model_copy(update=patch)
         ratio = self.measured_ratio
-        changed = MarketContext(spec, self.arch, measured_ratio=ratio, prices=self.prices)
-        if PLACEMENT_FIELDS.issuperset(patch):
-            # Memory is keyed by (count, sharding) and reads nothing else of the placement.
-            changed.known = self.known
-        return changed
+        if not PLACEMENT_FIELDS.issuperset(patch):
+            return MarketContext(spec, self.arch, measured_ratio=ratio, prices=self.prices)
+        # Memory is keyed by (count, sharding) and the work per token reads no placement field.
+        return MarketContext(spec, self.arch, self.known, ratio, self.prices, self.work)
 
     def memory(self, count: int, sharding: Sharding) -> Footprint:
         key = (count, sharding if count > 1 else Sharding.none)

@@ -371,14 +371,6 @@ def bandwidth_seconds_per_token(work: JobWork, speed: CardSpeed, count: int) -> 
     return moved_bytes / speed.achieved_bytes_per_s
 
 
-def per_gpu_seconds_per_token(work: JobWork, speed: CardSpeed, count: int) -> float:
-    return (
-        compute_seconds_per_token(work, speed)
-        + bandwidth_seconds_per_token(work, speed, count)
-        + work.offload_seconds_per_token_one_gpu / count
-    )
-
-
 def tokens_per_s_on(work: JobWork, gpu: GpuSpec, count: int, sharding: Sharding | None) -> float:
     """Trained tokens per second for the whole job on `count` × `gpu`."""
     return tokens_per_s_at(work, card_speed(gpu), count, sharding)
@@ -387,9 +379,18 @@ def tokens_per_s_on(work: JobWork, gpu: GpuSpec, count: int, sharding: Sharding 
 def tokens_per_s_at(
     work: JobWork, speed: CardSpeed, count: int, sharding: Sharding | None
 ) -> float:
-    """tokens_per_s_on for a card whose CardSpeed the caller holds (the market's cards)."""
+    """tokens_per_s_on for a card whose CardSpeed the caller holds (the market's cards).
+
+    One GPU's time per token is its matmuls, its memory-bound kernels and its share of any CPU
+    offload; the GPUs together keep `efficiency` of `count` × one GPU's rate.
+    """
     efficiency = _scaling_over(speed.link, count, sharding, work.trains_weights)
-    return count * efficiency / per_gpu_seconds_per_token(work, speed, count)
+    per_gpu_seconds_per_token = (
+        compute_seconds_per_token(work, speed)
+        + bandwidth_seconds_per_token(work, speed, count)
+        + work.offload_seconds_per_token_one_gpu / count
+    )
+    return count * efficiency / per_gpu_seconds_per_token
 
 
 def estimate_throughput(

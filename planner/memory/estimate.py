@@ -92,10 +92,14 @@ def _job_components(arch: ModelArch, job: comp.Job) -> tuple[Components, float]:
     return total, comp.paged_optimizer_bytes(arch, job)
 
 
+# One lookup per estimate (hashing the arch and job is a good part of an estimate's cost).
 @lru_cache(maxsize=8192)
-def _share(arch: ModelArch, job: comp.Job, num_gpus: int, cpu_offload: bool) -> Components:
-    total, _ = _job_components(arch, job)
-    return per_gpu(arch, job, total, num_gpus, cpu_offload)
+def _share(
+    arch: ModelArch, job: comp.Job, num_gpus: int, cpu_offload: bool
+) -> tuple[Components, float]:
+    """The busiest GPU's components, and the whole job's paged optimizer bytes."""
+    total, paged = _job_components(arch, job)
+    return per_gpu(arch, job, total, num_gpus, cpu_offload), paged
 
 
 class Peak(NamedTuple):
@@ -116,8 +120,7 @@ def peak_bytes(spec: JobSpec, arch: ModelArch, num_gpus: int, sharding: Sharding
     required (≈ nvidia-smi) = reserved + CUDA context (+ NCCL buffers when GPUs talk).
     """
     job = job_from_spec(spec, num_gpus, sharding)
-    _, paged = _job_components(arch, job)
-    share = _share(arch, job, num_gpus, bool(spec.cpu_offload))
+    share, paged = _share(arch, job, num_gpus, bool(spec.cpu_offload))
     allocated = share.allocated
     slack = ALLOCATOR_SLACK_PACKED if spec.packing else ALLOCATOR_SLACK_VARIABLE_LENGTH
     reserved = allocated + slack * (share.activations + share.logits)
