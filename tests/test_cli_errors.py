@@ -99,11 +99,22 @@ def test_parse_jsonl_of_binary_garbage_answers_each_line_with_an_error(
     assert code == 0 and answers and all("error" in answer for answer in answers)
 
 
-def test_parse_jsonl_from_binary_stdin(monkeypatch, capsys) -> None:
-    stdin = io.TextIOWrapper(io.BytesIO(GARBAGE), encoding="utf-8", errors="replace")
+@pytest.mark.parametrize("command", ["parse", "estimate"])
+def test_jsonl_from_binary_stdin_answers_each_line(command: str, monkeypatch, capsys) -> None:
+    # errors="strict" is what stdin gets in most UTF-8 locales (C.UTF-8 escapes instead).
+    stdin = io.TextIOWrapper(io.BytesIO(GARBAGE), encoding="utf-8", errors="strict")
     monkeypatch.setattr("sys.stdin", stdin)
-    code, out, _ = _run(capsys, "parse", "--jsonl", "-")
-    assert code == 0 and all("error" in json.loads(line) for line in out.splitlines())
+    code, out, _ = _run(capsys, command, "--jsonl", "-")
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and answers and all("error" in answer for answer in answers)
+
+
+def test_chat_from_binary_stdin_answers_and_goes_on(monkeypatch, capsys) -> None:
+    piped = GARBAGE + f"\n{JOB}\n".encode()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(piped), encoding="utf-8"))
+    code, out, _ = _run(capsys, "chat", "--json")
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and "error" in answers[0] and "plan" in answers[-1]
 
 
 def test_render_an_unknown_platform(capsys) -> None:

@@ -74,9 +74,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _messages(interactive: bool) -> Iterator[str]:
+    from adapters.console.lines import open_lines
+
+    piped = None if interactive else open_lines("-")
     while True:
         try:
-            line = input("gpuplan> ") if interactive else sys.stdin.readline()
+            line = input("gpuplan> ") if piped is None else piped.readline()
         except EOFError:
             return
         if not interactive and not line:

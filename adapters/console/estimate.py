@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 from pathlib import Path
 from typing import IO
 
+from adapters.console.lines import open_lines
 from planner.catalog.models import ModelArch, arch_from_hf_config
 from planner.errors import PlanningError
 from planner.planner import make_plan, parse_spec
@@ -44,14 +44,8 @@ def _read_text(path: str, field: str) -> str:
 
 
 def _open_lines(path: str) -> IO[str]:
-    # Undecodable bytes become U+FFFD, so a damaged line gets its own error line and the stream
-    # goes on.
-    if path == "-":
-        if isinstance(sys.stdin, io.TextIOWrapper):
-            sys.stdin.reconfigure(errors="replace")
-        return sys.stdin
     try:
-        return open(path, encoding="utf-8", errors="replace")
+        return open_lines(path)
     except OSError as exc:
         raise PlanningError(f"cannot read {path}: {exc.strerror or exc}", "jsonl") from None
 

@@ -21,14 +21,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.jsonl:
-        if args.jsonl == "-":
-            return _run_jsonl(sys.stdin, sys.stdout)
+        from adapters.console.lines import open_lines
+
         try:
-            with open(args.jsonl, encoding="utf-8", errors="replace") as lines:
-                return _run_jsonl(lines, sys.stdout)
+            lines = open_lines(args.jsonl)
         except OSError as problem:
             print(f"gpuplan parse: cannot read {args.jsonl}: {problem.strerror}", file=sys.stderr)
             return 2
+        with lines:
+            return _run_jsonl(lines, sys.stdout)
     if not args.text:
         print("usage: gpuplan parse TEXT  (or --jsonl FILE|-)", file=sys.stderr)
         return 2
