@@ -69,6 +69,13 @@ def test_estimate_a_binary_spec_or_config_is_not_utf8(garbage_file: Path, capsys
         assert f"{garbage_file} is not UTF-8 text" in _one_line(err)
 
 
+def test_estimate_a_binary_spec_on_stdin(monkeypatch, capsys) -> None:
+    stdin = io.TextIOWrapper(io.BytesIO(GARBAGE), encoding="utf-8", errors="strict")
+    monkeypatch.setattr("sys.stdin", stdin)
+    code, out, err = _run(capsys, "estimate", "--spec", "-")
+    assert code == 1 and out == "" and "standard input is not UTF-8 text" in _one_line(err)
+
+
 def test_estimate_a_directory_as_spec(tmp_path: Path, capsys) -> None:
     code, _, err = _run(capsys, "estimate", "--spec", str(tmp_path))
     assert code == 1 and f"cannot read {tmp_path}" in _one_line(err)

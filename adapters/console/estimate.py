@@ -40,7 +40,8 @@ def _read_text(path: str, field: str) -> str:
     except OSError as exc:
         raise PlanningError(f"cannot read {path}: {exc.strerror or exc}", field) from None
     except UnicodeDecodeError:
-        raise PlanningError(f"{path} is not UTF-8 text", field) from None
+        source = "standard input" if path == "-" else path
+        raise PlanningError(f"{source} is not UTF-8 text", field) from None
 
 
 def _open_lines(path: str) -> IO[str]:
