@@ -71,7 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # a bad file or a bug still reads as one line, not a traceback
         if os.environ.get("GPUPLAN_DEBUG"):
             raise
-        print(f"gpuplan {name}: {_one_line(error)} (GPUPLAN_DEBUG=1 shows more)", file=sys.stderr)
+        print(
+            f"gpuplan {name}: {_one_line(error)} — set GPUPLAN_DEBUG=1 for details", file=sys.stderr
+        )
         return 1
 
 
