@@ -60,22 +60,42 @@ class MarketCard(NamedTuple):
     price_source: str | None
     price_date: str | None
     speed: CardSpeed | None  # None for a card known only by its size
+    # An Option's fields with the card's filled in and the run's None, in the JSON's field order:
+    # each row copies it (a 16-key dict display costs twice as much as a copy).
+    row: dict[str, object]
 
     @classmethod
     def of(cls, gpu: GpuSpec, price: CardPrice | None) -> MarketCard:
         speed = card_speed(gpu) if gpu.bf16_tflops > 0 else None
         if price is None:
-            return cls(gpu, None, None, None, None, None, speed)
+            return cls(gpu, None, None, None, None, None, speed, _card_row(gpu, None, None, None))
         cheapest = price.cheapest
+        usd_per_hour, source, date = cheapest.usd_per_hour, price.price_source, cheapest.date
         return cls(
             gpu,
             price,
-            cheapest.usd_per_hour,
+            usd_per_hour,
             price.median_usd_per_hour,
-            price.price_source,
-            cheapest.date,
+            source,
+            date,
             speed,
+            _card_row(gpu, usd_per_hour, source, date),
         )
+
+
+def _card_row(
+    gpu: GpuSpec, usd_per_hour: float | None, price_source: str | None, price_date: str | None
+) -> dict[str, object]:
+    row: dict[str, object] = dict.fromkeys(Option.model_fields)
+    row.update(
+        gpu=gpu.key,
+        gpu_name=gpu.name,
+        usable_gib=gpu.usable_gib,
+        usd_per_hour=usd_per_hour,
+        price_source=price_source,
+        price_date=price_date,
+    )
+    return row
 
 
 class MarketCards(NamedTuple):
@@ -242,36 +262,23 @@ def option_on(
     required_gib, usable_gib = memory.required_gib, gpu.usable_gib
     speed = card.speed
     tokens_per_s = scaled_speed(context, speed, count, sharding) if speed is not None else None
-    hours = overhead_hours = cost_usd = cost_usd_median = None
+    values = card.row.copy()
+    values["count"] = count
+    values["sharding"] = memory.sharding
+    values["verdict"] = verdict_for(required_gib, usable_gib)
+    values["required_gib"] = required_gib
+    values["headroom_gib"] = round(usable_gib - required_gib, 2)
+    if tokens_per_s:
+        values["tokens_per_s"] = round(tokens_per_s, 1)
     if tokens_per_s is not None and context.total_tokens is not None:
         train_hours = context.total_tokens / tokens_per_s / 3600
         hours = train_hours * (1 + OVERHEAD_FRACTION)
-        overhead_hours = round(train_hours * OVERHEAD_FRACTION, 3)
+        values["hours"] = round(hours, 3)
+        values["overhead_hours"] = round(train_hours * OVERHEAD_FRACTION, 3)
         if card.price is not None:
-            cost_usd = round(hours * card.usd_per_hour * count, 2)
-            cost_usd_median = round(hours * card.median_usd_per_hour * count, 2)
-        hours = round(hours, 3)
-    # The key order is the JSON's field order.
-    return trusted_option(
-        {
-            "gpu": gpu.key,
-            "gpu_name": gpu.name,
-            "count": count,
-            "sharding": memory.sharding,
-            "verdict": verdict_for(required_gib, usable_gib),
-            "required_gib": required_gib,
-            "usable_gib": usable_gib,
-            "headroom_gib": round(usable_gib - required_gib, 2),
-            "tokens_per_s": round(tokens_per_s, 1) if tokens_per_s else None,
-            "hours": hours,
-            "overhead_hours": overhead_hours,
-            "usd_per_hour": card.usd_per_hour,
-            "cost_usd": cost_usd,
-            "cost_usd_median": cost_usd_median,
-            "price_source": card.price_source,
-            "price_date": card.price_date,
-        }
-    )
+            values["cost_usd"] = round(hours * card.usd_per_hour * count, 2)
+            values["cost_usd_median"] = round(hours * card.median_usd_per_hour * count, 2)
+    return trusted_option(values)
 
 
 def market_options(context: MarketContext) -> list[Option]:
