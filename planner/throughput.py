@@ -223,8 +223,14 @@ def weight_read_bytes_per_token(spec: JobSpec, arch: ModelArch) -> float:
     if spec.method == Method.qlora:
         return 0.0
     element_bytes = BYTES_PER_ELEMENT.get(spec.precision, MIXED_PRECISION_BYTES)
-    weights = arch.num_layers * linear_params_per_layer(arch) + arch.hidden_size * arch.vocab_size
+    weights = streamed_weight_params(arch)
     return _weight_passes(spec) * weights * element_bytes / _tokens_per_micro_batch(spec)
+
+
+@cache
+def streamed_weight_params(arch: ModelArch) -> int:
+    """Weights read per pass: every block linear (all experts) and the lm_head."""
+    return arch.num_layers * linear_params_per_layer(arch) + arch.hidden_size * arch.vocab_size
 
 
 def _tokens_per_optimizer_step(spec: JobSpec) -> int:
