@@ -40,7 +40,7 @@ FIT_COUNTS = (1, *MULTI_GPU_COUNTS)
 PLACEMENT_FIELDS = frozenset({"num_gpus", "sharding", "gpu", "gpu_vram_gb"})
 SHARDING_STRATEGIES = (Sharding.fsdp, Sharding.zero3)
 GENERIC_PREFIX = "generic-"
-_OPTION_FIELDS = frozenset(Option.model_fields)
+_OPTION_FIELDS = set(Option.model_fields)
 
 
 class Footprint(NamedTuple):
@@ -224,7 +224,7 @@ def trusted_option(values: dict[str, object]) -> Option:
     """
     option = _new_object(Option)
     _set_attribute(option, "__dict__", values)
-    _set_fields_set(option, set(_OPTION_FIELDS))
+    _set_fields_set(option, _OPTION_FIELDS.copy())
     _set_extra(option, None)
     _set_private(option, None)
     return option
@@ -287,9 +287,12 @@ def market_options(context: MarketContext) -> list[Option]:
     single = context.memory(1, Sharding.none)
     sharding = context.multi_gpu_sharding
     for card in context.cards.every:
-        count = context.fewest_gpus(card.gpu.usable_gib)
         options.append(option_on(context, card, 1, Sharding.none, single))
-        if count is not None and count > 1:
+        usable_gib = card.gpu.usable_gib
+        if usable_gib >= single.required_gib:
+            continue  # one card holds it: fewest_gpus would say 1
+        count = context.fewest_gpus(usable_gib)
+        if count is not None:
             memory = context.memory(count, sharding)
             options.append(option_on(context, card, count, sharding, memory))
     return options
