@@ -29,11 +29,20 @@ from planner.catalog.prices import CardPrice, price_table
 from planner.memory.estimate import required_gib
 from planner.plan import Option, Verdict
 from planner.spec import JobSpec, Sharding
-from planner.throughput import CardSpeed, JobWork, card_speed, job_work, tokens_per_s_at
+from planner.throughput import (
+    CardSpeed,
+    JobWork,
+    card_speed,
+    job_work,
+    matmul_rate,
+    tokens_per_s_at,
+)
 
 OVERHEAD_FRACTION = 0.25
 TIGHT_HEADROOM_FRACTION = 0.10
 CENT = 0.01
+# The floor and the cost are computed in different orders: allow for the last bits.
+FLOOR_ROUNDING_MARGIN = 1 - 1e-9
 MULTI_GPU_COUNTS = (2, 4, 8)
 FIT_COUNTS = (1, *MULTI_GPU_COUNTS)
 # JobSpec fields that say where the job runs, not what it is.
@@ -103,6 +112,9 @@ class MarketCards(NamedTuple):
     # Cards with a price and a speed, in catalog order: the only ones a cheapest run can use.
     priced: tuple[MarketCard, ...]
     by_key: dict[str, MarketCard]
+    # The priced cards as (dollars per hour ÷ matmul rate, catalog position, card), cheapest
+    # matmuls first: the order cheapest_run tries them in.
+    by_matmul_price: tuple[tuple[float, int, MarketCard], ...]
 
     def card(self, gpu: GpuSpec, prices: dict[str, CardPrice]) -> MarketCard:
         """The catalog's card, or one paired now (a generic card of a size the user gave)."""
@@ -123,7 +135,12 @@ def market_cards(prices: dict[str, CardPrice]) -> MarketCards:
         return known[1]
     every = tuple(MarketCard.of(gpu, prices.get(gpu.key)) for gpu in all_gpus())
     priced = tuple(card for card in every if card.price is not None and card.speed is not None)
-    cards = MarketCards(every, priced, {card.gpu.key: card for card in every})
+    by_matmul_price = sorted(
+        (card.usd_per_hour / matmul_rate(card.speed), position, card)
+        for position, card in enumerate(priced)
+    )
+    by_key = {card.gpu.key: card for card in every}
+    cards = MarketCards(every, priced, by_key, tuple(by_matmul_price))
     _cards_by_table[id(prices)] = (prices, cards)
     return cards
 
@@ -299,13 +316,31 @@ def market_options(context: MarketContext) -> list[Option]:
 
 
 def cheapest_run(context: MarketContext) -> Option | None:
-    """The cheapest priced run that fits, looking only at priced cards at their fewest GPUs."""
+    """The cheapest priced run that fits, looking only at priced cards at their fewest GPUs.
+
+    No run costs less than its matmuls alone at perfect scaling, which is the card's matmul
+    price times a figure of the job; trying cards cheapest matmuls first, the search stops at the
+    first card whose floor is a cent above the best cost found. Equal costs (in cents, as shown)
+    go to the card first in the catalog, as a scan in catalog order would pick.
+    """
     total_tokens = context.total_tokens
     if total_tokens is None:
         return None
+    work = context.work
+    floor_per_matmul_price = (
+        total_tokens
+        * work.flops_per_token
+        / work.method_utilisation
+        / 3600
+        * (1 + OVERHEAD_FRACTION)
+        / (context.measured_ratio or 1.0)
+    )
     best: tuple[MarketCard, int, Sharding] | None = None
     best_cost = float("inf")
-    for card in context.cards.priced:
+    best_position = 0
+    for matmul_price, position, card in context.cards.by_matmul_price:
+        if matmul_price * floor_per_matmul_price * FLOOR_ROUNDING_MARGIN >= best_cost + CENT:
+            break
         count = context.fewest_gpus(card.gpu.usable_gib)
         if count is None:
             continue
@@ -314,9 +349,11 @@ def cheapest_run(context: MarketContext) -> Option | None:
         # The same arithmetic as make_option's cost, so the cheapest here is the cheapest there.
         hours = total_tokens / tokens_per_s / 3600 * (1 + OVERHEAD_FRACTION)
         cost = hours * card.usd_per_hour * count
-        # Compared in cents, as shown; a cost a cent or more above the best cannot round below it.
-        if cost < best_cost + CENT and round(cost, 2) < best_cost:
-            best, best_cost = (card, count, sharding), round(cost, 2)
+        # Compared in cents, as shown; a cost a cent or more above the best cannot round to it.
+        if cost < best_cost + CENT:
+            cents = round(cost, 2)
+            if cents < best_cost or (cents == best_cost and position < best_position):
+                best, best_cost, best_position = (card, count, sharding), cents, position
     if best is None:
         return None
     card, count, sharding = best

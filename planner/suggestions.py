@@ -175,6 +175,13 @@ def _apply(context: MarketContext, change: Change, card: GpuSpec | None) -> Afte
     return After(after_context, target, count, after_gib, fits)
 
 
+def _before_gib(context: MarketContext, requested: Option | None) -> float:
+    """Memory per GPU before a change: on the named card, else on one GPU."""
+    if requested is not None:
+        return requested.required_gib
+    return context.memory(1, Sharding.none).required_gib
+
+
 def _evaluate(
     context: MarketContext,
     change: Change,
@@ -183,10 +190,7 @@ def _evaluate(
     cheapest_before: Option | None,
 ) -> tuple[Suggestion, float | None]:
     """The suggestion for an applied change, and the cost of the cheapest run after it."""
-    if requested is not None:
-        before_gib = requested.required_gib
-    else:
-        before_gib = context.memory(1, Sharding.none).required_gib
+    before_gib = _before_gib(context, requested)
     after_gib, count = after.required_gib, after.count
     reference = _reference(after.target, cheapest_before)
     pct = _hours_change_pct(
@@ -264,19 +268,22 @@ def suggest(
     stuck = (requested is not None and requested.verdict != "fits") or not single_fits
     if stuck:
         helpful, partial = [], []
+        cut_gib = MEANINGFUL_CUT * _before_gib(context, requested)
         for change in candidate_changes(context, card):
             after = _apply(context, change, card)
-            suggestion, cost = _evaluate(context, change, after, requested, cheapest)
             if after.fits:
+                suggestion, cost = _evaluate(context, change, after, requested, cheapest)
                 moves_card = "gpu" in change.patch
                 rank = (moves_card, change.changes_the_job, cost or float("inf"))
                 helpful.append((*rank, suggestion))
-            elif suggestion.required_gib_after < MEANINGFUL_CUT * suggestion.required_gib_before:
-                partial.append((suggestion.required_gib_after, suggestion))
+            elif after.required_gib < cut_gib:
+                partial.append((after.required_gib, change, after))
         # Changes that make it fit: on the named card before another card, settings before job
-        # changes, cheapest first; then the biggest memory cuts.
+        # changes, cheapest first; then the biggest memory cuts, priced only if there is room.
         suggestions.extend(item[-1] for item in sorted(helpful, key=lambda item: item[:3]))
-        suggestions.extend(item[-1] for item in sorted(partial, key=lambda item: item[0]))
+        shown_partial = sorted(partial, key=lambda item: item[0])
+        for _, change, after in shown_partial[: max(0, MAX_SUGGESTIONS - len(suggestions))]:
+            suggestions.append(_evaluate(context, change, after, requested, cheapest)[0])
     elif (
         requested is not None
         and requested.cost_usd is not None
@@ -284,7 +291,10 @@ def suggest(
         and requested.cost_usd > POOR_VALUE_RATIO * cheapest.cost_usd
     ):
         suggestions.append(_switch_card(requested, cheapest))
-    if not any("gradient_checkpointing" in shown.patch for shown in suggestions):
+    # Advice after a full list would not be shown.
+    if len(suggestions) < MAX_SUGGESTIONS and not any(
+        "gradient_checkpointing" in shown.patch for shown in suggestions
+    ):
         advice = checkpointing_advice(context, card, requested, cheapest)
         if advice is not None:
             suggestions.append(advice)

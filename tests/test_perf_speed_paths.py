@@ -9,9 +9,27 @@ from planner.catalog.gpus import all_gpus
 from planner.defaults import resolve
 from planner.memory import estimate_memory
 from planner.memory.estimate import required_gib
-from planner.options import MarketContext, market_cards
+from planner.options import (
+    MarketContext,
+    cheapest_of,
+    cheapest_run,
+    make_option,
+    market_cards,
+    market_options,
+    read_requested_card,
+)
 from planner.plan import Option
+from planner.planner import make_plan
 from planner.spec import JobSpec, Sharding
+from planner.suggestions import (
+    MAX_SUGGESTIONS,
+    MEANINGFUL_CUT,
+    _apply,
+    _evaluate,
+    candidate_changes,
+    checkpointing_advice,
+    suggest,
+)
 from planner.throughput import (
     ACHIEVED_BANDWIDTH_FRACTION,
     card_matmul_factor,
@@ -94,3 +112,83 @@ def test_a_placement_change_keeps_the_jobs_work_and_another_change_recomputes_it
 def _resolved(spec: JobSpec) -> tuple[JobSpec, object]:
     resolved = resolve(spec)
     return resolved.spec, resolved.arch
+
+
+SEARCH_JOBS = (
+    *JOBS,
+    JobSpec(params_b=70, method="full", seq_len=8192, dataset_tokens=1e8),
+    JobSpec(params_b=405, method="qlora", dataset_tokens=1e7),
+    JobSpec(params_b=8, method="lora", dataset_tokens=5e7, tokens_per_s=900, gpu="A10G"),
+    JobSpec(params_b=14, method="full", dataset_tokens=2e8, precision="fp32"),
+    JobSpec(params_b=1, method="lora", seq_len=512, dataset_tokens=1e6),
+    # Eight changes each shown or cutting memory: more than the six suggestions shown.
+    JobSpec(
+        params_b=7,
+        method="full",
+        seq_len=4096,
+        micro_batch=2,
+        gradient_checkpointing=False,
+        gpu="4090",
+        dataset_tokens=1e8,
+    ),
+)
+
+
+@pytest.mark.parametrize("spec", SEARCH_JOBS, ids=lambda spec: f"{spec.params_b or spec.model}")
+def test_the_bounded_cheapest_run_search_finds_the_cheapest_row_of_a_full_scan(
+    spec: JobSpec,
+) -> None:
+    resolved = resolve(spec)
+    context = MarketContext(resolved.spec, resolved.arch, measured_ratio=spec.tokens_per_s and 1.3)
+    for changed in (context, context.patched({"gradient_checkpointing": False})):
+        fast = cheapest_run(changed)
+        # A full scan in catalog order, keeping the first of equal costs in cents.
+        rows = [
+            make_option(changed, card.gpu, count)
+            for card in changed.cards.priced
+            if (count := changed.fewest_gpus(card.gpu.usable_gib)) is not None
+        ]
+        if changed.total_tokens is None:
+            assert fast is None  # no token count, no cost
+            continue
+        assert fast == min(rows, key=lambda row: row.cost_usd, default=None)
+
+
+UNCALIBRATED_JOBS = [spec for spec in SEARCH_JOBS if spec.tokens_per_s is None]
+
+
+@pytest.mark.parametrize(
+    "spec", UNCALIBRATED_JOBS, ids=lambda spec: f"{spec.params_b or spec.model}"
+)
+def test_suggestions_price_only_the_changes_they_show(spec: JobSpec) -> None:
+    resolved = resolve(spec)
+    context = MarketContext(resolved.spec, resolved.arch)
+    card = read_requested_card(resolved.spec).gpu
+    requested = make_plan(spec).requested
+    options = market_options(context)
+    expected = _every_change_priced(context, card, requested, options)
+    assert suggest(context, card, requested, options) == expected
+
+
+def _every_change_priced(context, card, requested, options):
+    """suggest as round 2 wrote it: every candidate change evaluated, then the top six."""
+    cheapest = cheapest_of(options)
+    suggestions = []
+    single_fits = any(o.count == 1 and o.verdict != "no" for o in options)
+    if (requested is not None and requested.verdict != "fits") or not single_fits:
+        helpful, partial = [], []
+        for change in candidate_changes(context, card):
+            after = _apply(context, change, card)
+            suggestion, cost = _evaluate(context, change, after, requested, cheapest)
+            if after.fits:
+                rank = ("gpu" in change.patch, change.changes_the_job, cost or float("inf"))
+                helpful.append((*rank, suggestion))
+            elif suggestion.required_gib_after < MEANINGFUL_CUT * suggestion.required_gib_before:
+                partial.append((suggestion.required_gib_after, suggestion))
+        suggestions.extend(item[-1] for item in sorted(helpful, key=lambda item: item[:3]))
+        suggestions.extend(item[-1] for item in sorted(partial, key=lambda item: item[0]))
+    if not any("gradient_checkpointing" in shown.patch for shown in suggestions):
+        advice = checkpointing_advice(context, card, requested, cheapest)
+        if advice is not None:
+            suggestions.append(advice)
+    return suggestions[:MAX_SUGGESTIONS]
