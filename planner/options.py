@@ -227,6 +227,7 @@ def speed_on(context: MarketContext, gpu: GpuSpec, count: int, sharding: Shardin
 
 
 def scaled_speed(context: MarketContext, speed: CardSpeed, count: int, sharding: Sharding) -> float:
+    """speed_on for a card whose CardSpeed the caller holds (the market's cards)."""
     tokens_per_s = tokens_per_s_at(context.work, speed, count, sharding)
     if context.measured_ratio:
         tokens_per_s *= context.measured_ratio

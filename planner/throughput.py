@@ -375,6 +375,7 @@ def memory_seconds_per_token(work: JobWork, gpu: GpuSpec, count: int) -> float:
 
 
 def bandwidth_seconds_per_token(work: JobWork, speed: CardSpeed, count: int) -> float:
+    """memory_seconds_per_token for a card whose CardSpeed the caller holds."""
     moved_bytes = (
         work.memory_bytes_per_token
         + work.dequant_bytes_per_token
