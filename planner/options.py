@@ -371,7 +371,7 @@ def generic_card(vram_gb: float) -> GpuSpec:
     """A card known only by its size ("70b qlora 48gb?"): fit only, no speed or price."""
     return GpuSpec(
         key=f"{GENERIC_PREFIX}{vram_gb:g}gb",
-        name=f"a {vram_gb:g} GB card",
+        name=f"{vram_gb:g} GB card",
         vendor="",
         usable_gib=round(vram_gb * _gib_per_marketed_gb(), 2),
         bf16_tflops=0.0,

@@ -107,7 +107,13 @@ def _fit_phrase(required_gib: float, card: GpuSpec | None, count: int) -> str:
     smallest = _smallest_card_holding(required_gib)
     if smallest is None:
         return "still more than any single card holds"
-    return f"fits a {smallest.marketed_gb:g} GB card ({smallest.name})"
+    size = f"{smallest.marketed_gb:g}"
+    return f"fits {_article(size)} {size} GB card ({smallest.name})"
+
+
+def _article(number: str) -> str:
+    """'an' before numbers spoken with a vowel sound: 8, 80, 800…, 11, 18."""
+    return "an" if number.startswith("8") or number in ("11", "18") else "a"
 
 
 @cache
@@ -234,12 +240,23 @@ def checkpointing_advice(
     suggestion, cost_after = _evaluate(context, change, after, requested, cheapest)
     if cost_after is None or cost_after >= cheapest.cost_usd:
         return None
-    suggestion.change += (
-        " (checkpointing is not worth it here: it only costs time)"
-        if on
-        else " (checkpointing is worth it here: it lets you rent a cheaper card)"
-    )
+    if not on:
+        verdict = "checkpointing is worth it here: it lets you rent a cheaper card"
+    elif _same_run(suggestion.cheapest_option, cheapest):
+        verdict = "checkpointing is not worth it here: it only costs time"
+    else:
+        # It is what lets the small card hold the job, yet a bigger card without the recompute
+        # finishes sooner and costs less in total: the cheapest card per hour is not per run.
+        verdict = (
+            f"checkpointing is not worth it here: it lets {cheapest.count}× "
+            f"{cheapest.gpu_name} hold the job, but a bigger card without it costs less per run"
+        )
+    suggestion.change += f" ({verdict})"
     return suggestion
+
+
+def _same_run(after: Option | None, before: Option) -> bool:
+    return after is not None and (after.gpu, after.count) == (before.gpu, before.count)
 
 
 def _switch_card(requested: Option, cheapest: Option) -> Suggestion:

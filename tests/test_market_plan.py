@@ -162,6 +162,20 @@ def test_checkpointing_only_costs_time_for_a_small_model() -> None:
     assert "only costs time" in advice.change
 
 
+def test_checkpointing_verdict_when_a_bigger_card_without_it_is_cheaper_per_run() -> None:
+    # The seed job: checkpointing lets a 24 GB card hold it, but an 80 GB card without the
+    # recompute finishes the run for less; the advice must say that, not "it only costs time".
+    plan = make_plan(
+        JobSpec(model="13B", method="qlora", seq_len=4096, dataset_tokens=20e6, epochs=3)
+    )
+    advice = next(s for s in plan.suggestions if s.patch == {"gradient_checkpointing": False})
+    cheapest = plan.recommendation.cheapest
+    assert advice.cheapest_option.gpu != cheapest.gpu
+    assert advice.cheapest_option.cost_usd < cheapest.cost_usd
+    assert "costs less per run" in advice.change
+    assert "only costs time" not in advice.change
+
+
 def test_a_poor_value_card_gets_a_cheaper_alternative() -> None:
     plan = make_plan(JobSpec(**{**SEED, "gpu": "B200"}))
     assert plan.requested.verdict == "fits"
