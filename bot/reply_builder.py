@@ -65,13 +65,30 @@ def verdict(plan: Plan) -> str:
     if plan.requested is not None:
         option = plan.requested
         outcome = {"fits": "fits", "tight": "is tight", "no": "does not fit"}[option.verdict]
-        return f"{need}; {outcome} on {fmt.card(option.gpu_name, option.count)}{_cost(option)}."
-    cheapest = plan.recommendation.cheapest
+        line = f"{need}; {outcome} on {fmt.card(option.gpu_name, option.count)}{_cost(option)}"
+        enough = _fewest_of_requested(plan)
+        if enough is not None:
+            line += f"; {fmt.card(enough.gpu_name, enough.count)} with FSDP/ZeRO-3 hold it"
+        return line + "."
     if not plan.options:
         return f"{need}."
-    if cheapest is None:
-        return f"{need}; no card in the catalog fits it as planned."
+    fitting = [o for o in plan.options if o.verdict != "no"]
+    if not fitting:
+        return f"{need}; no card in the catalog holds it, even eight of them."
+    cheapest = plan.recommendation.cheapest
+    if cheapest is None:  # no token count, so no run cost: rank by hourly price
+        cheapest = min(fitting, key=_usd_per_hour_all)
+        return f"{need}. Cheapest to rent: {fmt.card(cheapest.gpu_name, cheapest.count)}."
     return f"{need}. Cheapest: {fmt.card(cheapest.gpu_name, cheapest.count)}{_cost(cheapest)}."
+
+
+def _fewest_of_requested(plan: Plan) -> Option | None:
+    """The fewest of the named card that hold a job one of them cannot ("how many 4090s?")."""
+    requested = plan.requested
+    if requested is None or requested.verdict != "no":
+        return None
+    enough = [o for o in plan.options if o.gpu == requested.gpu and o.verdict != "no"]
+    return min(enough, key=lambda o: o.count) if enough else None
 
 
 def memory_lines(plan: Plan) -> list[MemoryLine]:
@@ -207,6 +224,9 @@ def _picks(plan: Plan) -> list[tuple[str, Option]]:
 
 def _highlights(plan: Plan) -> dict[tuple[str, int], str]:
     requested = [("requested", plan.requested)] if plan.requested is not None else []
+    enough = _fewest_of_requested(plan)
+    if enough is not None:
+        requested.append(("fewest of your card", enough))
     names: dict[tuple[str, int], list[str]] = {}
     for label, option in [*requested, *_picks(plan)]:
         names.setdefault((option.gpu, option.count), []).append(label)
@@ -228,9 +248,14 @@ def _row_order(option: Option) -> tuple[int, float, float, str]:
     """Cards that hold the job cheapest first; cards that do not, closest miss first."""
     if option.verdict == "no":
         return (_VERDICT_ORDER["no"], -option.headroom_gib, 0.0, option.gpu_name)
-    cost = option.cost_usd if option.cost_usd is not None else float("inf")
+    cost = option.cost_usd if option.cost_usd is not None else _usd_per_hour_all(option)
     hours = option.hours if option.hours is not None else float("inf")
     return (_VERDICT_ORDER[option.verdict], cost, hours, option.gpu_name)
+
+
+def _usd_per_hour_all(option: Option) -> float:
+    """Without a token count there is no run cost; the hourly price of all its GPUs ranks rows."""
+    return option.usd_per_hour * option.count if option.usd_per_hour is not None else float("inf")
 
 
 def _row(option: Option, highlight: str | None) -> CardRow:

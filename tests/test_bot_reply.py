@@ -81,3 +81,26 @@ def test_follow_up_hints_fit_the_plan() -> None:
     assert any(hint.startswith("cheapest under $") for hint in hints)
     longer = plan_reply(_plan("13B QLoRA, 8k ctx, 20M tokens"), changes=["context: 4096 → 8192"])
     assert "what if 8k ctx?" not in longer.followups and "undo" in longer.followups
+
+
+def test_how_many_of_my_card_is_answered_in_the_verdict_and_the_table() -> None:
+    reply = plan_reply(_plan("全参微调 7B 需要几张4090"))
+    assert "does not fit on 1× NVIDIA GeForce RTX 4090" in reply.verdict
+    assert "× NVIDIA GeForce RTX 4090 with FSDP/ZeRO-3 hold it" in reply.verdict
+    fewest = [row for row in reply.table if row.highlight == "fewest of your card"]
+    assert len(fewest) == 1 and fewest[0].count > 1 and fewest[0].verdict != "no"
+
+
+def test_without_a_token_count_the_verdict_names_the_cheapest_card_to_rent() -> None:
+    plan = _plan("7B lora")
+    assert plan.recommendation.cheapest is None  # no run cost without tokens
+    reply = plan_reply(plan)
+    assert "Cheapest to rent:" in reply.verdict
+    assert "no card" not in reply.verdict
+    hourly = [row.usd_per_hour * row.count for row in reply.table if row.usd_per_hour]
+    assert hourly == sorted(hourly)
+
+
+def test_a_job_no_card_holds_says_so() -> None:
+    reply = plan_reply(_plan("700B full fine-tune 32k ctx"))
+    assert "no card in the catalog holds it" in reply.verdict
