@@ -116,3 +116,28 @@ def test_override_without_the_columns_is_a_clear_error(
     monkeypatch.setenv("GPUPLAN_PRICES", str(path))
     with pytest.raises(PlanningError, match="missing column"):
         price_table()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\xff\xfe\x00binary\x00\x9c", "not a UTF-8 CSV"),
+        (
+            b"key,provider,price_usd_per_hr,price_kind,date_of_source,source,notes\n",
+            "no price rows",
+        ),
+        (b"", "no price rows"),
+        (
+            b"key,provider,price_usd_per_hr,price_kind,date_of_source,source,notes\n4090,lab\n",
+            "price '' is not a positive",
+        ),
+    ],
+)
+def test_unreadable_or_empty_override_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: bytes, message: str
+) -> None:
+    path = tmp_path / "prices.csv"
+    path.write_bytes(content)
+    monkeypatch.setenv("GPUPLAN_PRICES", str(path))
+    with pytest.raises(PlanningError, match=message):
+        price_table()

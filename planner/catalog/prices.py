@@ -58,11 +58,17 @@ def _read_quotes(path: Path, *, loose_keys: bool) -> list[PriceQuote]:
             rows = list(csv.DictReader(handle))
     except OSError as error:
         raise PlanningError(f"{PRICES_ENV}={path}: cannot read it ({error.strerror})") from error
-    if rows and not set(_COLUMNS) <= set(rows[0]):
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise PlanningError(f"{PRICES_ENV}={path}: not a UTF-8 CSV file ({error})") from error
+    if not rows:
+        # Silently falling back to the built-in prices would hide a team's broken override.
+        raise PlanningError(f"{PRICES_ENV}={path}: no price rows under the header")
+    if not set(_COLUMNS) <= set(rows[0]):
         missing = ", ".join(column for column in _COLUMNS if column not in rows[0])
         raise PlanningError(f"{PRICES_ENV}={path}: missing column(s) {missing}")
     quotes = []
-    for line_number, row in enumerate(rows, start=2):
+    for line_number, cells in enumerate(rows, start=2):
+        row = {column: (value or "") for column, value in cells.items() if column is not None}
         key = row["key"].strip()
         if loose_keys:
             gpu = resolve_gpu(key)
