@@ -9,44 +9,40 @@
 
 from __future__ import annotations
 
-from planner.catalog.models import ModelArch, linear_shapes
+from planner.catalog.models import ModelArch, linear_params_per_layer
+from planner.defaults import DEFAULT_LORA_RANK, DEFAULT_SEQ_LEN
+from planner.memory.components import NF4_BYTES, adapter_params
+from planner.memory.profiles import CUDA_CONTEXT_GIB
 from planner.plan import AfterTraining
-from planner.spec import ALL_LINEAR, JobSpec, LoraTarget, Method
+from planner.spec import JobSpec, Method, lora_target_names
+from planner.units import GIB
 
-GIB = float(2**30)
 BYTES_16BIT = 2
-NF4_BYTES_PER_WEIGHT = 4.5 / 8
-SERVING_CONTEXT_GIB = 0.6
+# Past this many hours a marketplace host is likely enough to be reclaimed that checkpoints must
+# leave the instance.
 MARKETPLACE_CHECKPOINT_HOURS = 8.0
-_ALL_TARGETS = tuple(target.value for target in LoraTarget)
-
-
-def adapter_params(spec: JobSpec, arch: ModelArch) -> int:
-    targets = spec.lora_targets
-    names = _ALL_TARGETS if targets in (None, ALL_LINEAR) else [t.value for t in targets]
-    shapes = linear_shapes(arch)
-    per_layer = sum(
-        (shapes[name][0] + shapes[name][1]) * shapes[name][2] for name in names if name in shapes
-    )
-    return (spec.lora_rank or 16) * per_layer * arch.num_layers
 
 
 def kv_cache_bytes(arch: ModelArch, tokens: int) -> float:
+    """16-bit keys and values of every layer's KV heads: 2 · layers · kv_heads · head_dim · 2 B
+    per token."""
     return 2 * arch.num_layers * arch.num_kv_heads * arch.head_dim * BYTES_16BIT * tokens
 
 
 def after_training(spec: JobSpec, arch: ModelArch, run_hours: float | None) -> AfterTraining:
     """Sizes of what the run produces and the memory to serve it; `run_hours` drives the
     checkpointing advice."""
-    linear = arch.num_layers * sum(i * o * n for i, o, n in linear_shapes(arch).values())
+    linear = arch.num_layers * linear_params_per_layer(arch)
     other = arch.total_params - linear
-    kv_and_context = kv_cache_bytes(arch, spec.seq_len or 2048) + SERVING_CONTEXT_GIB * GIB
+    kv_and_context = kv_cache_bytes(arch, spec.seq_len or DEFAULT_SEQ_LEN) + CUDA_CONTEXT_GIB * GIB
     merged_bytes = arch.total_params * BYTES_16BIT
-    four_bit_bytes = linear * NF4_BYTES_PER_WEIGHT + other * BYTES_16BIT
+    four_bit_bytes = linear * NF4_BYTES + other * BYTES_16BIT
     notes = []
     adapter_mb = None
     if spec.method != Method.full:
-        adapter_mb = round(adapter_params(spec, arch) * BYTES_16BIT / 1e6, 1)
+        rank = spec.lora_rank or DEFAULT_LORA_RANK
+        params = adapter_params(arch, rank, lora_target_names(spec.lora_targets))
+        adapter_mb = round(params * BYTES_16BIT / 1e6, 1)
         notes.append(
             f"The LoRA adapter is about {adapter_mb:,.0f} MB; serve it on the base model or merge "
             "it for a standalone model."

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
 UNITS_FILE = Path(__file__).parent / "data" / "units.txt"
 
+# Bytes in a GiB: PyTorch and nvidia-smi report binary units, so every byte count the planner
+# shows goes through this one figure (no pint on the hot path).
+GIB = float(2**30)
+
 # How people write each unit → its name in units.txt. Anything else is not a unit to us.
 UNIT_SPELLINGS: dict[str, str] = {
     "byte": "byte",
