@@ -74,8 +74,8 @@ class Job:
 
     @property
     def activation_scale(self) -> float:
-        """fp32 training stores 4-byte activations; every other precision computes in 16 bits."""
-        return 2.0 if self.precision is Precision.fp32 else 1.0
+        """Activation sizes are counted in 16-bit elements: fp32 training stores twice that."""
+        return self.compute_bytes / 2.0
 
 
 # Bytes per quantised linear weight: 4-bit codes + one fp32 absmax per 64-weight block (NF4), or
@@ -140,10 +140,8 @@ def weights_bytes(arch: ModelArch, job: Job) -> float:
 
     full / lora: every parameter at `base_weight_bytes_per_param`.
     qlora: the decoder's linear layers quantised (`quantised_bytes_per_weight`, plus the
-    profile's nf4_extra_bytes_per_weight for NF4); embeddings, lm_head and norms stay 16-bit,
-    or fp32 where PEFT's k-bit preparation upcasts them (bitsandbytes nf4/int8 under HF); and
-    the 16-bit copy of the largest linear that dequantisation materialises for each matmul
-    (forward and backward: two). Shared weights: `shared_weight_bytes`.
+    profile's nf4_extra_bytes_per_weight for NF4) + embeddings, lm_head and norms
+    (`shared_weight_bytes`) + the dequantisation buffers (`dequant_buffer_bytes`).
     """
     if job.method is not Method.qlora or job.quant is None:
         return arch.total_params * base_weight_bytes_per_param(job)
