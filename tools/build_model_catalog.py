@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-SHARED = Path(sys.argv[1] if len(sys.argv) > 1 else "/work/shared/data")
+DEFAULT_SHARED_DATA = Path("/work/shared/data")
 OUT = Path(__file__).resolve().parents[1] / "planner" / "data" / "models.json"
 TODAY = dt.date.today().isoformat()
 
@@ -31,19 +31,20 @@ SHAPE_KEY = (
 )
 
 
-def _squash(name: str) -> str:
+def _id_letters(name: str) -> str:
+    """An HF id's repo name reduced to lower-case letters, digits and dots, for prefix matching."""
     return re.sub(r"[^a-z0-9.]", "", name.split("/")[-1].lower())
 
 
 def _same_shape_parent(model: dict, models: list[dict]) -> dict | None:
     """A fine-tune or mirror folds into the curated entry with its shape and most similar name."""
     shape = tuple(model[f] for f in SHAPE_KEY)
-    name = _squash(model["hf_id"])
+    name = _id_letters(model["hf_id"])
     best, best_len = None, 0
     for other in models:
         if tuple(other[f] for f in SHAPE_KEY) != shape:
             continue
-        other_name = _squash(other["hf_id"])
+        other_name = _id_letters(other["hf_id"])
         common = next(
             (i for i, (a, b) in enumerate(zip(name, other_name, strict=False)) if a != b),
             min(len(name), len(other_name)),
@@ -121,9 +122,9 @@ def _from_more(model_id: str, entry: dict) -> dict:
     }
 
 
-def main() -> None:
-    curated = json.loads((SHARED / "models.json").read_text())["models"]
-    more = json.loads((SHARED / "model_shapes_more.json").read_text())["models"]
+def main(shared_data: Path) -> None:
+    curated = json.loads((shared_data / "models.json").read_text())["models"]
+    more = json.loads((shared_data / "model_shapes_more.json").read_text())["models"]
     models = [_from_curated(m) for m in curated]
     by_id = {m["hf_id"].lower(): m for m in models}
     pointers: list[tuple[str, str, str]] = []
@@ -150,8 +151,9 @@ def main() -> None:
             canonical["ids"].append(model_id)
         if note:
             canonical["aliases"].append(note)
-    for model in models:
-        assert all(model[f] for f in SHAPE_FIELDS), model["key"]
+    unplannable = [model["key"] for model in models if not all(model[f] for f in SHAPE_FIELDS)]
+    if unplannable:
+        sys.exit(f"no usable {'/'.join(SHAPE_FIELDS)} for: {', '.join(unplannable)}")
     doc = {
         "about": (
             "Architectures gpuplan plans from. Built by tools/build_model_catalog.py from the "
@@ -168,4 +170,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_SHARED_DATA)
