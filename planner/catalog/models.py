@@ -115,6 +115,7 @@ def linear_shapes(arch: ModelArch, *, active_only: bool = False) -> dict[str, Li
 
 
 def linear_params_per_layer(arch: ModelArch, *, active_only: bool = False) -> int:
+    """Σ in·out·matrices over `linear_shapes` (only the routed experts when `active_only`)."""
     return sum(i * o * n for i, o, n in linear_shapes(arch, active_only=active_only).values())
 
 
@@ -191,7 +192,7 @@ def model_names() -> list[str]:
     """Display names, HF ids and common aliases: for autocomplete and for the parser."""
     names: list[str] = []
     for arch in all_models():
-        names += [arch.name, *(a for a in arch.aliases)]
+        names += [arch.name, *arch.aliases]
         names += [m for m in (arch.hf_id, *arch.ids) if m]
     return list(dict.fromkeys(names))
 
