@@ -94,6 +94,9 @@ class Suggestion(BaseModel):
 
 
 class AfterTraining(BaseModel):
+    """What the run produces and what serving it takes (planner.after_training): the adapter in
+    decimal MB, the rest in GiB."""
+
     adapter_mb: float | None
     merged_model_gib: float
     serve_bf16_gib: float

@@ -30,6 +30,8 @@ from planner.spec import Method, Optimizer, Precision, Quant, Sharding
 
 @dataclass(frozen=True, slots=True)
 class Job:
+    """The resolved JobSpec fields the components read (planner.memory.estimate.job_from_spec)."""
+
     method: Method
     quant: Quant | None
     precision: Precision
@@ -89,6 +91,7 @@ GPTQ_INT4_BYTES = 0.5 + 2.5 / 128
 
 
 def quantised_bytes_per_weight(quant: Quant, double_quant: bool) -> float:
+    """Bytes per quantised linear weight, block constants included (the constants above)."""
     if quant is Quant.nf4:
         return NF4_DOUBLE_QUANT_BYTES if double_quant else NF4_BYTES
     return INT8_BYTES if quant is Quant.int8 else GPTQ_INT4_BYTES
@@ -161,6 +164,7 @@ def adapter_params(arch: ModelArch, rank: int, targets: tuple[str, ...]) -> int:
 
 
 def trainable_params(arch: ModelArch, job: Job) -> int:
+    """Parameters the optimizer steps: all of them for full fine-tuning, else the adapters."""
     if job.method is Method.full:
         return arch.total_params
     return adapter_params(arch, job.lora_rank, job.lora_targets)
@@ -198,6 +202,13 @@ def gradient_bytes(arch: ModelArch, job: Job) -> float:
     return trainable_params(arch, job) * trainable_bytes_per_param(job)
 
 
+# bitsandbytes' 8-bit Adam: two 1-byte moments, each with an fp32 absmax per 2,048-element block.
+ADAM_8BIT_STATE_BYTES = 2.0 + 2 * 4 / 2048
+# Adafactor's factored fp32 row/column second moments, per parameter of a transformer-sized
+# matrix (no first moment).
+ADAFACTOR_STATE_BYTES = 0.02
+
+
 def optimizer_state_bytes_per_param(job: Job) -> float:
     """AdamW: two moments in the trained dtype (fp32 → 8 B, bf16 → 4 B); 8-bit Adam: two 8-bit
     moments + block constants (≈ 2 B); paged optimizers live in CUDA managed memory that spills
@@ -210,13 +221,13 @@ def optimizer_state_bytes_per_param(job: Job) -> float:
         case Optimizer.adamw:
             return master + 2 * state
         case Optimizer.adamw_8bit:
-            return master + 2.0 + 2 * 4 / 2048
+            return master + ADAM_8BIT_STATE_BYTES
         case Optimizer.paged_adamw | Optimizer.paged_adamw_8bit:
             return master
         case Optimizer.sgd:
             return master + state
         case Optimizer.adafactor:
-            return master + 0.02
+            return master + ADAFACTOR_STATE_BYTES
 
 
 def optimizer_bytes(arch: ModelArch, job: Job) -> float:

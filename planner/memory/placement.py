@@ -16,7 +16,7 @@ class Components:
     """Bytes by component (the keys of MemoryBreakdown, minus overhead).
 
     The peak is either mid-backward (activations and logits alive) or inside the optimizer step
-    (`step_scratch` alive instead); `peak_optimizer` charges the step's excess to the optimizer.
+    (`step_scratch` alive instead); the breakdown charges the step's excess to the optimizer.
     """
 
     weights: float
@@ -29,10 +29,13 @@ class Components:
 
     @property
     def step_excess(self) -> float:
+        """What the optimizer step allocates beyond the activations and logits it replaces."""
         return max(0.0, self.step_scratch - self.activations - self.logits)
 
     @property
     def allocated(self) -> float:
+        """Peak allocated: the state that lives all step plus the larger of the backward
+        transients (activations + logits) and the step's scratch."""
         return (
             self.weights
             + self.adapter
@@ -107,6 +110,8 @@ def _gathered(arch: ModelArch, job: comp.Job) -> tuple[float, float]:
 
 
 def _fully_sharded(arch: ModelArch, job: comp.Job, c: Components, n: int) -> Components:
+    """FSDP FULL_SHARD / ZeRO-3: weights, adapter, gradients and optimizer state / n, plus
+    what a rank holds gathered; every rank dequantises, so those buffers are not divided."""
     gathered_weights, gathered_gradients = _gathered(arch, job)
     dequant = comp.dequant_buffer_bytes(arch, job)
     return Components(
