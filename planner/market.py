@@ -16,7 +16,7 @@ from planner.catalog.prices import price_date_label
 from planner.options import (
     Footprint,
     MarketContext,
-    cheapest_of,
+    cheapest_priced,
     make_option,
     market_options,
     priced_options,
@@ -42,20 +42,19 @@ def recommend(options: list[Option], spec: JobSpec) -> Recommendation:
     priced = priced_options(options)
     if not priced:
         return Recommendation(summary=_nothing_summary(options, spec))
-    cheapest = cheapest_of(priced)
+    cheapest = cheapest_priced(priced)
     fastest = min(priced, key=lambda o: (o.hours, o.cost_usd))
     best_value = min(priced, key=lambda o: (o.cost_usd * o.hours, o.cost_usd))
     budget, deadline = spec.budget_usd, spec.deadline_hours
     both = cheapest
     if budget is not None or deadline is not None:
-        both = cheapest_of(
-            [
-                o
-                for o in priced
-                if (budget is None or o.cost_usd <= budget)
-                and (deadline is None or o.hours <= deadline)
-            ]
-        )
+        within = [
+            o
+            for o in priced
+            if (budget is None or o.cost_usd <= budget)
+            and (deadline is None or o.hours <= deadline)
+        ]
+        both = cheapest_priced(within)
     within_budget = both if spec.budget_usd is not None else None
     meets_deadline = both if spec.deadline_hours is not None else None
     lines = [f"Cheapest: {_describe(cheapest)}.", f"Fastest: {_describe(fastest)}."]

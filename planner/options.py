@@ -49,7 +49,9 @@ FIT_COUNTS = (1, *MULTI_GPU_COUNTS)
 PLACEMENT_FIELDS = frozenset({"num_gpus", "sharding", "gpu", "gpu_vram_gb"})
 SHARDING_STRATEGIES = (Sharding.fsdp, Sharding.zero3)
 GENERIC_PREFIX = "generic-"
-_OPTION_FIELDS = set(Option.model_fields)
+# Every trusted Option shares this set of set fields: it holds every field, so pydantic's only
+# write to it (adding a field on assignment) never changes it, and model_copy copies it.
+_EVERY_OPTION_FIELD = set(Option.model_fields)
 
 
 class Footprint(NamedTuple):
@@ -242,7 +244,7 @@ def trusted_option(values: dict[str, object]) -> Option:
     """
     option = _new_object(Option)
     _set_attribute(option, "__dict__", values)
-    _set_fields_set(option, _OPTION_FIELDS.copy())
+    _set_fields_set(option, _EVERY_OPTION_FIELD)
     _set_extra(option, None)
     _set_private(option, None)
     return option
@@ -418,5 +420,9 @@ def priced_options(options: list[Option]) -> list[Option]:
 
 
 def cheapest_of(options: list[Option]) -> Option | None:
-    priced = priced_options(options)
+    return cheapest_priced(priced_options(options))
+
+
+def cheapest_priced(priced: list[Option]) -> Option | None:
+    """cheapest_of for rows already filtered by priced_options."""
     return min(priced, key=lambda o: (o.cost_usd, o.hours)) if priced else None

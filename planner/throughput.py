@@ -397,7 +397,10 @@ def tokens_per_s_at(
     One GPU's time per token is its matmuls, its memory-bound kernels and its share of any CPU
     offload; the GPUs together keep `efficiency` of `count` × one GPU's rate.
     """
-    efficiency = _scaling_over(speed.link, count, sharding, work.trains_weights)
+    # Most rows are one GPU, which keeps all of its rate: no scaling lookup for them.
+    efficiency = (
+        _scaling_over(speed.link, count, sharding, work.trains_weights) if count > 1 else 1.0
+    )
     per_gpu_seconds_per_token = (
         compute_seconds_per_token(work, speed)
         + bandwidth_seconds_per_token(work, speed, count)

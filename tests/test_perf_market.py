@@ -106,3 +106,12 @@ def test_the_smallest_card_holding_a_job_is_found_by_size_order() -> None:
         holding = [gpu for gpu in all_gpus() if verdict_for(required_gib, gpu.usable_gib) != "no"]
         expected = min(holding, key=lambda gpu: gpu.usable_gib) if holding else None
         assert _smallest_card_holding(required_gib) is expected
+
+
+def test_trusted_options_sharing_their_set_fields_stay_independent() -> None:
+    first, second = market_options(_context(JOBS[0]))[:2]
+    every_field = set(Option.model_fields)
+    first.count = 5
+    copy = first.model_copy(update={"verdict": "no"})
+    assert first.model_fields_set == second.model_fields_set == every_field
+    assert copy.model_fields_set == every_field and second.count == 1
