@@ -62,7 +62,7 @@ the card's peak, so it cannot be a one-card figure as labelled. The fit is on A1
 families whose best measured matmul (ml-engineering's MAMF table) is a smaller share of their
 peak get that ratio, a stated prior rather than a fit: Hopper 0.93 (H100 SXM ~80 % against the
 A100's ~86 %), AMD Instinct 0.65 (MI300X 51 %, MI325X 60 %). Fit quality (median error
-factor, worst rows) is printed by bench/throughput.py and tabled in docs/readme/B.md.
+factor, worst rows) is printed by bench/throughput.py and tabled in README.md ("Accuracy").
 
 HF Trainer's `train_tokens_per_second` is per device (fms-acceleration rows), torchtune's figure is
 for the whole job: a 70B full fine-tune at 1,568 tokens/s per A100 would exceed the A100's peak.

@@ -2,7 +2,7 @@
 
 Each constant is physical (bytes per element, a fraction of the pool) and was calibrated on
 the dev measurements in ../shared/data/vram_dev.jsonl with bench/accuracy.py; see
-docs/readme/A.md for the figures.
+README.md ("Accuracy") for the figures.
 """
 
 from __future__ import annotations
