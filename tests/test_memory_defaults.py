@@ -111,3 +111,15 @@ def test_lora_rank_and_targets_follow_each_stacks_own_defaults() -> None:
     assert any("torchtune's default" in a for a in torchtune.assumptions)
     hf = resolve(JobSpec(method=Method.lora, params_b=8)).spec
     assert (hf.lora_rank, hf.lora_targets) == (16, "all-linear")
+
+
+def test_mixed_precision_keeps_a_lora_base_16_bit_in_hf_stacks_but_not_in_litgpt() -> None:
+    # HF-based stacks load the frozen base in the compute dtype when bf16 is set and PEFT upcasts
+    # only the adapters; LitGPT's "bf16-mixed" keeps every parameter in fp32 (its measured rows).
+    job = {"model": "llama 3 8b", "method": "lora", "seq_len": 2048}
+    plain = make_plan(JobSpec(**job)).memory.breakdown_gib.weights
+    hf_mixed = make_plan(JobSpec(**job, precision="bf16-mixed")).memory.breakdown_gib.weights
+    litgpt = JobSpec(**job, precision="bf16-mixed", framework="litgpt")
+    litgpt_mixed = make_plan(litgpt).memory.breakdown_gib.weights
+    assert hf_mixed == pytest.approx(plain)
+    assert litgpt_mixed > 2.5 * plain

@@ -101,9 +101,12 @@ def base_weight_bytes_per_param(job: Job) -> float:
     """Bytes per 16-bit-able parameter as the model is held: fp32 when the precision is fp32;
     under DeepSpeed 2 (the fp32 master is optimizer state); in mixed precision the fp32 master
     plus the 16-bit copy autocast saves for backward (4 + 2), or under FSDP the fp32 shard alone
-    (its 16-bit copies are the gathered units); else 2."""
+    (its 16-bit copies are the gathered units); else 2. A LoRA/QLoRA job's frozen base stays
+    16-bit in mixed precision unless the stack keeps it fp32 (`mixed_keeps_frozen_fp32`)."""
     if job.precision is Precision.fp32:
         return 4.0
+    if job.method is not Method.full and not job.profile.mixed_keeps_frozen_fp32:
+        return 2.0
     if job.deepspeed or not job.mixed:
         return 2.0
     return 4.0 if job.sharding is Sharding.fsdp else 6.0

@@ -84,6 +84,11 @@ class FrameworkProfile:
     fsdp_shards_embeddings_separately: the embeddings and output projection are FSDP units of
         their own, gathered only while used (torchtune's `custom_sharded_layers:
         ['tok_embeddings', 'output']`), instead of staying gathered in the root unit.
+    mixed_keeps_frozen_fp32: in bf16/fp16-mixed, a LoRA job's frozen base is held in fp32 like
+        a full fine-tune's weights (Fabric's "bf16-mixed" keeps every parameter in fp32: LitGPT's
+        measured LoRA rows). HF-based stacks load the base in the compute dtype when bf16 is set
+        (LLaMA-Factory/axolotl/ms-swift `torch_dtype`, TRL's model_init_kwargs) and PEFT upcasts
+        only the adapters, so their frozen base stays 16-bit.
     """
 
     name: str
@@ -101,6 +106,7 @@ class FrameworkProfile:
     optimizer_in_backward_single_gpu: bool
     fsdp_upcasts_trainable_fp32: bool = True
     fsdp_shards_embeddings_separately: bool = False
+    mixed_keeps_frozen_fp32: bool = False
 
 
 HF = FrameworkProfile(
@@ -182,5 +188,6 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         fsdp_gathers_full_model=True,
         # Fabric's FSDP with precision "bf16-true" shards bf16 parameters.
         fsdp_upcasts_trainable_fp32=False,
+        mixed_keeps_frozen_fp32=True,
     ),
 }
