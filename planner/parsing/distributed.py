@@ -34,14 +34,5 @@ _FRAMEWORKS = [(re.compile(pattern), value) for pattern, value in _FRAMEWORK_SPE
 
 
 def read_distributed(r: Reading) -> None:
-    for table, field, words in (
-        (_SHARDING, "sharding", _SHARDING_WORDS),
-        (_FRAMEWORKS, "framework", _FRAMEWORK_WORDS),
-    ):
-        if not any(word in r.text for word in words):
-            continue
-        for pattern, value in table:
-            m = pattern.search(r.text)
-            if m:
-                r.put(field, value)
-                r.take(m)
+    r.put_spellings("sharding", _SHARDING_WORDS, _SHARDING)
+    r.put_spellings("framework", _FRAMEWORK_WORDS, _FRAMEWORKS)

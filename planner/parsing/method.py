@@ -186,10 +186,4 @@ def _read_precision(r: Reading) -> None:
 
 def _read_switches(r: Reading) -> None:
     for field, (mentions, settings) in _SWITCH_PATTERNS.items():
-        if not any(word in r.text for word in mentions):
-            continue
-        for pattern, value in settings:
-            m = pattern.search(r.text)
-            if m:
-                r.put(field, value)
-                r.take(m)
+        r.put_spellings(field, mentions, settings)

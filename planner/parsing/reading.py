@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,6 +112,19 @@ class Reading:
         if assumption and assumption not in self.assumptions:
             self.assumptions.append(assumption)
         return True
+
+    def put_spellings(
+        self, name: str, words: tuple[str, ...], table: Sequence[tuple[re.Pattern[str], Any]]
+    ) -> None:
+        """Record `name` from the first spelling in `table` found in the text (each match is taken
+        out); the table is searched only when one of `words`, which every spelling contains, is."""
+        if not any(word in self.text for word in words):
+            return
+        for pattern, value in table:
+            m = pattern.search(self.text)
+            if m:
+                self.put(name, value)
+                self.take(m)
 
     def assume(self, assumption: str) -> None:
         if assumption not in self.assumptions:
