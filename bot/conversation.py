@@ -270,7 +270,7 @@ class Conversation:
             return _Outcome(
                 Turn(message_reply("clarify", "Nothing cheaper", f"No card fits this job {why}."))
             )
-        patch = {**budget_patch, "gpu": pick.gpu, "num_gpus": pick.count}
+        patch = {**budget_patch, "gpu": pick.gpu_name, "num_gpus": pick.count}
         return self._patched(history, current, patch, notes=[])
 
     def _patched(
