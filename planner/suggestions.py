@@ -27,9 +27,11 @@ from planner.options import (
     verdict_for,
 )
 from planner.plan import Option, Suggestion
-from planner.spec import ALL_LINEAR, Method, Optimizer, Quant, Sharding
+from planner.spec import ALL_LINEAR, Framework, Method, Optimizer, Quant, Sharding
 
 MAX_SUGGESTIONS = 6
+# Stacks that run the HF Trainer's eager loss and in-GPU checkpoints, which Unsloth replaces.
+HF_FAMILY = (Framework.hf, Framework.axolotl, Framework.llama_factory, Framework.ms_swift)
 REFERENCE_CARD = "h100-sxm"
 # A named card whose run costs this much more than the cheapest run is "poor value".
 POOR_VALUE_RATIO = 1.5
@@ -63,6 +65,14 @@ def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Chan
         shorter = spec.seq_len // 2
         label = f"context {shorter:,} instead of {spec.seq_len:,}"
         changes.append(Change(label, {"seq_len": shorter}, True))
+    if (
+        spec.method in (Method.lora, Method.qlora)
+        and spec.framework in HF_FAMILY
+        and (spec.num_gpus or 1) == 1
+    ):
+        # Its chunked loss and offloaded checkpoints remove most of what long contexts cost.
+        label = "Unsloth (fused chunked loss, checkpoints offloaded to CPU RAM)"
+        changes.append(Change(label, {"framework": Framework.unsloth}, False))
     if spec.micro_batch and spec.micro_batch > 1:
         keep_batch = {"micro_batch": 1, "grad_accum": (spec.grad_accum or 1) * spec.micro_batch}
         changes.append(Change("micro-batch 1 (more gradient accumulation)", keep_batch, False))

@@ -261,3 +261,16 @@ def test_without_a_dataset_size_there_are_speeds_but_no_hours() -> None:
 def test_long_runs_advise_checkpointing_to_storage_you_control() -> None:
     plan = make_plan(JobSpec(**{**SEED, "dataset_tokens": 500e6}))
     assert any("storage you control" in note for note in plan.after_training.notes)
+
+
+def test_unsloth_is_suggested_when_its_fused_loss_makes_a_lora_job_fit() -> None:
+    # 70B QLoRA on one 48 GB card: Unsloth's published claim; and a 128k-context LoRA whose
+    # HF loss would hold the whole vocabulary's logits in fp32.
+    for job in (
+        JobSpec(model="70B", method="qlora", gpu_vram_gb=48),
+        JobSpec(model="llama 3 8b", method="lora", seq_len=131_072),
+    ):
+        plan = make_plan(job)
+        unsloth = next(s for s in plan.suggestions if s.patch == {"framework": "unsloth"})
+        assert unsloth.required_gib_after < 0.85 * unsloth.required_gib_before
+        assert "fits" in unsloth.change
