@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planner.catalog.gpus import GpuSpec, resolve_gpu
-from planner.catalog.models import ModelArch
-from planner.defaults import resolve
+from planner.defaults import ResolvedJob, resolve
 from planner.spec import JobSpec, Sharding
 from planner.throughput import (
     CARD_CLASS_FACTOR,
@@ -41,8 +40,7 @@ PER_DEVICE_FRAMEWORKS = frozenset({"hf"})
 @dataclass(frozen=True)
 class DevRow:
     row_id: str
-    spec: JobSpec
-    arch: ModelArch
+    job: ResolvedJob
     gpu: GpuSpec
     count: int
     sharding: Sharding | None
@@ -57,26 +55,25 @@ def load_rows(path: Path = DEV_SET) -> list[DevRow]:
         measured = record["truth"].get("throughput_tokens_per_s")
         if not measured:
             continue
-        resolved = resolve(JobSpec(**record["spec"]))
-        spec = resolved.spec
+        job = resolve(JobSpec(**record["spec"]))
         # "A100 (memory size not stated)" is still an A100.
         gpu = resolve_gpu(record["spec"]["gpu"].split("(")[0])
         if gpu is None:
             continue
-        count = spec.num_gpus or 1
+        count = job.num_gpus
         if record["spec"].get("framework", "hf") in PER_DEVICE_FRAMEWORKS:
             measured *= count
-        rows.append(DevRow(record["id"], spec, resolved.arch, gpu, count, spec.sharding, measured))
+        rows.append(DevRow(record["id"], job, gpu, count, job.sharding, measured))
     return rows
 
 
 def predicted_tokens_per_s(row: DevRow) -> float:
-    return estimate_throughput(row.spec, row.arch, row.gpu, row.count, row.sharding).tokens_per_s
+    return estimate_throughput(row.job, row.gpu, row.count, row.sharding).tokens_per_s
 
 
 def flat_rule_tokens_per_s(row: DevRow) -> float:
     peak_flops = row.gpu.bf16_tflops * 1e12 * row.count
-    return peak_flops * FLAT_UTILISATION / flops_per_token(row.spec, row.arch)
+    return peak_flops * FLAT_UTILISATION / flops_per_token(row.job)
 
 
 def error_factor(predicted: float, measured: float) -> float:
@@ -86,8 +83,8 @@ def error_factor(predicted: float, measured: float) -> float:
 def implied_utilisation(row: DevRow) -> float:
     """The utilisation of the sustained peak that would reproduce this row exactly, with the
     memory-bound time taken out."""
-    prediction = estimate_throughput(row.spec, row.arch, row.gpu, row.count, row.sharding)
-    work = job_work(row.spec, row.arch)
+    prediction = estimate_throughput(row.job, row.gpu, row.count, row.sharding)
+    work = job_work(row.job)
     per_gpu_s = row.count * prediction.scaling_efficiency / row.measured_tokens_per_s
     compute_s = per_gpu_s - memory_seconds_per_token(work, row.gpu, row.count)
     sustained_flops = row.gpu.bf16_tflops * 1e12 * sustained_clock_fraction(row.gpu)
@@ -117,7 +114,7 @@ def print_accuracy(rows: list[DevRow]) -> None:
 
 def peak_share(row: DevRow) -> float:
     """Measured FLOP rate per GPU as a share of the card's datasheet peak."""
-    flops_per_s = row.measured_tokens_per_s * flops_per_token(row.spec, row.arch) / row.count
+    flops_per_s = row.measured_tokens_per_s * flops_per_token(row.job) / row.count
     return flops_per_s / (row.gpu.bf16_tflops * 1e12)
 
 
@@ -137,7 +134,7 @@ def print_fit(rows: list[DevRow]) -> None:
     datacenter = [row for row in fit_rows if row.gpu.card_class == "datacenter"]
     print("\nimplied utilisation vs planner/throughput.py constants:")
     for method, constant in UTILISATION.items():
-        values = [implied_utilisation(row) for row in datacenter if row.spec.method == method]
+        values = [implied_utilisation(row) for row in datacenter if row.job.method == method]
         if values:
             fitted = statistics.median(values)
             print(f"  {method.value:<11} {fitted:.2f} median of {len(values)} rows ({constant})")
@@ -145,7 +142,7 @@ def print_fit(rows: list[DevRow]) -> None:
         groups: dict[tuple[str, str], list[float]] = {}
         for row in fit_rows:
             if row.gpu.card_class == card_class and card_class != "datacenter":
-                ratio = implied_utilisation(row) / UTILISATION[row.spec.method]
+                ratio = implied_utilisation(row) / UTILISATION[row.job.method]
                 groups.setdefault((row.row_id.rsplit("-", 1)[0], row.gpu.key), []).append(ratio)
         if groups:
             fitted = statistics.geometric_mean(statistics.median(g) for g in groups.values())
@@ -167,7 +164,7 @@ def print_seed_hours() -> None:
     print("\nseed example (13B QLoRA, 4k ctx, 20M tokens × 3), hours with overhead:")
     for key in SEED_CARDS:
         gpu = resolve_gpu(key)
-        speed = estimate_throughput(resolved.spec, resolved.arch, gpu, 1, None)
+        speed = estimate_throughput(resolved, gpu, 1, None)
         hours = tokens / speed.tokens_per_s / 3600 * (1 + OVERHEAD_FRACTION)
         guide = SEED_GUIDE_HOURS.get(key)
         versus = f"  (guide ~{guide:g} h)" if guide else ""
@@ -191,10 +188,8 @@ def print_planning_speed(repeat: int) -> None:
     spec = JobSpec(model="13B", method="qlora", seq_len=4096, dataset_tokens=20e6, epochs=3)
     resolved = resolve(spec)
     plan = memory_plan(resolved)
-    rows = len(market_options(MarketContext(resolved.spec, resolved.arch)))
-    every_card = _mean_ms(
-        lambda: market_options(MarketContext(resolved.spec, resolved.arch)), repeat
-    )
+    rows = len(market_options(MarketContext(resolved)))
+    every_card = _mean_ms(lambda: market_options(MarketContext(resolved)), repeat)
     market = _mean_ms(lambda: attach_market(plan, resolved), repeat)
     whole = _mean_ms(lambda: make_plan(spec), repeat)
     print(f"\nplanning the seed job in-process (mean of {repeat}):")

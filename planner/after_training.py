@@ -10,11 +10,11 @@
 from __future__ import annotations
 
 from planner.catalog.models import ModelArch, linear_params_per_layer
-from planner.defaults import DEFAULT_LORA_RANK, DEFAULT_SEQ_LEN
+from planner.defaults import ResolvedJob
 from planner.memory.components import NF4_BYTES, adapter_params
 from planner.memory.profiles import CUDA_CONTEXT_GIB
 from planner.plan import AfterTraining
-from planner.spec import JobSpec, Method, lora_target_names
+from planner.spec import Method, lora_target_names
 from planner.units import GIB
 
 BYTES_16BIT = 2
@@ -29,25 +29,25 @@ def kv_cache_bytes(arch: ModelArch, tokens: int) -> float:
     return 2 * arch.num_layers * arch.num_kv_heads * arch.head_dim * BYTES_16BIT * tokens
 
 
-def after_training(spec: JobSpec, arch: ModelArch, run_hours: float | None) -> AfterTraining:
+def after_training(job: ResolvedJob, run_hours: float | None) -> AfterTraining:
     """Sizes of what the run produces and the memory to serve it; `run_hours` drives the
     checkpointing advice."""
+    arch = job.arch
     linear = arch.num_layers * linear_params_per_layer(arch)
     other = arch.total_params - linear
-    kv_and_context = kv_cache_bytes(arch, spec.seq_len or DEFAULT_SEQ_LEN) + CUDA_CONTEXT_GIB * GIB
+    kv_and_context = kv_cache_bytes(arch, job.seq_len) + CUDA_CONTEXT_GIB * GIB
     merged_bytes = arch.total_params * BYTES_16BIT
     four_bit_bytes = linear * NF4_BYTES + other * BYTES_16BIT
     notes = []
     adapter_mb = None
-    if spec.method != Method.full:
-        rank = spec.lora_rank or DEFAULT_LORA_RANK
-        params = adapter_params(arch, rank, lora_target_names(spec.lora_targets))
+    if job.method != Method.full and job.lora_rank is not None:
+        params = adapter_params(arch, job.lora_rank, lora_target_names(job.lora_targets))
         adapter_mb = round(params * BYTES_16BIT / 1e6, 1)
         notes.append(
             f"The LoRA adapter is about {adapter_mb:,.0f} MB; serve it on the base model or merge "
             "it for a standalone model."
         )
-    if spec.method == Method.qlora:
+    if job.method == Method.qlora:
         notes.append(
             "A QLoRA adapter is usually merged into the 16-bit base (load the base in bf16, merge, "
             "save), not into the 4-bit weights; quantise the merged model afterwards if needed."

@@ -6,7 +6,8 @@ which is what most fine-tuning runs use; each choice becomes a plain-language as
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Literal
 
 from planner.catalog.models import ModelArch, resolve_model
 from planner.errors import PlanningError
@@ -32,12 +33,65 @@ TORCHTUNE_OFFLOAD_FROM_PARAMS_B = 60.0
 PARAMS_MISMATCH_FRACTION = 0.25
 
 
-@dataclass(frozen=True, slots=True)
-class Resolved:
-    spec: JobSpec
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResolvedJob:
+    """A job with every choice decided: what memory, time, options, suggestions and
+    after_training read. Only `resolve` makes one; nothing downstream falls back to a default.
+
+    `raw` is what the user said: a change (a suggestion, a follow-up) patches `raw` and resolves
+    again, so every default is chosen afresh for the changed job. Fields that are None here mean
+    "does not apply" (no quantisation for LoRA, no LoRA rank for a full fine-tune, no card named),
+    never "not decided yet".
+    """
+
+    raw: JobSpec
     arch: ModelArch
-    assumptions: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    # The architecture the caller supplied (a config.json) rather than the catalog's: kept so
+    # that a re-resolved change plans the same model.
+    given_arch: ModelArch | None
+    model: str
+    params_b: float
+    method: Method
+    quant: Quant | None
+    precision: Precision
+    optimizer: Optimizer
+    lora_rank: int | None
+    lora_alpha: float | None
+    lora_targets: tuple[LoraTarget, ...] | Literal["all-linear"] | None
+    seq_len: int
+    micro_batch: int
+    grad_accum: int
+    gradient_checkpointing: bool
+    flash_attention: bool
+    packing: bool
+    num_gpus: int
+    sharding: Sharding
+    cpu_offload: bool
+    framework: Framework
+    gpu: str | None
+    gpu_vram_gb: float | None
+    dataset_tokens: float | None
+    epochs: float
+    tokens_per_s: float | None
+    budget_usd: float | None
+    deadline_hours: float | None
+    assumptions: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+    def to_spec(self) -> JobSpec:
+        """The job as planned, as the public JobSpec JSON (Plan.spec): every default filled."""
+        targets = self.lora_targets
+        return self.raw.model_copy(
+            update={
+                **{name: getattr(self, name) for name in _DECIDED_FIELDS},
+                "lora_targets": list(targets) if isinstance(targets, tuple) else targets,
+            }
+        )
+
+    def changed(self, patch: dict[str, object]) -> ResolvedJob:
+        """The job with `patch` (JobSpec fields; enum members or their JSON values) applied to
+        what the user said, every default decided again."""
+        return resolve(self.raw.model_validate({**dict(self.raw), **patch}), self.given_arch)
 
 
 def _model(spec: JobSpec, arch: ModelArch | None) -> tuple[ModelArch, list[str], list[str]]:
@@ -159,7 +213,7 @@ def _warnings(
     return warnings
 
 
-def resolve(spec: JobSpec, arch: ModelArch | None = None) -> Resolved:
+def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
     """The spec with every default filled, the architecture, assumptions and warnings.
 
     Raises PlanningError (naming the field) for a job that cannot be planned.
@@ -237,28 +291,43 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> Resolved:
         if spec.dataset_tokens:
             said.append("1 epoch")
 
-    resolved = spec.model_copy(
-        update={
-            "model": model_arch.hf_id or model_arch.name,
-            "params_b": round(model_arch.params_b, 3),
-            "framework": framework,
-            "precision": precision,
-            "optimizer": optimizer,
-            "quant": quant,
-            "lora_rank": rank,
-            "lora_alpha": (spec.lora_alpha or 2.0 * rank) if rank else None,
-            "lora_targets": targets,
-            "seq_len": seq_len,
-            "micro_batch": micro_batch,
-            "grad_accum": spec.grad_accum or 1,
-            "gradient_checkpointing": checkpointing,
-            "flash_attention": flash,
-            "packing": bool(spec.packing),
-            "num_gpus": num_gpus,
-            "sharding": sharding,
-            "cpu_offload": cpu_offload,
-            "epochs": epochs,
-        }
-    )
     warnings = warned + _warnings(spec, seq_len, model_arch, num_gpus, sharding)
-    return Resolved(spec=resolved, arch=model_arch, assumptions=said, warnings=warnings)
+    return ResolvedJob(
+        raw=spec,
+        arch=model_arch,
+        given_arch=arch,
+        model=model_arch.hf_id or model_arch.name,
+        params_b=round(model_arch.params_b, 3),
+        method=spec.method,
+        quant=quant,
+        precision=precision,
+        optimizer=optimizer,
+        lora_rank=rank,
+        lora_alpha=(spec.lora_alpha or 2.0 * rank) if rank else None,
+        lora_targets=tuple(targets) if isinstance(targets, list) else targets,
+        seq_len=seq_len,
+        micro_batch=micro_batch,
+        grad_accum=spec.grad_accum or 1,
+        gradient_checkpointing=checkpointing,
+        flash_attention=flash,
+        packing=bool(spec.packing),
+        num_gpus=num_gpus,
+        sharding=sharding,
+        cpu_offload=cpu_offload,
+        framework=framework,
+        gpu=spec.gpu,
+        gpu_vram_gb=spec.gpu_vram_gb,
+        dataset_tokens=spec.dataset_tokens,
+        epochs=epochs,
+        tokens_per_s=spec.tokens_per_s,
+        budget_usd=spec.budget_usd,
+        deadline_hours=spec.deadline_hours,
+        assumptions=tuple(said),
+        warnings=tuple(warnings),
+    )
+
+
+# The ResolvedJob fields that are JobSpec fields (all but the bookkeeping ones).
+_DECIDED_FIELDS = tuple(
+    name for name in ResolvedJob.__dataclass_fields__ if name in JobSpec.model_fields
+)

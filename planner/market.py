@@ -24,11 +24,11 @@ from planner.options import (
     training_tokens,
 )
 from planner.plan import Option, Plan, Recommendation
-from planner.spec import JobSpec, Sharding
+from planner.spec import Sharding
 from planner.suggestions import suggest
 
 if TYPE_CHECKING:
-    from planner.defaults import Resolved
+    from planner.defaults import ResolvedJob
 
 
 def _describe(option: Option) -> str:
@@ -38,14 +38,14 @@ def _describe(option: Option) -> str:
     )
 
 
-def recommend(options: list[Option], spec: JobSpec) -> Recommendation:
+def recommend(options: list[Option], job: ResolvedJob) -> Recommendation:
     priced = priced_options(options)
     if not priced:
-        return Recommendation(summary=_nothing_summary(options, spec))
+        return Recommendation(summary=_nothing_summary(options, job))
     cheapest = cheapest_priced(priced)
     fastest = min(priced, key=lambda o: (o.hours, o.cost_usd))
     best_value = min(priced, key=lambda o: (o.cost_usd * o.hours, o.cost_usd))
-    budget, deadline = spec.budget_usd, spec.deadline_hours
+    budget, deadline = job.budget_usd, job.deadline_hours
     both = cheapest
     if budget is not None or deadline is not None:
         within = [
@@ -55,12 +55,12 @@ def recommend(options: list[Option], spec: JobSpec) -> Recommendation:
             and (deadline is None or o.hours <= deadline)
         ]
         both = cheapest_priced(within)
-    within_budget = both if spec.budget_usd is not None else None
-    meets_deadline = both if spec.deadline_hours is not None else None
+    within_budget = both if budget is not None else None
+    meets_deadline = both if deadline is not None else None
     lines = [f"Cheapest: {_describe(cheapest)}.", f"Fastest: {_describe(fastest)}."]
     if best_value is not cheapest and best_value is not fastest:
         lines.append(f"Best value (lowest cost × hours): {_describe(best_value)}.")
-    lines.append(_constraint_sentence(spec, both, cheapest, fastest))
+    lines.append(_constraint_sentence(job, both, cheapest, fastest))
     return Recommendation(
         cheapest=cheapest,
         fastest=fastest,
@@ -72,13 +72,13 @@ def recommend(options: list[Option], spec: JobSpec) -> Recommendation:
 
 
 def _constraint_sentence(
-    spec: JobSpec, both: Option | None, cheapest: Option, fastest: Option
+    job: ResolvedJob, both: Option | None, cheapest: Option, fastest: Option
 ) -> str:
     limits = []
-    if spec.budget_usd is not None:
-        limits.append(f"a ${spec.budget_usd:,.0f} budget")
-    if spec.deadline_hours is not None:
-        limits.append(f"a {spec.deadline_hours:g} h deadline")
+    if job.budget_usd is not None:
+        limits.append(f"a ${job.budget_usd:,.0f} budget")
+    if job.deadline_hours is not None:
+        limits.append(f"a {job.deadline_hours:g} h deadline")
     if not limits:
         return ""
     wanted = " and ".join(limits)
@@ -90,9 +90,9 @@ def _constraint_sentence(
     )
 
 
-def _nothing_summary(options: list[Option], spec: JobSpec) -> str:
+def _nothing_summary(options: list[Option], job: ResolvedJob) -> str:
     if any(o.verdict != "no" for o in options):
-        if training_tokens(spec) is None:
+        if training_tokens(job) is None:
             return "Say how many tokens you train on (and epochs) to get hours and cost."
         return "No card that holds this job has a known price."
     return "No card holds this job even on 8 GPUs; see the suggestions."
@@ -100,7 +100,7 @@ def _nothing_summary(options: list[Option], spec: JobSpec) -> str:
 
 def calibrate_to_measurement(context: MarketContext, requested: Option | None) -> list[str]:
     """Scale every card by the user's measured tokens/s over our estimate for their setup."""
-    measured = context.spec.tokens_per_s
+    measured = context.job.tokens_per_s
     if measured is None:
         return []
     if requested is None or not requested.tokens_per_s:
@@ -117,20 +117,19 @@ def calibrate_to_measurement(context: MarketContext, requested: Option | None) -
     ]
 
 
-def attach_market(plan: Plan, resolved: Resolved) -> Plan:
+def attach_market(plan: Plan, job: ResolvedJob) -> Plan:
     """Fill options, requested, recommendation, suggestions, after_training and price_date."""
-    spec, arch = resolved.spec, resolved.arch
-    context = MarketContext(spec, arch)
-    card = read_requested_card(spec)
-    count = spec.num_gpus or 1
-    sharding = (spec.sharding or Sharding.none) if count > 1 else Sharding.none
+    context = MarketContext(job)
+    card = read_requested_card(job)
+    count = job.num_gpus
+    sharding = job.sharding if count > 1 else Sharding.none
     context.known[(count, sharding)] = Footprint(plan.memory.required_gib, plan.memory.sharding)
     requested = make_option(context, card.gpu, count, sharding) if card.gpu else None
     notes = calibrate_to_measurement(context, requested)
     if requested is not None and context.measured_ratio is not None:
         requested = make_option(context, card.gpu, count, sharding)
     options = market_options(context)
-    recommendation = recommend(options, spec)
+    recommendation = recommend(options, job)
     suggestions = suggest(context, card.gpu, requested, options)
     chosen = recommendation.cheapest or requested
     return plan.model_copy(
@@ -139,7 +138,7 @@ def attach_market(plan: Plan, resolved: Resolved) -> Plan:
             "requested": requested,
             "recommendation": recommendation,
             "suggestions": suggestions,
-            "after_training": after_training(spec, arch, chosen.hours if chosen else None),
+            "after_training": after_training(job, chosen.hours if chosen else None),
             "price_date": price_date_label(),
             "assumptions": [*plan.assumptions, *card.assumptions, *notes],
             "warnings": [*plan.warnings, *card.warnings],

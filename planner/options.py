@@ -26,9 +26,10 @@ from pydantic import BaseModel
 from planner.catalog.gpus import GpuSpec, all_gpus, closest_gpus, read_gpu
 from planner.catalog.models import ModelArch
 from planner.catalog.prices import CardPrice, price_table
+from planner.defaults import ResolvedJob
 from planner.memory.estimate import required_gib
 from planner.plan import Option, Verdict
-from planner.spec import JobSpec, Sharding
+from planner.spec import Sharding
 from planner.throughput import (
     CardSpeed,
     JobWork,
@@ -151,13 +152,12 @@ def market_cards(prices: dict[str, CardPrice]) -> MarketCards:
 class MarketContext:
     """One job's memory per (count, sharding), computed once and shared by every card."""
 
-    spec: JobSpec
-    arch: ModelArch
+    job: ResolvedJob
     known: dict[tuple[int, Sharding], Footprint] = field(default_factory=dict)
     # The user's measured tokens/s divided by our estimate for their setup: scales every card.
     measured_ratio: float | None = None
     prices: dict[str, CardPrice] = field(default_factory=price_table)
-    # The job's cost per token; derived from the spec unless given (a placement change keeps it).
+    # The job's cost per token; derived from the job unless given (a placement change keeps it).
     work: JobWork | None = None
     cards: MarketCards = field(init=False)
     total_tokens: float | None = field(init=False)
@@ -167,27 +167,32 @@ class MarketContext:
 
     def __post_init__(self) -> None:
         if self.work is None:
-            self.work = job_work(self.spec, self.arch)
+            self.work = job_work(self.job)
         self.cards = market_cards(self.prices)
-        self.total_tokens = training_tokens(self.spec)
-        self.multi_gpu_sharding = multi_gpu_sharding(self.spec)
+        self.total_tokens = training_tokens(self.job)
+        self.multi_gpu_sharding = multi_gpu_sharding(self.job)
+
+    @property
+    def arch(self) -> ModelArch:
+        return self.job.arch
 
     def patched(self, patch: dict[str, object]) -> MarketContext:
-        """The same market for the job changed by `patch` (a suggestion), keeping the prices and
-        measured speed, and the memory estimates and cost per token when only the placement
-        changes."""
-        spec = self.spec.model_copy(update=patch)
+        """The same market for the job changed by `patch` (a suggestion): the patch applies to
+        what the user said and the job is resolved again, so its figures are a re-plan's. The
+        prices and measured speed are kept, and the memory estimates and cost per token too when
+        the change moves only the placement and decides nothing else differently."""
+        job = self.job.changed(patch)
         ratio = self.measured_ratio
-        if not PLACEMENT_FIELDS.issuperset(patch):
-            return MarketContext(spec, self.arch, measured_ratio=ratio, prices=self.prices)
+        if not PLACEMENT_FIELDS.issuperset(patch) or _decided(job) != _decided(self.job):
+            return MarketContext(job, measured_ratio=ratio, prices=self.prices)
         # Memory is keyed by (count, sharding) and the work per token reads no placement field.
-        return MarketContext(spec, self.arch, self.known, ratio, self.prices, self.work)
+        return MarketContext(job, self.known, ratio, self.prices, self.work)
 
     def memory(self, count: int, sharding: Sharding) -> Footprint:
         key = (count, sharding if count > 1 else Sharding.none)
         known = self.known.get(key)
         if known is None:
-            required = required_gib(self.spec, self.arch, key[0], key[1])
+            required = required_gib(self.job, key[0], key[1])
             known = self.known[key] = Footprint(required, key[1].value)
         return known
 
@@ -202,6 +207,18 @@ class MarketContext:
         return None
 
 
+def _decided(job: ResolvedJob) -> tuple[object, ...]:
+    """What a job decides besides where it runs: equal tuples estimate the same per layout."""
+    return tuple(getattr(job, name) for name in _NON_PLACEMENT_FIELDS)
+
+
+_NON_PLACEMENT_FIELDS = tuple(
+    name
+    for name in ResolvedJob.__dataclass_fields__
+    if name not in PLACEMENT_FIELDS | {"raw", "assumptions", "warnings"}
+)
+
+
 def verdict_for(required_gib: float, usable_gib: float) -> Verdict:
     headroom_gib = usable_gib - required_gib
     if headroom_gib < 0:
@@ -209,15 +226,15 @@ def verdict_for(required_gib: float, usable_gib: float) -> Verdict:
     return "tight" if headroom_gib < TIGHT_HEADROOM_FRACTION * usable_gib else "fits"
 
 
-def multi_gpu_sharding(spec: JobSpec) -> Sharding:
+def multi_gpu_sharding(job: ResolvedJob) -> Sharding:
     """The user's sharding if it splits the weights, else FSDP (ZeRO-3's PyTorch twin)."""
-    return spec.sharding if spec.sharding in SHARDING_STRATEGIES else Sharding.fsdp
+    return job.sharding if job.sharding in SHARDING_STRATEGIES else Sharding.fsdp
 
 
-def training_tokens(spec: JobSpec) -> float | None:
-    if spec.dataset_tokens is None:
+def training_tokens(job: ResolvedJob) -> float | None:
+    if job.dataset_tokens is None:
         return None
-    return spec.dataset_tokens * (spec.epochs or 1)
+    return job.dataset_tokens * job.epochs
 
 
 def speed_on(context: MarketContext, gpu: GpuSpec, count: int, sharding: Sharding) -> float | None:
@@ -392,9 +409,9 @@ class RequestedCard(NamedTuple):
     warnings: tuple[str, ...]
 
 
-def read_requested_card(spec: JobSpec) -> RequestedCard:
+def read_requested_card(job: ResolvedJob) -> RequestedCard:
     """The card the user named (or a generic one of the size they gave), with what we assumed."""
-    return _requested_card(spec.gpu, spec.gpu_vram_gb)
+    return _requested_card(job.gpu, job.gpu_vram_gb)
 
 
 # The catalog is fixed for the process and chat users name the same few dozen cards, so a card

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from planner.catalog.models import ModelArch
-from planner.defaults import Resolved, resolve
+from planner.defaults import ResolvedJob, resolve
 from planner.errors import PlanningError
 from planner.market import attach_market
 from planner.memory import estimate_memory
 from planner.plan import ModelInfo, Plan, Recommendation
-from planner.spec import JobSpec, Sharding
+from planner.spec import JobSpec
 
 
 def parse_spec(data: object) -> JobSpec:
@@ -42,18 +42,15 @@ def model_info(arch: ModelArch) -> ModelInfo:
     )
 
 
-def memory_plan(resolved: Resolved) -> Plan:
-    spec = resolved.spec
-    memory = estimate_memory(
-        spec, resolved.arch, spec.num_gpus or 1, spec.sharding or Sharding.none
-    )
+def memory_plan(job: ResolvedJob) -> Plan:
+    memory = estimate_memory(job)
     # The market fields are given (empty) rather than defaulted: pydantic deep-copies defaults,
     # which costs more than building the rest of the Plan.
     return Plan(
-        spec=spec,
-        model=model_info(resolved.arch),
-        assumptions=resolved.assumptions,
-        warnings=resolved.warnings,
+        spec=job.to_spec(),
+        model=model_info(job.arch),
+        assumptions=list(job.assumptions),
+        warnings=list(job.warnings),
         memory=memory,
         options=[],
         recommendation=Recommendation(),
@@ -66,5 +63,5 @@ def make_plan(spec: JobSpec, arch: ModelArch | None = None) -> Plan:
 
     `arch` plans a custom architecture (e.g. from an HF config.json) instead of the catalog's.
     """
-    resolved = resolve(spec, arch)
-    return attach_market(memory_plan(resolved), resolved)
+    job = resolve(spec, arch)
+    return attach_market(memory_plan(job), job)

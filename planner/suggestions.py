@@ -27,7 +27,7 @@ from planner.options import (
     verdict_for,
 )
 from planner.plan import Option, Suggestion
-from planner.spec import ALL_LINEAR, Framework, Method, Optimizer, Quant, Sharding
+from planner.spec import Framework, Method, Optimizer, Quant, Sharding
 
 MAX_SUGGESTIONS = 6
 # Stacks that run the HF Trainer's eager loss and in-GPU checkpoints, which Unsloth replaces.
@@ -47,36 +47,34 @@ class Change(NamedTuple):
 
 
 def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Change]:
-    spec = context.spec
+    job = context.job
     changes = []
-    if not spec.gradient_checkpointing:
+    if not job.gradient_checkpointing:
         changes.append(Change("gradient checkpointing", {"gradient_checkpointing": True}, False))
-    if spec.method == Method.full:
+    if job.method == Method.full:
         changes.append(Change("LoRA instead of full fine-tuning", {"method": Method.lora}, True))
-        if spec.optimizer in (Optimizer.adamw, Optimizer.paged_adamw):
+        if job.optimizer in (Optimizer.adamw, Optimizer.paged_adamw):
             changes.append(Change("8-bit AdamW", {"optimizer": Optimizer.adamw_8bit}, False))
-    if spec.method in (Method.full, Method.lora):
+    if job.method in (Method.full, Method.lora):
         qlora = {"method": Method.qlora, "quant": Quant.nf4}
-        if spec.method == Method.full:
-            qlora["lora_targets"] = spec.lora_targets or ALL_LINEAR
-        instead_of = "LoRA" if spec.method == Method.lora else "full fine-tuning"
+        instead_of = "LoRA" if job.method == Method.lora else "full fine-tuning"
         changes.append(Change(f"QLoRA instead of {instead_of}", qlora, True))
-    if spec.seq_len and spec.seq_len >= 2 * SHORTEST_CONTEXT_SUGGESTED:
-        shorter = spec.seq_len // 2
-        label = f"context {shorter:,} instead of {spec.seq_len:,}"
+    if job.seq_len >= 2 * SHORTEST_CONTEXT_SUGGESTED:
+        shorter = job.seq_len // 2
+        label = f"context {shorter:,} instead of {job.seq_len:,}"
         changes.append(Change(label, {"seq_len": shorter}, True))
     if (
-        spec.method in (Method.lora, Method.qlora)
-        and spec.framework in HF_FAMILY
-        and (spec.num_gpus or 1) == 1
+        job.method in (Method.lora, Method.qlora)
+        and job.framework in HF_FAMILY
+        and job.num_gpus == 1
     ):
         # Its chunked loss and offloaded checkpoints remove most of what long contexts cost.
         label = "Unsloth (fused chunked loss, checkpoints offloaded to CPU RAM)"
         changes.append(Change(label, {"framework": Framework.unsloth}, False))
-    if spec.micro_batch and spec.micro_batch > 1:
-        keep_batch = {"micro_batch": 1, "grad_accum": (spec.grad_accum or 1) * spec.micro_batch}
+    if job.micro_batch > 1:
+        keep_batch = {"micro_batch": 1, "grad_accum": job.grad_accum * job.micro_batch}
         changes.append(Change("micro-batch 1 (more gradient accumulation)", keep_batch, False))
-    if not spec.cpu_offload:
+    if not job.cpu_offload:
         changes.append(Change("optimizer state offloaded to CPU RAM", {"cpu_offload": True}, False))
     changes.extend(_more_gpus(context, card))
     return changes
@@ -84,8 +82,8 @@ def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Chan
 
 def _more_gpus(context: MarketContext, card: GpuSpec | None) -> list[Change]:
     """The fewest cards of the named kind (else H100s) that hold the job sharded."""
-    count_now = context.spec.num_gpus or 1
-    sharding = multi_gpu_sharding(context.spec)
+    count_now = context.job.num_gpus
+    sharding = multi_gpu_sharding(context.job)
     reference = gpu_by_key(REFERENCE_CARD)
     kinds = [card, reference] if card is not None and card is not reference else [reference]
     for gpu in kinds:
@@ -179,10 +177,10 @@ class After(NamedTuple):
 
 def _apply(context: MarketContext, change: Change, card: GpuSpec | None) -> After:
     after_context = context.patched(change.patch)
-    patched = after_context.spec
-    count = patched.num_gpus or 1
+    patched = after_context.job
+    count = patched.num_gpus
     target = gpu_by_key(str(change.patch["gpu"])) if "gpu" in change.patch else card
-    sharding = (patched.sharding or Sharding.none) if count > 1 else Sharding.none
+    sharding = patched.sharding if count > 1 else Sharding.none
     after_gib = after_context.memory(count, sharding).required_gib
     if target is not None:
         fits = verdict_for(after_gib, target.usable_gib) != "no"
@@ -210,7 +208,7 @@ def _evaluate(
     after_gib, count = after.required_gib, after.count
     reference = _reference(after.target, cheapest_before)
     pct = _hours_change_pct(
-        _shown_speed(context, reference, context.spec.num_gpus or 1),
+        _shown_speed(context, reference, context.job.num_gpus),
         _shown_speed(after.context, reference, count),
     )
     cheapest_after = cheapest_run(after.context)
@@ -241,7 +239,7 @@ def checkpointing_advice(
     still holds the job): on when it lets you rent a cheaper card, off when it only costs time."""
     if cheapest is None:
         return None
-    on = bool(context.spec.gradient_checkpointing)
+    on = context.job.gradient_checkpointing
     label = "gradient checkpointing off" if on else "gradient checkpointing"
     change = Change(label, {"gradient_checkpointing": not on}, False)
     after = _apply(context, change, card)

@@ -90,11 +90,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from planner.catalog.gpus import GpuSpec, gpu_by_key
 from planner.catalog.models import ModelArch, linear_params_per_layer
-from planner.spec import JobSpec, Method, Precision, Quant, Sharding
+from planner.spec import Method, Precision, Quant, Sharding
+
+if TYPE_CHECKING:
+    from planner.defaults import ResolvedJob
 
 UTILISATION: dict[Method, float] = {Method.full: 0.86, Method.lora: 0.68, Method.qlora: 0.59}
 CARD_CLASS_FACTOR = {"datacenter": 1.0, "workstation": 0.80, "consumer": 0.99}
@@ -166,65 +169,69 @@ def active_block_params(arch: ModelArch) -> int:
     return arch.num_layers * linear_params_per_layer(arch, active_only=True)
 
 
-def flops_per_token(spec: JobSpec, arch: ModelArch) -> float:
+def flops_per_token(job: ResolvedJob) -> float:
     """Training FLOPs per trained token (forward, backward and any recompute)."""
+    arch = job.arch
     block_params = active_block_params(arch)
-    trains_weights = spec.method == Method.full
+    trains_weights = job.method == Method.full
     pass_factor = 6 if trains_weights else 4
-    recompute = bool(spec.gradient_checkpointing)
+    recompute = job.gradient_checkpointing
     attention_width = arch.num_heads * arch.head_dim
-    seq_len = spec.seq_len or 1
+    seq_len = job.seq_len
     blocks = (pass_factor + (2 if recompute else 0)) * block_params
     attention = (12 + (4 if recompute else 0)) * arch.num_layers * attention_width * seq_len
     logits = pass_factor * arch.hidden_size * arch.vocab_size
     return float(blocks + attention + logits)
 
 
-def _weight_passes(spec: JobSpec) -> int:
+def _weight_passes(job: ResolvedJob) -> int:
     """Passes over the weights per micro-batch: forward, backward, and the recompute."""
-    return 3 if spec.gradient_checkpointing else 2
+    return 3 if job.gradient_checkpointing else 2
 
 
-def _tokens_per_micro_batch(spec: JobSpec) -> int:
-    return (spec.seq_len or 1) * (spec.micro_batch or 1)
+def _tokens_per_micro_batch(job: ResolvedJob) -> int:
+    return job.seq_len * job.micro_batch
 
 
-def dequant_bytes_per_token(spec: JobSpec, arch: ModelArch) -> float:
+def dequant_bytes_per_token(job: ResolvedJob) -> float:
     """Bytes moved to unpack the 4-bit weights, once per pass per micro-batch, per token."""
-    if spec.method != Method.qlora:
+    arch = job.arch
+    if job.method != Method.qlora:
         return 0.0
-    bytes_per_param = DEQUANT_BYTES_PER_PARAM[spec.quant or Quant.nf4]
+    bytes_per_param = DEQUANT_BYTES_PER_PARAM[job.quant]
     return (
-        _weight_passes(spec)
+        _weight_passes(job)
         * bytes_per_param
         * active_block_params(arch)
-        / _tokens_per_micro_batch(spec)
+        / _tokens_per_micro_batch(job)
     )
 
 
-def activation_bytes_per_token(spec: JobSpec, arch: ModelArch) -> float:
+def activation_bytes_per_token(job: ResolvedJob) -> float:
     """Elementwise kernels' and the loss's memory traffic per token (see module docstring)."""
-    element_bytes = BYTES_PER_ELEMENT.get(spec.precision, MIXED_PRECISION_BYTES)
+    arch = job.arch
+    element_bytes = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
     mlp_width = arch.expert_width * (arch.experts_per_token or 1)
     forward_elements = (
         ELEMENTWISE_ELEMENTS_PER_HIDDEN * arch.hidden_size
         + ELEMENTWISE_ELEMENTS_PER_INTERMEDIATE * mlp_width
     )
-    passes = 1 + BACKWARD_TRAFFIC_FACTOR + (1 if spec.gradient_checkpointing else 0)
+    passes = 1 + BACKWARD_TRAFFIC_FACTOR + (1 if job.gradient_checkpointing else 0)
     layers = arch.num_layers * forward_elements * element_bytes * passes
     return layers + LOSS_BYTES_PER_VOCAB_ENTRY * arch.vocab_size
 
 
-def weight_read_bytes_per_token(spec: JobSpec, arch: ModelArch) -> float:
+def weight_read_bytes_per_token(job: ResolvedJob) -> float:
     """16-bit weights streamed once per pass per micro-batch (QLoRA's are in the dequant term).
 
     A micro-batch of several thousand tokens touches every expert of a MoE layer.
     """
-    if spec.method == Method.qlora:
+    arch = job.arch
+    if job.method == Method.qlora:
         return 0.0
-    element_bytes = BYTES_PER_ELEMENT.get(spec.precision, MIXED_PRECISION_BYTES)
+    element_bytes = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
     weights = streamed_weight_params(arch)
-    return _weight_passes(spec) * weights * element_bytes / _tokens_per_micro_batch(spec)
+    return _weight_passes(job) * weights * element_bytes / _tokens_per_micro_batch(job)
 
 
 @cache
@@ -233,44 +240,44 @@ def streamed_weight_params(arch: ModelArch) -> int:
     return arch.num_layers * linear_params_per_layer(arch) + arch.hidden_size * arch.vocab_size
 
 
-def _tokens_per_optimizer_step(spec: JobSpec) -> int:
-    return _tokens_per_micro_batch(spec) * (spec.grad_accum or 1)
+def _tokens_per_optimizer_step(job: ResolvedJob) -> int:
+    return _tokens_per_micro_batch(job) * job.grad_accum
 
 
-def optimizer_bytes_per_token(spec: JobSpec, arch: ModelArch) -> float:
+def optimizer_bytes_per_token(job: ResolvedJob) -> float:
     """AdamW's state traffic on one GPU holding every weight; adapters' is negligible."""
-    if spec.method != Method.full or spec.cpu_offload:
+    arch = job.arch
+    if job.method != Method.full or job.cpu_offload:
         return 0.0
-    return OPTIMIZER_STEP_BYTES_PER_PARAM * arch.total_params / _tokens_per_optimizer_step(spec)
+    return OPTIMIZER_STEP_BYTES_PER_PARAM * arch.total_params / _tokens_per_optimizer_step(job)
 
 
-def offload_seconds_per_token(spec: JobSpec, arch: ModelArch, count: int) -> float:
+def offload_seconds_per_token(job: ResolvedJob, count: int) -> float:
     """Optimizer step on the CPU, once per optimizer step, for the weights this GPU trains.
 
     Adapters are a fraction of a percent of the weights, so only full fine-tuning pays.
     """
-    if not spec.cpu_offload or spec.method != Method.full:
+    arch = job.arch
+    if not job.cpu_offload or job.method != Method.full:
         return 0.0
     params_per_gpu = arch.total_params / count
     transfer_s = params_per_gpu * OFFLOAD_BYTES_PER_PARAM / (HOST_LINK_GBS * 1e9)
     step_s = transfer_s + params_per_gpu / CPU_ADAM_PARAMS_PER_S
-    return step_s / _tokens_per_optimizer_step(spec)
+    return step_s / _tokens_per_optimizer_step(job)
 
 
-def job_work(spec: JobSpec, arch: ModelArch) -> JobWork:
-    method_utilisation = UTILISATION[spec.method]
-    if spec.precision == Precision.fp32:
+def job_work(job: ResolvedJob) -> JobWork:
+    method_utilisation = UTILISATION[job.method]
+    if job.precision == Precision.fp32:
         method_utilisation *= FP32_RATE_FACTOR
     return JobWork(
-        flops_per_token=flops_per_token(spec, arch),
+        flops_per_token=flops_per_token(job),
         method_utilisation=method_utilisation,
-        dequant_bytes_per_token=dequant_bytes_per_token(spec, arch),
-        offload_seconds_per_token_one_gpu=offload_seconds_per_token(spec, arch, 1),
-        memory_bytes_per_token=(
-            activation_bytes_per_token(spec, arch) + weight_read_bytes_per_token(spec, arch)
-        ),
-        optimizer_bytes_per_token_one_gpu=optimizer_bytes_per_token(spec, arch),
-        trains_weights=spec.method == Method.full,
+        dequant_bytes_per_token=dequant_bytes_per_token(job),
+        offload_seconds_per_token_one_gpu=offload_seconds_per_token(job, 1),
+        memory_bytes_per_token=(activation_bytes_per_token(job) + weight_read_bytes_per_token(job)),
+        optimizer_bytes_per_token_one_gpu=optimizer_bytes_per_token(job),
+        trains_weights=job.method == Method.full,
     )
 
 
@@ -410,10 +417,10 @@ def tokens_per_s_at(
 
 
 def estimate_throughput(
-    spec: JobSpec, arch: ModelArch, gpu: GpuSpec, count: int, sharding: Sharding | None
+    job: ResolvedJob, gpu: GpuSpec, count: int, sharding: Sharding | None
 ) -> Throughput:
     """Trained tokens per second for the whole job on `count` × `gpu`, with its ingredients."""
-    work = job_work(spec, arch)
+    work = job_work(job)
     return Throughput(
         tokens_per_s=tokens_per_s_on(work, gpu, count, sharding),
         flops_per_token=work.flops_per_token,

@@ -21,7 +21,7 @@ from planner.spec import (
 
 def test_every_default_is_filled_and_stated() -> None:
     resolved = resolve(JobSpec(method=Method.qlora, params_b=13))
-    spec = resolved.spec
+    spec = resolved
     assert spec.model == "meta-llama/Llama-2-13b-hf"
     assert spec.quant is Quant.nf4
     assert spec.precision is Precision.bf16
@@ -40,14 +40,12 @@ def test_every_default_is_filled_and_stated() -> None:
 
 
 def test_what_the_user_said_is_kept() -> None:
-    spec = resolve(
-        JobSpec(method=Method.lora, model="mistral 7b", seq_len=8192, micro_batch=4)
-    ).spec
+    spec = resolve(JobSpec(method=Method.lora, model="mistral 7b", seq_len=8192, micro_batch=4))
     assert (spec.seq_len, spec.micro_batch) == (8192, 4)
 
 
 def test_multi_gpu_full_fine_tuning_defaults_to_fsdp() -> None:
-    spec = resolve(JobSpec(method=Method.full, params_b=8, num_gpus=4)).spec
+    spec = resolve(JobSpec(method=Method.full, params_b=8, num_gpus=4))
     assert spec.sharding is Sharding.fsdp
 
 
@@ -58,7 +56,7 @@ def test_a_sequence_longer_than_the_context_warns() -> None:
 
 def test_quant_with_full_fine_tuning_warns_and_is_dropped() -> None:
     resolved = resolve(JobSpec(method=Method.full, params_b=7, quant=Quant.nf4))
-    assert resolved.spec.quant is None
+    assert resolved.quant is None
     assert any("quant" in w for w in resolved.warnings)
 
 
@@ -103,13 +101,13 @@ def test_qlora_70b_fits_a_single_80gb_card_and_full_does_not() -> None:
 def test_lora_rank_and_targets_follow_each_stacks_own_defaults() -> None:
     """LitGPT finetune/lora.py: r 8 on query/value; torchtune *_lora configs: rank 8 on q, v,
     output_proj and the MLP; PEFT-style stacks: rank 16 on every linear layer."""
-    litgpt = resolve(JobSpec(method=Method.lora, params_b=7, framework=Framework.litgpt)).spec
-    assert (litgpt.lora_rank, litgpt.lora_targets) == (8, [LoraTarget.q, LoraTarget.v])
+    litgpt = resolve(JobSpec(method=Method.lora, params_b=7, framework=Framework.litgpt))
+    assert (litgpt.lora_rank, litgpt.lora_targets) == (8, (LoraTarget.q, LoraTarget.v))
     torchtune = resolve(JobSpec(method=Method.lora, params_b=8, framework=Framework.torchtune))
-    assert torchtune.spec.lora_rank == 8
-    assert LoraTarget.k not in torchtune.spec.lora_targets
+    assert torchtune.lora_rank == 8
+    assert LoraTarget.k not in torchtune.lora_targets
     assert any("torchtune's default" in a for a in torchtune.assumptions)
-    hf = resolve(JobSpec(method=Method.lora, params_b=8)).spec
+    hf = resolve(JobSpec(method=Method.lora, params_b=8))
     assert (hf.lora_rank, hf.lora_targets) == (16, "all-linear")
 
 

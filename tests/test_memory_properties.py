@@ -27,12 +27,7 @@ jobs = st.fixed_dictionaries(
 
 
 def _required(job: dict, **changes: object) -> float:
-    resolved = resolve(JobSpec.model_validate({**job, **changes}))
-    spec = resolved.spec
-    memory = estimate_memory(
-        spec, resolved.arch, spec.num_gpus or 1, spec.sharding or Sharding.none
-    )
-    return memory.required_gib
+    return estimate_memory(resolve(JobSpec.model_validate({**job, **changes}))).required_gib
 
 
 @settings(max_examples=150, deadline=None)
@@ -111,7 +106,7 @@ def test_every_estimate_is_finite_and_positive(
             }
         )
     )
-    memory = estimate_memory(resolved.spec, resolved.arch, gpus, sharding)
+    memory = estimate_memory(resolved, gpus, sharding)
     figures = [
         memory.peak_allocated_gib,
         memory.peak_reserved_gib,

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.catalog.models import all_models
-from planner.defaults import resolve
+from planner.defaults import ResolvedJob, resolve
+from planner.memory import component_job, estimate_memory
 from planner.memory import components as comp
-from planner.memory import estimate_memory, job_from_spec
 from planner.memory.profiles import GIB
 from planner.plan import MemoryEstimate
 from planner.spec import Framework, JobSpec, Method, Sharding
@@ -19,13 +19,9 @@ from planner.spec import Framework, JobSpec, Method, Sharding
 MODELS = [m.key for m in all_models() if m.params_b >= 0.1]
 
 
-def _estimate(**job: object) -> tuple[MemoryEstimate, JobSpec]:
+def _estimate(**job: object) -> tuple[MemoryEstimate, ResolvedJob]:
     resolved = resolve(JobSpec.model_validate(job))
-    spec = resolved.spec
-    memory = estimate_memory(
-        spec, resolved.arch, spec.num_gpus or 1, spec.sharding or Sharding.none
-    )
-    return memory, spec
+    return estimate_memory(resolved), resolved
 
 
 def _model_states_gib(memory: MemoryEstimate) -> float:
@@ -39,7 +35,7 @@ def _psi(model: str) -> float:
 
 def _gathered_gib(model: str, sharding: Sharding, **job: object) -> float:
     resolved = resolve(JobSpec.model_validate({"model": model, "method": "full", **job}))
-    work = job_from_spec(resolved.spec, 64, sharding)
+    work = component_job(resolved, 64, sharding)
     if sharding is Sharding.zero2:
         return comp.zero2_bucket_bytes(work) / GIB
     return sum(comp.zero3_gathered_bytes(resolved.arch, work)) / GIB
@@ -131,8 +127,8 @@ def test_device_map_busiest_gpu_holds_its_layers_one_embedding_and_the_logits() 
 def test_multi_gpu_torchtune_and_litgpt_default_to_fsdp_for_lora() -> None:
     for framework in (Framework.torchtune, Framework.litgpt):
         spec = resolve(JobSpec(method=Method.lora, params_b=8, num_gpus=4, framework=framework))
-        assert spec.spec.sharding is Sharding.fsdp
-    hf = resolve(JobSpec(method=Method.lora, params_b=8, num_gpus=4)).spec
+        assert spec.sharding is Sharding.fsdp
+    hf = resolve(JobSpec(method=Method.lora, params_b=8, num_gpus=4))
     assert hf.sharding is Sharding.ddp
 
 

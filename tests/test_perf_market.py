@@ -20,7 +20,7 @@ from planner.options import (
 )
 from planner.plan import Option
 from planner.planner import make_plan
-from planner.spec import JobSpec, Sharding
+from planner.spec import JobSpec
 from planner.suggestions import _smallest_card_holding
 
 JOBS = (
@@ -34,7 +34,7 @@ JOBS = (
 
 def _context(spec: JobSpec) -> MarketContext:
     resolved = resolve(spec)
-    return MarketContext(resolved.spec, resolved.arch)
+    return MarketContext(resolved)
 
 
 @pytest.mark.parametrize("spec", JOBS, ids=lambda spec: f"{spec.params_b or spec.model}")
@@ -95,8 +95,8 @@ def test_a_suggestion_that_only_adds_gpus_reports_the_memory_at_that_count() -> 
     more_gpus = [s for s in plan.suggestions if set(s.patch) == {"num_gpus", "sharding", "gpu"}]
     assert more_gpus, [s.change for s in plan.suggestions]
     patch = more_gpus[0].patch
-    count, sharding = patch["num_gpus"], Sharding(patch["sharding"])
-    expected = estimate_memory(plan.spec, resolve(spec).arch, count, sharding)
+    # A re-plan of the job as changed: the patch applies to what the user said.
+    expected = estimate_memory(resolve(spec).changed(patch))
     assert more_gpus[0].required_gib_after == expected.required_gib
 
 

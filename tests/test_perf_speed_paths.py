@@ -70,7 +70,7 @@ def test_a_cards_speed_figures_are_the_documented_functions_of_it() -> None:
 @pytest.mark.parametrize("spec", JOBS, ids=lambda spec: f"{spec.params_b or spec.model}")
 def test_speed_from_held_figures_equals_speed_from_the_card(spec: JobSpec) -> None:
     resolved = resolve(spec)
-    work = job_work(resolved.spec, resolved.arch)
+    work = job_work(resolved)
     for gpu in all_gpus():
         if gpu.bf16_tflops <= 0:
             continue
@@ -84,14 +84,12 @@ def test_speed_from_held_figures_equals_speed_from_the_card(spec: JobSpec) -> No
 def test_the_lean_memory_figure_is_the_estimates(spec: JobSpec) -> None:
     resolved = resolve(spec)
     for count, sharding in LAYOUTS:
-        estimate = estimate_memory(resolved.spec, resolved.arch, count, sharding)
-        assert required_gib(resolved.spec, resolved.arch, count, sharding) == (
-            estimate.required_gib
-        )
+        estimate = estimate_memory(resolved, count, sharding)
+        assert required_gib(resolved, count, sharding) == (estimate.required_gib)
 
 
 def test_every_cards_row_lists_the_option_fields_in_their_json_order() -> None:
-    for card in market_cards(MarketContext(*_resolved(JOBS[0])).prices).every:
+    for card in market_cards(MarketContext(resolve(JOBS[0])).prices).every:
         assert list(card.row) == list(Option.model_fields)
         assert card.row["gpu"] == card.gpu.key and card.row["usable_gib"] == card.gpu.usable_gib
 
@@ -100,18 +98,13 @@ def test_every_cards_row_lists_the_option_fields_in_their_json_order() -> None:
 def test_a_placement_change_keeps_the_jobs_work_and_another_change_recomputes_it(
     spec: JobSpec,
 ) -> None:
-    context = MarketContext(*_resolved(spec))
+    context = MarketContext(resolve(spec))
     more_gpus = context.patched({"num_gpus": 8, "sharding": Sharding.fsdp})
-    assert more_gpus.work == job_work(more_gpus.spec, more_gpus.arch)
+    assert more_gpus.work == job_work(more_gpus.job)
     assert more_gpus.known is context.known
     shorter = context.patched({"seq_len": 512})
-    assert shorter.work == job_work(shorter.spec, shorter.arch) != context.work
+    assert shorter.work == job_work(shorter.job) != context.work
     assert shorter.known is not context.known
-
-
-def _resolved(spec: JobSpec) -> tuple[JobSpec, object]:
-    resolved = resolve(spec)
-    return resolved.spec, resolved.arch
 
 
 SEARCH_JOBS = (
@@ -139,7 +132,7 @@ def test_the_bounded_cheapest_run_search_finds_the_cheapest_row_of_a_full_scan(
     spec: JobSpec,
 ) -> None:
     resolved = resolve(spec)
-    context = MarketContext(resolved.spec, resolved.arch, measured_ratio=spec.tokens_per_s and 1.3)
+    context = MarketContext(resolved, measured_ratio=spec.tokens_per_s and 1.3)
     for changed in (context, context.patched({"gradient_checkpointing": False})):
         fast = cheapest_run(changed)
         # A full scan in catalog order, keeping the first of equal costs in cents.
@@ -162,8 +155,8 @@ UNCALIBRATED_JOBS = [spec for spec in SEARCH_JOBS if spec.tokens_per_s is None]
 )
 def test_suggestions_price_only_the_changes_they_show(spec: JobSpec) -> None:
     resolved = resolve(spec)
-    context = MarketContext(resolved.spec, resolved.arch)
-    card = read_requested_card(resolved.spec).gpu
+    context = MarketContext(resolved)
+    card = read_requested_card(resolved).gpu
     requested = make_plan(spec).requested
     options = market_options(context)
     expected = _every_change_priced(context, card, requested, options)

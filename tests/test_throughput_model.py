@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from planner.catalog.gpus import resolve_gpu
-from planner.defaults import resolve
+from planner.catalog.models import ModelArch
+from planner.defaults import ResolvedJob, resolve
 from planner.spec import JobSpec, Sharding
 from planner.throughput import (
     active_block_params,
@@ -22,14 +23,15 @@ from planner.throughput import (
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _resolved(**fields: object) -> tuple[JobSpec, object]:
+def _resolved(**fields: object) -> tuple[ResolvedJob, ModelArch]:
     resolved = resolve(JobSpec(**fields))
-    return resolved.spec, resolved.arch
+    return resolved, resolved.arch
 
 
 def _tokens_per_s(gpu: str, count: int = 1, sharding: Sharding | None = None, **fields) -> float:
-    spec, arch = _resolved(**fields)
-    return estimate_throughput(spec, arch, resolve_gpu(gpu), count, sharding).tokens_per_s
+    return estimate_throughput(
+        _resolved(**fields)[0], resolve_gpu(gpu), count, sharding
+    ).tokens_per_s
 
 
 def test_full_costs_six_n_and_adapters_four_n_per_token() -> None:
@@ -37,29 +39,29 @@ def test_full_costs_six_n_and_adapters_four_n_per_token() -> None:
     lora, _ = _resolved(model="llama 3 8b", method="lora", gradient_checkpointing=False)
     n = active_block_params(arch)
     # The remainder is attention and logits: under a fifth at 2k context with a 128k vocabulary.
-    assert 6 * n < flops_per_token(full, arch) < 1.2 * 6 * n
-    assert 4 * n < flops_per_token(lora, arch) < 1.2 * 4 * n
-    assert flops_per_token(full, arch) > flops_per_token(lora, arch)
+    assert 6 * n < flops_per_token(full) < 1.2 * 6 * n
+    assert 4 * n < flops_per_token(lora) < 1.2 * 4 * n
+    assert flops_per_token(full) > flops_per_token(lora)
 
 
 def test_checkpointing_adds_one_forward() -> None:
     off, arch = _resolved(model="llama 3 8b", method="lora", gradient_checkpointing=False)
     on, _ = _resolved(model="llama 3 8b", method="lora", gradient_checkpointing=True)
-    extra = flops_per_token(on, arch) - flops_per_token(off, arch)
+    extra = flops_per_token(on) - flops_per_token(off)
     # Two N for the blocks, plus the attention scores' forward once more.
     assert extra == pytest.approx(2 * active_block_params(arch), rel=0.1)
 
 
 def test_long_context_costs_more_per_token() -> None:
-    short, arch = _resolved(model="llama 3 8b", method="lora", seq_len=2048)
+    short, _ = _resolved(model="llama 3 8b", method="lora", seq_len=2048)
     long, _ = _resolved(model="llama 3 8b", method="lora", seq_len=32768)
-    assert flops_per_token(long, arch) > 1.3 * flops_per_token(short, arch)
+    assert flops_per_token(long) > 1.3 * flops_per_token(short)
 
 
 def test_moe_pays_for_the_experts_a_token_visits() -> None:
     moe, arch = _resolved(model="mixtral 8x7b", method="lora")
     assert active_block_params(arch) < 0.35 * arch.total_params
-    assert flops_per_token(moe, arch) < 0.4 * 6 * arch.total_params
+    assert flops_per_token(moe) < 0.4 * 6 * arch.total_params
 
 
 def test_faster_cards_are_faster() -> None:
@@ -103,9 +105,9 @@ def test_cpu_offload_slows_full_fine_tuning() -> None:
 
 
 def test_amd_cards_get_a_lower_utilisation() -> None:
-    spec, arch = _resolved(model="llama 3 8b", method="lora")
-    mi300x = estimate_throughput(spec, arch, resolve_gpu("mi300x"), 1, None)
-    h100 = estimate_throughput(spec, arch, resolve_gpu("h100 sxm"), 1, None)
+    spec, _ = _resolved(model="llama 3 8b", method="lora")
+    mi300x = estimate_throughput(spec, resolve_gpu("mi300x"), 1, None)
+    h100 = estimate_throughput(spec, resolve_gpu("h100 sxm"), 1, None)
     assert mi300x.utilisation < h100.utilisation
 
 

@@ -25,7 +25,7 @@ SEED = {"model": "13B", "method": "qlora", "seq_len": 4096, "dataset_tokens": 20
 def _speed(gpu: str, count: int = 1, sharding: Sharding | None = None, **fields) -> float:
     resolved = resolve(JobSpec(**fields))
     card = resolve_gpu(gpu)
-    return estimate_throughput(resolved.spec, resolved.arch, card, count, sharding).tokens_per_s
+    return estimate_throughput(resolved, card, count, sharding).tokens_per_s
 
 
 def _seed_hours(gpu: str) -> float:
@@ -71,7 +71,7 @@ def test_less_bandwidth_hurts_small_micro_batches_most() -> None:
 
     def slowdown(**fields: object) -> float:
         resolved = resolve(JobSpec(model="llama 3 8b", method="lora", **fields))
-        work = job_work(resolved.spec, resolved.arch)
+        work = job_work(resolved)
         return tokens_per_s_on(work, card, 1, None) / tokens_per_s_on(work, narrow, 1, None)
 
     small = slowdown(seq_len=256, micro_batch=1)
@@ -98,7 +98,7 @@ def test_adapters_move_less_between_gpus_than_full_fine_tuning() -> None:
     def kept(method: str) -> float:
         job = JobSpec(model="llama 3 8b", method=method, seq_len=2048, micro_batch=4, grad_accum=8)
         resolved = resolve(job)
-        work = job_work(resolved.spec, resolved.arch)
+        work = job_work(resolved)
         eight = tokens_per_s_on(work, h100, 8, Sharding.fsdp)
         return eight / (8 * tokens_per_s_on(work, h100, 1, None))
 

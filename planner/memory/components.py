@@ -30,7 +30,7 @@ from planner.spec import Method, Optimizer, Precision, Quant, Sharding
 
 @dataclass(frozen=True, slots=True)
 class Job:
-    """The resolved JobSpec fields the components read (planner.memory.estimate.job_from_spec)."""
+    """The resolved JobSpec fields the components read (planner.memory.estimate.component_job)."""
 
     method: Method
     quant: Quant | None

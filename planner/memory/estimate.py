@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from planner import defaults  # a module import: planner.defaults imports our profiles
 from planner.catalog.models import ModelArch
-from planner.errors import PlanningError
 from planner.memory import components as comp
 from planner.memory.placement import Components, per_gpu
 from planner.memory.profiles import (
@@ -19,59 +17,41 @@ from planner.memory.profiles import (
     PROFILES,
 )
 from planner.plan import MemoryBreakdown, MemoryEstimate
-from planner.spec import (
-    ALL_LINEAR,
-    Framework,
-    JobSpec,
-    LoraTarget,
-    Method,
-    Precision,
-    Quant,
-    Sharding,
-)
+from planner.spec import Method, Precision, Sharding, lora_target_names
+
+if TYPE_CHECKING:  # planner.defaults imports our profiles
+    from planner.defaults import ResolvedJob
 
 # The 10th and 90th percentiles of measured ÷ estimated peaks on the dev set (bench/accuracy.py):
 # the range a user should plan with.
 RANGE_LOW_FRACTION = 0.11
 RANGE_HIGH_FRACTION = 0.26
 
-_ALL_TARGETS = tuple(t.value for t in LoraTarget)
 
-
-def job_from_spec(spec: JobSpec, num_gpus: int, sharding: Sharding | None = None) -> comp.Job:
-    """The fields the components read, from a resolved spec (every default filled), laid out on
-    `num_gpus` GPUs by `sharding` (default: the spec's). A resolved spec patched to another
-    method (a suggestion) gets that method's default rank/quant. A bf16 full fine-tune under
-    FSDP in a stack that upcasts trained parameters (HF Trainer via Accelerate) is mixed
-    precision: fp32 shards, bf16 gathers."""
-    framework = spec.framework or Framework.hf
-    profile = PROFILES[framework]
-    targets = spec.lora_targets
-    target_names = (
-        _ALL_TARGETS if targets in (None, ALL_LINEAR) else tuple(t.value for t in targets)
-    )
-    if not (spec.precision and spec.optimizer and spec.seq_len and spec.micro_batch):
-        raise PlanningError("estimate a resolved spec (planner.defaults.resolve)", field="spec")
-    sharding = sharding or spec.sharding or Sharding.none
-    precision = spec.precision
+def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.Job:
+    """The fields the components read, from a resolved job laid out on `num_gpus` GPUs by
+    `sharding`. A bf16 full fine-tune under FSDP in a stack that upcasts trained parameters (HF
+    Trainer via Accelerate) is mixed precision: fp32 shards, bf16 gathers."""
+    profile = PROFILES[job.framework]
+    precision = job.precision
     if (
         sharding is Sharding.fsdp
         and profile.fsdp_upcasts_trainable_fp32
-        and spec.method is Method.full
+        and job.method is Method.full
         and precision is Precision.bf16
     ):
         precision = Precision.bf16_mixed
     return comp.Job(
-        method=spec.method,
-        quant=(spec.quant or Quant.nf4) if spec.method is Method.qlora else None,
+        method=job.method,
+        quant=job.quant,
         precision=precision,
-        optimizer=spec.optimizer,
-        lora_rank=spec.lora_rank or defaults.DEFAULT_LORA_RANK,
-        lora_targets=target_names,
-        seq_len=spec.seq_len,
-        micro_batch=spec.micro_batch,
-        gradient_checkpointing=bool(spec.gradient_checkpointing),
-        flash_attention=spec.flash_attention is not False,
+        optimizer=job.optimizer,
+        lora_rank=job.lora_rank or 0,
+        lora_targets=lora_target_names(job.lora_targets),
+        seq_len=job.seq_len,
+        micro_batch=job.micro_batch,
+        gradient_checkpointing=job.gradient_checkpointing,
+        flash_attention=job.flash_attention,
         optimizer_in_backward=profile.optimizer_in_backward_single_gpu and num_gpus == 1,
         profile=profile,
         sharding=sharding,
@@ -112,17 +92,18 @@ class Peak(NamedTuple):
     paged_share: float
 
 
-def peak_bytes(spec: JobSpec, arch: ModelArch, num_gpus: int, sharding: Sharding) -> Peak:
+def peak_bytes(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> Peak:
     """allocated = weights + adapter + gradients + optimizer + the larger of activations + logits
         (mid-backward) and the optimizer step's scratch;
     reserved = allocated + the allocator's slack on the per-step tensors (activations, logits),
         larger when batches vary in length (no packing);
     required (≈ nvidia-smi) = reserved + CUDA context (+ NCCL buffers when GPUs talk).
     """
-    job = job_from_spec(spec, num_gpus, sharding)
-    share, paged = _share(arch, job, num_gpus, bool(spec.cpu_offload))
+    share, paged = _share(
+        job.arch, component_job(job, num_gpus, sharding), num_gpus, job.cpu_offload
+    )
     allocated = share.allocated
-    slack = ALLOCATOR_SLACK_PACKED if spec.packing else ALLOCATOR_SLACK_VARIABLE_LENGTH
+    slack = ALLOCATOR_SLACK_PACKED if job.packing else ALLOCATOR_SLACK_VARIABLE_LENGTH
     reserved = allocated + slack * (share.activations + share.logits)
     talks = num_gpus > 1 and sharding not in (Sharding.none, Sharding.device_map)
     context = (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if talks else 0.0)) * GIB
@@ -131,24 +112,24 @@ def peak_bytes(spec: JobSpec, arch: ModelArch, num_gpus: int, sharding: Sharding
     return Peak(share, allocated, reserved, reserved + context, paged_share)
 
 
-def required_gib(spec: JobSpec, arch: ModelArch, num_gpus: int, sharding: Sharding) -> float:
+def required_gib(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> float:
     """estimate_memory(...).required_gib without the rest of the estimate: the market compares
     this figure for several GPU counts per job and shows nothing else of those estimates."""
-    return round(peak_bytes(spec, arch, num_gpus, sharding).required / GIB, 3)
+    return round(peak_bytes(job, num_gpus, sharding).required / GIB, 3)
 
 
 def estimate_memory(
-    spec: JobSpec, arch: ModelArch, num_gpus: int, sharding: Sharding
+    job: ResolvedJob, num_gpus: int | None = None, sharding: Sharding | None = None
 ) -> MemoryEstimate:
-    """Per-GPU memory of `spec` (resolved) on `num_gpus` GPUs sharded by `sharding` (the sums
-    are peak_bytes'), with the range a user should plan with."""
-    peak = peak_bytes(spec, arch, num_gpus, sharding)
+    """Per-GPU memory of `job` on `num_gpus` GPUs sharded by `sharding` (default: the job's own
+    layout; the sums are peak_bytes'), with the range a user should plan with."""
+    peak = peak_bytes(job, num_gpus or job.num_gpus, sharding or job.sharding)
     share, allocated, required = peak.share, peak.allocated, peak.required
     low = required * (1 - RANGE_LOW_FRACTION)
     high = required * (1 + RANGE_HIGH_FRACTION) + peak.paged_share
     return MemoryEstimate(
-        num_gpus=num_gpus,
-        sharding=sharding.value,
+        num_gpus=num_gpus or job.num_gpus,
+        sharding=(sharding or job.sharding).value,
         peak_allocated_gib=round(allocated / GIB, 3),
         peak_reserved_gib=round(peak.reserved / GIB, 3),
         required_gib=round(required / GIB, 3),
