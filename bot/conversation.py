@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import unicodedata
 import weakref
 from collections.abc import Callable, Iterator, Sequence
@@ -17,6 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bot.backoff import Backoff
 from bot.cache import TTLCache
 from bot.changes import FIELD_LABELS, diff_plans
 from bot.followups import (
@@ -46,7 +48,10 @@ from planner.spec import JobSpec
 logger = logging.getLogger(__name__)
 
 MAX_HISTORY = 20  # how many steps "undo" can go back
-MAX_SAVE_ATTEMPTS = 5
+# A writer that lost the compare-and-set waits a jittered moment and answers again from the
+# winner's job, for up to a few seconds: well after Slack's and Discord's acks, so only the answer
+# waits (bench/cas_contention.py: with 8 writers on one thread none is refused).
+SAVE_BACKOFF = Backoff(first_delay_s=0.002, max_delay_s=0.1, budget_s=3.0)
 MAX_UNREAD_SHOWN = 3
 CACHE_TTL_S = 60.0
 
@@ -79,6 +84,7 @@ class Conversation:
         rate_limiter: RateLimiter | None = None,
         limit_rate: bool = True,
         cache_ttl_s: float = CACHE_TTL_S,
+        save_backoff: Backoff = SAVE_BACKOFF,
     ) -> None:
         self.store = store if store is not None else SQLiteStore()
         self._plan_fn = plan_fn or _default_plan_fn()
@@ -89,6 +95,7 @@ class Conversation:
         self._plans: TTLCache[Plan] = TTLCache(ttl_s=cache_ttl_s)
         self._parses: TTLCache[ParseResult] = TTLCache(ttl_s=cache_ttl_s)
         self._locks = _KeyLocks()
+        self._save_backoff = save_backoff
 
     def handle(self, key: ThreadKey, text: str, user: str = "") -> Reply:
         return self.respond(key, text, user).reply
@@ -141,13 +148,24 @@ class Conversation:
         # Follow-ups in one thread take turns here; across processes the store's version check
         # makes a writer that lost the race answer again from the winner's job.
         with self._locks.hold(thread):
-            for _ in range(MAX_SAVE_ATTEMPTS):
+            started_s = time.monotonic()
+            retry_delays = self._save_backoff.delays()
+            while True:
                 state = self.store.load(thread)
                 outcome = self._answer(state.history, intent)
                 if outcome.history is None or self.store.save(
                     thread, outcome.history[-MAX_HISTORY:], state.version
                 ):
                     return outcome.turn
+                delay_s = next(retry_delays, None)
+                if delay_s is None:
+                    break
+                time.sleep(delay_s)
+            logger.warning(
+                "%s: every save lost the race for %.1f s; not answered",
+                key,
+                time.monotonic() - started_s,
+            )
         return Turn(
             message_reply(
                 "error", "This thread is busy", "Several answers were racing; please ask again."

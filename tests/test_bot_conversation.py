@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.backoff import Backoff
 from bot.conversation import Conversation
 from bot.ratelimit import BucketRule, RateLimiter
 from bot.store import SQLiteStore
@@ -280,3 +281,56 @@ def test_a_comparison_of_jobs_plans_the_first_and_says_so() -> None:
     turn = Conversation().respond(_key(), "7B or 13B lora")
     assert turn.plan is not None and turn.plan.model.params_b < 10
     assert any("this is the first" in note for note in turn.reply.assumptions)
+
+
+class RivalWinsFirst:
+    """The real SQLite store, where another process's follow-up commits between this writer's
+    load and save for the first `rival_texts` saves, as happens with several bot processes."""
+
+    def __init__(self, directory: Path, rival_texts: list[str]) -> None:
+        self.real = SQLiteStore(directory)
+        self.rival = Conversation(SQLiteStore(directory), limit_rate=False)
+        self.rival_texts = rival_texts
+        self.lost = 0
+
+    def load(self, key: str):
+        return self.real.load(key)
+
+    def save(self, key: str, history, expected_version: int) -> bool:
+        if self.rival_texts:
+            rival_turn = self.rival.respond(_key(), self.rival_texts.pop(0))
+            assert rival_turn.reply.kind == "plan"
+        saved = self.real.save(key, history, expected_version)
+        self.lost += not saved
+        return saved
+
+
+def test_a_writer_that_loses_races_waits_and_answers_from_the_winners_job(tmp_path: Path) -> None:
+    store = RivalWinsFirst(tmp_path, [])
+    conversation = Conversation(store, limit_rate=False)
+    conversation.handle(_key(), SEED)
+    store.rival_texts = ["rank 8", "rank 16", "rank 32"]
+    turn = conversation.respond(_key(), "and 2 epochs?")
+    assert store.lost == 3 and turn.reply.kind == "plan"
+    history = store.real.load(str(_key())).history
+    assert [job.get("lora_rank") for job in history[-4:]] == [8, 16, 32, 32]
+    assert turn.plan is not None and (turn.plan.spec.lora_rank, turn.plan.spec.epochs) == (32, 2)
+
+
+def test_a_writer_that_loses_for_the_whole_budget_says_the_thread_is_busy(
+    tmp_path: Path, caplog
+) -> None:
+    store = RivalWinsFirst(tmp_path, [])
+    Conversation(store, limit_rate=False).handle(_key(), SEED)
+    store.rival_texts = [f"{n} epochs" for n in range(1, 60)]
+    conversation = Conversation(
+        store,
+        limit_rate=False,
+        save_backoff=Backoff(first_delay_s=0.001, max_delay_s=0.004, budget_s=0.05),
+    )
+    reply = conversation.handle(_key(), "what if 8k ctx?")
+    assert (reply.kind, reply.title) == ("error", "This thread is busy")
+    assert store.lost >= 2  # it retried within the budget, not once
+    (logged,) = [r.getMessage() for r in caplog.records if "lost the race" in r.getMessage()]
+    assert logged.startswith(f"{_key()}: every save lost the race for ")
+    assert store.real.load(str(_key())).history[-1]["seq_len"] == 4096  # only rivals' jobs kept
