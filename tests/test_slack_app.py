@@ -16,7 +16,7 @@ import pytest_asyncio
 
 from adapters.slack import limits
 from adapters.slack.app import ACK_TEXT, build_app, make_client
-from adapters.slack.dedupe import SeenEvents
+from adapters.slack.dedupe import SeenInProcess
 from adapters.slack.render import render_reply
 from adapters.slack.serve import EVENTS_PATH, start_http
 from bot.conversation import Conversation
@@ -101,7 +101,9 @@ class Bot:
         event = {"type": "app_mention", "text": f"<@{BOT_USER_ID}> {text}", "ts": ts}
         return await self.event({**event, **({"thread_ts": thread_ts} if thread_ts else {})})
 
-    async def click(self, action: dict[str, Any], container: dict[str, Any]) -> tuple[int, str]:
+    async def click(
+        self, action: dict[str, Any], container: dict[str, Any], trigger: str = "9.9.9"
+    ) -> tuple[int, str]:
         payload = {
             "type": "block_actions",
             "team": {"id": TEAM_ID},
@@ -109,7 +111,7 @@ class Bot:
             "api_app_id": "A0001",
             "channel": {"id": CHANNEL},
             "container": {"type": "message", "channel_id": CHANNEL, **container},
-            "trigger_id": "9.9.9",
+            "trigger_id": trigger,
             "response_url": self.fake.response_url("actions/1"),
             "actions": [{"type": "button", **action}],
         }
@@ -147,6 +149,18 @@ def _button(payload: dict[str, Any], label: str) -> dict[str, Any]:
             if element.get("type") == "button" and element["text"]["text"] == label:
                 return {**element, "block_id": block["block_id"]}
     raise AssertionError(f"no {label!r} button")
+
+
+async def _answer_with_a_button(
+    bot: Bot, root: str
+) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+    """Mention the bot at `root`; its posts, the first what-if button and where it was shown."""
+    await bot.mention(QUESTION, ts=root)
+    await bot.fake.wait_for(lambda: bot.fake.posts())
+    answered = bot.fake.posts()
+    button = _button(answered[-1], answered[-1]["blocks"][-1]["elements"][0]["text"]["text"])
+    container = {"message_ts": f"{root}1", "thread_ts": root, "is_ephemeral": False}
+    return answered, button, container
 
 
 def _wire(payloads: list[dict[str, Any]]) -> str:
@@ -266,11 +280,7 @@ async def test_button_click_replans_in_the_same_thread(
 ) -> None:
     root = "1700000020.000100"
     async with Bot(fake, conversation) as bot:
-        await bot.mention(QUESTION, ts=root)
-        await fake.wait_for(lambda: fake.posts())
-        answered = fake.posts()
-        button = _button(answered[-1], answered[-1]["blocks"][-1]["elements"][0]["text"]["text"])
-        container = {"message_ts": "1700000020.000200", "thread_ts": root, "is_ephemeral": False}
+        answered, button, container = await _answer_with_a_button(bot, root)
         status, _ = await bot.click(button, container)
         assert status == 200
         await fake.wait_for(lambda: len(fake.posts()) > len(answered))
@@ -426,11 +436,38 @@ async def test_button_under_a_private_answer_answers_privately(
     assert fake.posts() == []  # nothing in the channel
 
 
-def test_event_ids_are_forgotten_after_the_ttl() -> None:
+async def test_delivery_ids_are_forgotten_after_the_ttl() -> None:
     now = [0.0]
-    seen = SeenEvents(ttl_s=60, clock=lambda: now[0])
-    assert seen.first_time("Ev1") and not seen.first_time("Ev1")
+    seen = SeenInProcess(ttl_s=60, clock=lambda: now[0])
+    assert await seen.first_time("event:Ev1") and not await seen.first_time("event:Ev1")
     now[0] = 59.0
-    assert not seen.first_time("Ev1") and seen.first_time("Ev2")
+    assert not await seen.first_time("event:Ev1") and await seen.first_time("trigger:Ev1")
     now[0] = 61.0
-    assert seen.first_time("Ev1") and not seen.first_time("Ev2")
+    assert await seen.first_time("event:Ev1") and not await seen.first_time("trigger:Ev1")
+
+
+async def test_a_replayed_slash_command_is_answered_once(fake: FakeSlack) -> None:
+    slow = GatedConversation()
+    slow.gate.set()
+    async with Bot(fake, slow) as bot:
+        first = await bot.slash(QUESTION, trigger="3.3.3")
+        replay = await bot.slash(QUESTION, trigger="3.3.3")  # same body, freshly signed
+        await bot.slash(QUESTION, trigger="3.3.4")
+        await fake.wait_for(lambda: len(fake.responses) >= 2)
+    assert first[0] == 200 and json.loads(first[1])["text"] == ACK_TEXT
+    assert replay == (200, "")
+    assert sorted(url for url, _ in fake.responses) == ["commands/3.3.3", "commands/3.3.4"]
+    assert len(slow.keys) == 2
+
+
+async def test_a_replayed_button_click_is_answered_once(
+    fake: FakeSlack, conversation: Recording
+) -> None:
+    async with Bot(fake, conversation) as bot:
+        answered, button, container = await _answer_with_a_button(bot, "1700000060.000100")
+        for _ in range(3):
+            assert (await bot.click(button, container, trigger="7.1.1"))[0] == 200
+        await fake.wait_for(lambda: len(fake.posts()) > len(answered))
+        await bot.click(button, container, trigger="7.1.2")
+        await fake.wait_for(lambda: len(conversation.texts) == 3)
+    assert conversation.texts == [QUESTION, button["value"], button["value"]]

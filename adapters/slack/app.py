@@ -16,7 +16,7 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 from adapters.slack import limits
-from adapters.slack.dedupe import SeenEvents
+from adapters.slack.dedupe import SeenIds, SeenInProcess, delivery_id
 from adapters.slack.escape import clean, incoming_to_plain
 from adapters.slack.render import WHATIF_ACTION_PREFIX, conversation_id_from_block_id, render_reply
 from adapters.slack.store import ThreadIndex
@@ -60,7 +60,7 @@ def build_app(
     signing_secret: str,
     client: AsyncWebClient,
     threads: ThreadIndex | None = None,
-    seen_events: SeenEvents | None = None,
+    seen: SeenIds | None = None,
     files_enabled: bool = False,
     oauth_settings: AsyncOAuthSettings | None = None,
 ) -> AsyncApp:
@@ -73,14 +73,15 @@ def build_app(
         process_before_response=True,
     )
     bot = _SlackBot(conversation, threads or ThreadIndex(), files_enabled)
-    seen = seen_events or SeenEvents()
+    seen_ids = seen or SeenInProcess()
 
     @app.middleware
-    async def answer_each_event_once(body: dict, next_: Any) -> Any:
+    async def answer_each_delivery_once(body: dict, next_: Any) -> Any:
         from slack_bolt.response import BoltResponse
 
-        event_id = body.get("event_id")
-        if event_id and not seen.first_time(event_id):
+        delivery = delivery_id(body)
+        if delivery and not await seen_ids.first_time(delivery):
+            logger.info("%s was answered already; acknowledging the repeat only", delivery)
             return BoltResponse(status=200, body="")
         return await next_()
 
