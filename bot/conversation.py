@@ -34,10 +34,10 @@ from bot.followups import (
     patch_from_fields,
     read_intent,
 )
-from bot.ratelimit import RateLimiter, wait_text
+from bot.ratelimit import Limiter, open_rate_limiter, wait_text
 from bot.reply import Reply
 from bot.reply_builder import EXAMPLE, help_reply, message_reply, plan_reply
-from bot.store import MemoryStore, SpecJson, SQLiteStore, StateStore
+from bot.store import MemoryStore, SpecJson, StateStore, StoreUnavailable, open_thread_store
 from bot.threads import ThreadKey
 from planner.errors import PlanningError
 from planner.parsing.assemble import MAX_INPUT_CHARS
@@ -54,6 +54,10 @@ MAX_HISTORY = 20  # how many steps "undo" can go back
 SAVE_BACKOFF = Backoff(first_delay_s=0.002, max_delay_s=0.1, budget_s=3.0)
 MAX_UNREAD_SHOWN = 3
 CACHE_TTL_S = 60.0
+NO_MEMORY = (
+    "Thread memory is unavailable right now, so I answered this as a new question and will not "
+    "remember it for follow-ups."
+)
 
 PlanFn = Callable[[JobSpec], Plan]
 ParseFn = Callable[[str], ParseResult]
@@ -81,15 +85,15 @@ class Conversation:
         *,
         plan_fn: PlanFn | None = None,
         parse_fn: ParseFn | None = None,
-        rate_limiter: RateLimiter | None = None,
+        rate_limiter: Limiter | None = None,
         limit_rate: bool = True,
         cache_ttl_s: float = CACHE_TTL_S,
         save_backoff: Backoff = SAVE_BACKOFF,
     ) -> None:
-        self.store = store if store is not None else SQLiteStore()
+        self.store = store if store is not None else open_thread_store()
         self._plan_fn = plan_fn or _default_plan_fn()
         self._parse_fn = parse_fn or _default_parse_fn()
-        self._limiter = (rate_limiter or RateLimiter()) if limit_rate else None
+        self._limiter = (rate_limiter or open_rate_limiter()) if limit_rate else None
         # Identical jobs within a minute (a repeated question, the "before" side of a follow-up)
         # are planned once.
         self._plans: TTLCache[Plan] = TTLCache(ttl_s=cache_ttl_s)
@@ -151,12 +155,20 @@ class Conversation:
             started_s = time.monotonic()
             retry_delays = self._save_backoff.delays()
             while True:
-                state = self.store.load(thread)
+                try:
+                    state = self.store.load(thread)
+                except StoreUnavailable as error:
+                    logger.warning("answering %s without thread memory: %s", thread, error)
+                    return _without_memory(self._answer((), intent).turn)
                 outcome = self._answer(state.history, intent)
-                if outcome.history is None or self.store.save(
-                    thread, outcome.history[-MAX_HISTORY:], state.version
-                ):
-                    return outcome.turn
+                try:
+                    if outcome.history is None or self.store.save(
+                        thread, outcome.history[-MAX_HISTORY:], state.version
+                    ):
+                        return outcome.turn
+                except StoreUnavailable as error:
+                    logger.warning("could not save %s: %s", thread, error)
+                    return _without_memory(outcome.turn)
                 delay_s = next(retry_delays, None)
                 if delay_s is None:
                     break
@@ -396,6 +408,11 @@ def _current_job(history: Sequence[SpecJson]) -> JobSpec | None:
     except ValidationError:
         logger.warning("a stored job no longer validates; treating the thread as new")
         return None
+
+
+def _without_memory(turn: Turn) -> Turn:
+    turn.reply.warnings.append(NO_MEMORY)
+    return turn
 
 
 def _no_job_yet() -> _Outcome:

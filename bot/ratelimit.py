@@ -8,6 +8,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 MAX_TRACKED_BUCKETS = 10_000  # idle buckets are full anyway; dropping the oldest loses nothing
 
@@ -20,6 +21,33 @@ class BucketRule:
 
 USER_RULE = BucketRule(burst=8, per_minute=12)
 CHANNEL_RULE = BucketRule(burst=30, per_minute=60)
+
+
+class Limiter(Protocol):
+    def acquire(self, user: str, channel: str) -> float:
+        """Take one token from the user's and the channel's bucket: 0.0 if allowed, else the
+        seconds to wait."""
+        ...
+
+
+def scopes_for(user: str, channel: str) -> list[tuple[str, str]]:
+    """The buckets an answer draws on. An empty user (e.g. the console) only counts against its
+    channel."""
+    return [("channel", channel)] + ([("user", user)] if user else [])
+
+
+def open_rate_limiter() -> Limiter:
+    """The limiter GPUPLAN_STATE_URL selects: buckets on Redis when it names one, so every process
+    shares them; else this process's own."""
+    from bot.state_url import backend_from_env
+
+    backend = backend_from_env()
+    if backend.redis_url is None:
+        return RateLimiter()
+    from bot.redis_client import shared_link
+    from bot.redis_store import RedisRateLimiter
+
+    return RedisRateLimiter(shared_link(backend.redis_url))
 
 
 class RateLimiter:
@@ -35,9 +63,7 @@ class RateLimiter:
         self._lock = threading.Lock()
 
     def acquire(self, user: str, channel: str) -> float:
-        """Take one token from the user's and the channel's bucket: 0.0 if allowed, else the seconds
-        to wait. An empty user (e.g. the console) only counts against its channel."""
-        scopes = [("channel", channel)] + ([("user", user)] if user else [])
+        scopes = scopes_for(user, channel)
         with self._lock:
             now = self._clock()
             levels = {scope: self._level(scope, now) for scope in scopes}

@@ -31,12 +31,30 @@ class ThreadState:
     version: int  # 0 when the store has never seen the thread
 
 
+class StoreUnavailable(RuntimeError):
+    """The shared store could not be reached in time (Redis down or slow); the message says which
+    and when it is tried again. Callers answer without it rather than fail."""
+
+
 class StateStore(Protocol):
     def load(self, key: str) -> ThreadState: ...
 
     def save(self, key: str, history: Sequence[SpecJson], expected_version: int) -> bool:
         """Write `history` if the thread is still at `expected_version`; False if someone won."""
         ...
+
+
+def open_thread_store() -> StateStore:
+    """The thread store GPUPLAN_STATE_URL selects: Redis when it names one, else the SQLite file."""
+    from bot.state_url import backend_from_env
+
+    backend = backend_from_env()
+    if backend.redis_url is None:
+        return SQLiteStore()
+    from bot.redis_client import shared_link
+    from bot.redis_store import RedisStateStore
+
+    return RedisStateStore(shared_link(backend.redis_url))
 
 
 def state_dir() -> Path:
@@ -121,7 +139,7 @@ class SQLiteStore:
         history_json, version, updated_at = row
         if updated_at < self._clock() - self.ttl_s:
             return ThreadState(history=(), version=version)
-        return ThreadState(history=_decode(history_json), version=version)
+        return ThreadState(history=decode_history(history_json), version=version)
 
     def save(self, key: str, history: Sequence[SpecJson], expected_version: int) -> bool:
         now = self._clock()
@@ -187,7 +205,7 @@ class MemoryStore:
             return True
 
 
-def _decode(history_json: str) -> tuple[SpecJson, ...]:
+def decode_history(history_json: str) -> tuple[SpecJson, ...]:
     """A row another version wrote badly reads as an empty thread rather than an error."""
     try:
         history = json.loads(history_json)

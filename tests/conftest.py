@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.redis_server import RedisServer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
@@ -16,3 +19,21 @@ def _isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch)
     monkeypatch.delenv("GPUPLAN_PRICES", raising=False)
     for secret in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "DISCORD_TOKEN"):
         monkeypatch.delenv(secret, raising=False)
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """One real redis-server for the session (tests that kill Redis start their own)."""
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.kill()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> Iterator[str]:
+    """The session's Redis, emptied for this test."""
+    import redis
+
+    with redis.Redis.from_url(redis_server.url) as client:
+        client.flushall()
+    yield redis_server.url

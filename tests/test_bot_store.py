@@ -1,5 +1,7 @@
 """The thread store: history round-trips, writers to one thread serialise (threads and processes),
-the file is owner-only and in WAL mode, and threads expire."""
+the file is owner-only and in WAL mode, and threads expire.
+
+The contract tests run against both backends: the SQLite file and a real redis-server."""
 
 from __future__ import annotations
 
@@ -10,11 +12,34 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from bot.store import DB_NAME, MemoryStore, SQLiteStore, StateStore, state_dir
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+StoreFactory = Callable[[], StateStore]
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch) -> str:
+    """GPUPLAN_STATE_URL (and the state dir) for each backend; returns its name."""
+    monkeypatch.setenv("GPUPLAN_STATE_DIR", str(tmp_path))
+    if request.param == "redis":
+        monkeypatch.setenv("GPUPLAN_STATE_URL", request.getfixturevalue("redis_url"))
+    else:
+        monkeypatch.delenv("GPUPLAN_STATE_URL", raising=False)
+    return request.param
+
+
+@pytest.fixture
+def open_store(backend: str) -> StoreFactory:
+    """Opens the backend's store the way the bot does (from the environment)."""
+    from bot.store import open_thread_store
+
+    return open_thread_store
 
 
 def _append(store: StateStore, key: str, item: dict) -> None:
@@ -25,23 +50,23 @@ def _append(store: StateStore, key: str, item: dict) -> None:
             return
 
 
-def test_history_round_trips_and_versions_count(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path)
+def test_history_round_trips_and_versions_count(open_store: StoreFactory) -> None:
+    store = open_store()
     assert store.load("t").version == 0 and store.load("t").history == ()
     assert store.save("t", [{"method": "qlora", "seq_len": 4096}], expected_version=0)
     state = store.load("t")
     assert state.history == ({"method": "qlora", "seq_len": 4096},) and state.version == 1
 
 
-def test_a_stale_writer_loses(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path)
+def test_a_stale_writer_loses(open_store: StoreFactory) -> None:
+    store = open_store()
     store.save("t", [{"method": "lora"}], 0)
     assert not store.save("t", [{"method": "full"}], expected_version=0)
     assert store.load("t").history == ({"method": "lora"},)
 
 
-def test_keys_are_data_not_sql(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path)
+def test_keys_are_data_not_sql(open_store: StoreFactory) -> None:
+    store = open_store()
     key = "slack/T1/C1/1'); DROP TABLE threads; --"
     store.save(key, [{"method": "lora"}], 0)
     assert store.load(key).history == ({"method": "lora"},)
@@ -101,8 +126,8 @@ def test_a_corrupt_row_reads_as_an_empty_thread(tmp_path: Path) -> None:
     assert state.history == () and state.version == 1
 
 
-def test_concurrent_writers_in_threads_lose_nothing(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path)
+def test_concurrent_writers_in_threads_lose_nothing(open_store: StoreFactory) -> None:
+    store = open_store()
 
     def write_ten(writer: int) -> None:
         for n in range(10):
@@ -120,17 +145,16 @@ def test_concurrent_writers_in_threads_lose_nothing(tmp_path: Path) -> None:
     ]
 
 
-def test_concurrent_writers_in_two_processes_lose_nothing(tmp_path: Path) -> None:
+def test_concurrent_writers_in_two_processes_lose_nothing(open_store: StoreFactory) -> None:
     script = textwrap.dedent(
-        f"""
+        """
         import sys
-        from pathlib import Path
-        from bot.store import SQLiteStore
-        store = SQLiteStore(Path({str(tmp_path)!r}))
+        from bot.store import open_thread_store
+        store = open_thread_store()
         for n in range(25):
             while True:
                 state = store.load("t")
-                if store.save("t", [*state.history, {{"p": sys.argv[1], "n": n}}], state.version):
+                if store.save("t", [*state.history, {"p": sys.argv[1], "n": n}], state.version):
                     break
         """
     )
@@ -138,7 +162,7 @@ def test_concurrent_writers_in_two_processes_lose_nothing(tmp_path: Path) -> Non
         subprocess.Popen([sys.executable, "-c", script, name], cwd=REPO_ROOT) for name in "ab"
     ]
     assert [process.wait(timeout=60) for process in processes] == [0, 0]
-    history = SQLiteStore(tmp_path).load("t").history
+    history = open_store().load("t").history
     assert len(history) == 50
     assert {(item["p"], item["n"]) for item in history} == {(p, n) for p in "ab" for n in range(25)}
 
@@ -148,3 +172,33 @@ def test_memory_store_keeps_the_same_contract() -> None:
     assert store.save("t", [{"method": "lora"}], 0)
     assert not store.save("t", [], 0)
     assert store.load("t").history == ({"method": "lora"},) and store.load("t").version == 1
+
+
+def test_a_thread_starts_afresh_once_its_key_expires(redis_url: str) -> None:
+    import redis
+
+    from bot.redis_client import RedisLink
+    from bot.redis_store import RedisStateStore
+
+    store = RedisStateStore(RedisLink(redis_url), ttl_s=3600)
+    store.save("t", [{"method": "lora"}], 0)
+    client = redis.Redis.from_url(redis_url)
+    (name,) = client.keys("gpuplan:thread:*")
+    assert 3500_000 < client.pttl(name) <= 3600_000  # the thread's TTL, refreshed on each save
+    client.delete(name)  # what Redis does when the TTL runs out
+    expired = store.load("t")
+    assert expired.history == () and store.save("t", [{"method": "full"}], expired.version)
+
+
+def test_a_corrupt_redis_value_reads_as_an_empty_thread(redis_url: str) -> None:
+    import redis
+
+    from bot.redis_client import RedisLink
+    from bot.redis_store import RedisStateStore
+
+    store = RedisStateStore(RedisLink(redis_url))
+    store.save("t", [{"method": "lora"}], 0)
+    client = redis.Redis.from_url(redis_url)
+    client.hset("gpuplan:thread:t", "history", "{not json")
+    state = store.load("t")
+    assert state.history == () and state.version == 1

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("matplotlib", "discord", "slack_bolt", "slack_sdk", "aiohttp")
+HEAVY = ("matplotlib", "discord", "slack_bolt", "slack_sdk", "aiohttp", "redis")
 SPEC = '{"model": "llama 3 8b", "method": "qlora"}'
 
 # Each runs `main(argv)` with this stdin, then reports which heavy libraries got imported.
