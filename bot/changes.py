@@ -6,31 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot import format as fmt
+from bot import phrases
+from planner.errors import field_label
 from planner.plan import Option, Plan
 
-# How a JobSpec field reads in a sentence; fields not listed read as their own name.
-FIELD_LABELS: dict[str, str] = {
-    "model": "model",
-    "params_b": "parameters (B)",
-    "method": "method",
-    "quant": "quantization",
-    "seq_len": "context",
-    "micro_batch": "micro-batch",
-    "grad_accum": "gradient accumulation",
-    "gradient_checkpointing": "gradient checkpointing",
-    "flash_attention": "flash attention",
-    "num_gpus": "GPUs",
-    "gpu": "card",
-    "gpu_vram_gb": "card memory (GB)",
-    "dataset_tokens": "dataset tokens",
-    "lora_rank": "LoRA rank",
-    "lora_alpha": "LoRA alpha",
-    "lora_targets": "LoRA targets",
-    "cpu_offload": "CPU offload",
-    "budget_usd": "budget ($)",
-    "deadline_hours": "deadline (h)",
-    "tokens_per_s": "measured tokens/s",
-}
 MAX_FLIP_LINES = 4
 
 
@@ -52,21 +31,18 @@ class PlanChanges:
     def lines(self) -> list[str]:
         """Plain sentences, e.g. "context: 4096 → 8192"; raw values so a reader can search them."""
         out = [
-            f"{FIELD_LABELS.get(name, name)}: {_value(before)} → {_value(after)}"
+            phrases.field_changed(field_label(name), _value(before), _value(after))
             for name, (before, after) in self.spec.items()
         ]
         if self.required_gib is not None:
             before_gib, after_gib = self.required_gib
-            out.append(
-                f"memory per GPU: {fmt.gib(before_gib)} → {fmt.gib(after_gib)} "
-                f"({fmt.signed(after_gib - before_gib, fmt.gib)})"
-            )
+            out.append(phrases.memory_changed(before_gib, after_gib))
         out += [
-            f"{fmt.card(flip.gpu_name, flip.count)}: {flip.before} → {flip.after}"
+            phrases.field_changed(fmt.card(flip.gpu_name, flip.count), flip.before, flip.after)
             for flip in self.flips[:MAX_FLIP_LINES]
         ]
         if len(self.flips) > MAX_FLIP_LINES:
-            out.append(f"…and {len(self.flips) - MAX_FLIP_LINES} more cards changed verdict")
+            out.append(phrases.more_flips(len(self.flips) - MAX_FLIP_LINES))
         if self.headline is not None:
             out.append(_headline_line(*self.headline))
         return out
@@ -99,9 +75,9 @@ def diff_plans(before: Plan, after: Plan) -> PlanChanges:
 def _headline(before: Plan, after: Plan) -> tuple[str, Option | None, Option | None] | None:
     """The option whose time and cost a reader follows: the card they named, else the cheapest."""
     if before.requested is not None and after.requested is not None:
-        pair = ("your card", before.requested, after.requested)
+        pair = (phrases.YOUR_CARD, before.requested, after.requested)
     else:
-        pair = ("cheapest", before.recommendation.cheapest, after.recommendation.cheapest)
+        pair = (phrases.CHEAPEST, before.recommendation.cheapest, after.recommendation.cheapest)
     label, old, new = pair
     if old is None and new is None:
         return None
@@ -121,7 +97,7 @@ def _same_outcome(old: Option, new: Option) -> bool:
 
 def _headline_line(label: str, old: Option | None, new: Option | None) -> str:
     def where(option: Option | None) -> str:
-        return fmt.card(option.gpu_name, option.count) if option else "none fits"
+        return fmt.card(option.gpu_name, option.count) if option else phrases.NONE_FITS
 
     parts = [f"{label}: {where(old)}" + (f" → {where(new)}" if _card(old) != _card(new) else "")]
     if old is not None and new is not None:
@@ -144,9 +120,9 @@ def _card(option: Option | None) -> tuple[str, int] | None:
 
 def _value(value: Any) -> str:
     if value is None:
-        return "default"
+        return phrases.DEFAULT_VALUE
     if isinstance(value, bool):
-        return "on" if value else "off"
+        return phrases.ON if value else phrases.OFF
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, list):

@@ -18,9 +18,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from bot import phrases
 from bot.backoff import Backoff
 from bot.cache import TTLCache
-from bot.changes import FIELD_LABELS, diff_plans
+from bot.changes import diff_plans
 from bot.followups import (
     CARD_FIELDS,
     Cheapest,
@@ -36,10 +37,10 @@ from bot.followups import (
 )
 from bot.ratelimit import Limiter, open_rate_limiter, wait_text
 from bot.reply import Reply
-from bot.reply_builder import EXAMPLE, help_reply, message_reply, plan_reply
+from bot.reply_builder import help_reply, message_reply, plan_reply
 from bot.store import MemoryStore, SpecJson, StateStore, StoreUnavailable, open_thread_store
 from bot.threads import ThreadKey
-from planner.errors import PlanningError
+from planner.errors import PlanningError, validation_sentence
 from planner.parsing.assemble import MAX_INPUT_CHARS
 from planner.parsing.result import ParseResult
 from planner.plan import Plan
@@ -54,10 +55,6 @@ MAX_HISTORY = 20  # how many steps "undo" can go back
 SAVE_BACKOFF = Backoff(first_delay_s=0.002, max_delay_s=0.1, budget_s=3.0)
 MAX_UNREAD_SHOWN = 3
 CACHE_TTL_S = 60.0
-NO_MEMORY = (
-    "Thread memory is unavailable right now, so I answered this as a new question and will not "
-    "remember it for follow-ups."
-)
 
 PlanFn = Callable[[JobSpec], Plan]
 ParseFn = Callable[[str], ParseResult]
@@ -110,41 +107,23 @@ class Conversation:
             return self._respond(key, text, user)
         except Exception:
             logger.exception("answering a message in %s failed", key)
-            return Turn(
-                message_reply(
-                    "error",
-                    "Something went wrong",
-                    "I could not answer that; the thread's job is unchanged. Please try again.",
-                )
-            )
+            return Turn(message_reply("error", *phrases.SOMETHING_WENT_WRONG))
 
     def _respond(self, key: ThreadKey, text: str, user: str) -> Turn:
         text = _clean(text)
         if not text:
-            return Turn(
-                message_reply(
-                    "clarify",
-                    "What job should I plan?",
-                    f"Describe it in one line, e.g. “{EXAMPLE}”, or say “help”.",
-                )
-            )
+            return Turn(message_reply("clarify", *phrases.ASK_SOMETHING))
         if len(text) > MAX_INPUT_CHARS:
             # The parser owns the limit and says why; such a text is not worth caching.
-            refusal = self._parse_fn(text).error or f"Send just the job, e.g. “{EXAMPLE}”."
-            return Turn(message_reply("error", "That message is too long", refusal))
+            refusal = self._parse_fn(text).error or phrases.TOO_LONG_BODY
+            return Turn(message_reply("error", phrases.TOO_LONG_TITLE, refusal))
         if self._limiter is not None:
             scope = f"{key.platform}/{key.workspace}"
             wait_s = self._limiter.acquire(
                 f"{scope}/{user}" if user else "", f"{scope}/{key.channel}"
             )
             if wait_s > 0:
-                return Turn(
-                    message_reply(
-                        "rate_limited",
-                        "One moment",
-                        f"That is a lot of questions at once. Try again in {wait_text(wait_s)}.",
-                    )
-                )
+                return Turn(message_reply("rate_limited", *phrases.rate_limited(wait_text(wait_s))))
         intent = read_intent(text)
         if isinstance(intent, Help):
             return Turn(help_reply())
@@ -178,34 +157,22 @@ class Conversation:
                 key,
                 time.monotonic() - started_s,
             )
-        return Turn(
-            message_reply(
-                "error", "This thread is busy", "Several answers were racing; please ask again."
-            )
-        )
+        return Turn(message_reply("error", *phrases.THREAD_BUSY))
 
     def _answer(self, history: Sequence[SpecJson], intent: Intent) -> _Outcome:
         try:
             return self._answer_intent(tuple(history), intent)
         except PlanningError as error:
-            return _Outcome(Turn(message_reply("error", "I can't plan that", error.message)))
+            return _Outcome(Turn(message_reply("error", phrases.CANT_PLAN, error.message)))
         except ValidationError as error:  # a change that makes the job invalid, e.g. 0 epochs
-            return _Outcome(Turn(message_reply("error", "I can't use that", _first_error(error))))
+            sentence = validation_sentence(error)
+            return _Outcome(Turn(message_reply("error", phrases.CANT_USE, sentence)))
 
     def _answer_intent(self, history: tuple[SpecJson, ...], intent: Intent) -> _Outcome:
         current = _current_job(history)
         match intent:
             case Reset(question=""):
-                return _Outcome(
-                    Turn(
-                        message_reply(
-                            "clarify",
-                            "Started over",
-                            f"This thread has no job now. Ask a new one, e.g. “{EXAMPLE}”.",
-                        )
-                    ),
-                    history=(),
-                )
+                return _Outcome(Turn(message_reply("clarify", *phrases.STARTED_OVER)), history=())
             case Reset(question=question):
                 return self._new_question(question)
             case Question(text=text) if current is None:
@@ -224,19 +191,11 @@ class Conversation:
         result = self._parse(text)
         if result.spec is None:
             if result.error:
-                return _Outcome(Turn(message_reply("error", "I can't read that", result.error)))
+                return _Outcome(Turn(message_reply("error", phrases.CANT_READ, result.error)))
             if result.fields:  # a change ("what if 8k ctx?") with no job to apply it to
                 return _no_job_yet()
-            return _Outcome(
-                Turn(
-                    message_reply(
-                        "clarify",
-                        "Which model?",
-                        result.clarify
-                        or f"Tell me the model or its size and the method, e.g. “{EXAMPLE}”.",
-                    )
-                )
-            )
+            body = result.clarify or phrases.WHICH_MODEL_BODY
+            return _Outcome(Turn(message_reply("clarify", phrases.WHICH_MODEL_TITLE, body)))
         plan = self._plan(result.spec)
         cards = compared_cards(result.fields, result.alternative_fields)
         notes = [*result.assumptions, *_comparison_notes(result, cards)]
@@ -247,20 +206,11 @@ class Conversation:
     def _followup(self, history: tuple[SpecJson, ...], current: JobSpec, text: str) -> _Outcome:
         result = self._parse(text)
         if result.error:
-            return _Outcome(Turn(message_reply("error", "I can't read that", result.error)))
+            return _Outcome(Turn(message_reply("error", phrases.CANT_READ, result.error)))
         if result.unread:
             # A what-if changes exactly what was meant: if part of it is unreadable, change nothing.
-            unread = "”, “".join(part[:40] for part in result.unread[:MAX_UNREAD_SHOWN])
-            return _Outcome(
-                Turn(
-                    message_reply(
-                        "clarify",
-                        "What should change?",
-                        f"I could not read “{unread}” in that, so the job is unchanged. "
-                        "Rephrase the change, e.g. “what if 8k ctx?” or “and 2 epochs?”.",
-                    )
-                )
-            )
+            unread = [part[:40] for part in result.unread[:MAX_UNREAD_SHOWN]]
+            return _Outcome(Turn(message_reply("clarify", *phrases.unread_change(unread))))
         cards = compared_cards(result.fields, result.alternative_fields)
         patch = patch_from_fields(result.fields)
         if cards:  # the cards are shown side by side; the job itself keeps its card
@@ -272,34 +222,22 @@ class Conversation:
                     Turn(plan_reply(plan, notes=notes, only_gpus=_card_keys(cards)), plan)
                 )
         if not patch:
-            return _Outcome(
-                Turn(
-                    message_reply(
-                        "clarify",
-                        "What should change?",
-                        "I could not read a change to this thread's job from that, so it is "
-                        "unchanged. Try “what if 8k ctx?”, “and 2 epochs?”, “on 2x4090?” or "
-                        "“help”; say “new” to start another job.",
-                    )
-                )
-            )
+            return _Outcome(Turn(message_reply("clarify", *phrases.NO_CHANGE_READ)))
         notes = [*result.assumptions, *_comparison_notes(result, cards)]
         return self._patched(history, current, patch, notes=notes, only_gpus=_card_keys(cards))
 
     def _cheapest(self, history: tuple[SpecJson, ...], current: JobSpec, text: str) -> _Outcome:
         result = self._parse(text)
         if result.error:
-            return _Outcome(Turn(message_reply("error", "I can't read that", result.error)))
+            return _Outcome(Turn(message_reply("error", phrases.CANT_READ, result.error)))
         budget_usd = result.fields.get("budget_usd")
         budget_patch: SpecJson = {} if budget_usd is None else {"budget_usd": budget_usd}
         plan = self._plan(_validated(apply_patch(_as_json(current), budget_patch)))
         recommendation = plan.recommendation
         pick = recommendation.within_budget if budget_usd is not None else recommendation.cheapest
         if pick is None:
-            why = "within that budget" if budget_usd is not None else "with a known price"
-            return _Outcome(
-                Turn(message_reply("clarify", "Nothing cheaper", f"No card fits this job {why}."))
-            )
+            nothing = phrases.nothing_cheaper(within_budget=budget_usd is not None)
+            return _Outcome(Turn(message_reply("clarify", *nothing)))
         patch = {**budget_patch, "gpu": pick.gpu_name, "num_gpus": pick.count}
         return self._patched(history, current, patch, notes=[])
 
@@ -316,7 +254,7 @@ class Conversation:
         changes = diff_plans(before, after)
         reply = plan_reply(
             after,
-            changes=changes.lines() or ["Nothing changed: that is the job as it was."],
+            changes=changes.lines() or [phrases.NOTHING_CHANGED],
             notes=notes,
             only_gpus=only_gpus,
         )
@@ -328,17 +266,11 @@ class Conversation:
 
     def _undo(self, history: tuple[SpecJson, ...]) -> _Outcome:
         if len(history) < 2:
-            return _Outcome(
-                Turn(
-                    message_reply(
-                        "clarify", "Nothing to undo", "This is the thread's first job as asked."
-                    )
-                )
-            )
+            return _Outcome(Turn(message_reply("clarify", *phrases.NOTHING_TO_UNDO)))
         undone, restored = _validated(history[-1]), _validated(history[-2])
         before, after = self._plan(undone), self._plan(restored)
         changes = diff_plans(before, after)
-        reply = plan_reply(after, changes=["Undid the last change.", *changes.lines()])
+        reply = plan_reply(after, changes=[phrases.UNDID, *changes.lines()])
         return _Outcome(Turn(reply, after, changes.spec), history=history[:-1])
 
     def _plan(self, job: JobSpec) -> Plan:
@@ -411,31 +343,19 @@ def _current_job(history: Sequence[SpecJson]) -> JobSpec | None:
 
 
 def _without_memory(turn: Turn) -> Turn:
-    turn.reply.warnings.append(NO_MEMORY)
+    turn.reply.warnings.append(phrases.NO_MEMORY)
     return turn
 
 
 def _no_job_yet() -> _Outcome:
-    return _Outcome(
-        Turn(
-            message_reply(
-                "clarify",
-                "No job to change yet",
-                "There is no job here to change yet, or the thread's job expired. Ask a full "
-                f"question first, e.g. “{EXAMPLE}”.",
-            )
-        )
-    )
+    return _Outcome(Turn(message_reply("clarify", *phrases.NO_JOB_YET)))
 
 
 def _comparison_notes(result: ParseResult, cards: Sequence[str]) -> list[str]:
     if cards:
-        return [f"Comparing {' vs '.join(cards)}."]
+        return [phrases.comparing_cards(cards)]
     if result.alternative_fields:
-        return [
-            f"You asked about {len(result.alternative_fields) + 1} variants; this is the first. "
-            "Ask about the others one at a time."
-        ]
+        return [phrases.first_of_variants(len(result.alternative_fields) + 1)]
     return []
 
 
@@ -448,15 +368,9 @@ def _card_keys(names: Sequence[str]) -> list[str] | None:
     return [card.key for name in names if (card := resolve_gpu(name)) is not None]
 
 
-def _first_error(error: ValidationError) -> str:
-    first = error.errors()[0]
-    name = str(first["loc"][0]) if first["loc"] else "job"
-    return f"{FIELD_LABELS.get(name, name)}: {first['msg']}"
-
-
 def _unread_warnings(result: ParseResult) -> list[str]:
     unread = [part[:80] for part in result.unread[:MAX_UNREAD_SHOWN]]
-    return [f"I did not understand: {'; '.join(unread)}"] if unread else []
+    return [phrases.did_not_understand(unread)] if unread else []
 
 
 def answer_once(text: str) -> Turn:

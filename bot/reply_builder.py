@@ -5,16 +5,14 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from bot import format as fmt
+from bot import phrases
 from bot.reply import CardRow, MemoryLine, Reply, ReplyKind, WhatIf
 from planner.plan import Option, Plan
 from planner.spec import Method
 
 MAX_TABLE_ROWS = 10
 MAX_WHATIFS = 5  # one row of buttons on Discord
-EXAMPLE = "13B QLoRA, 4k ctx, 20M tokens x3"
-HELP_HINTS = ("what if 8k ctx?", "and on 2x4090?", "cheapest under $20?", "undo")
 _VERDICT_ORDER = {"fits": 0, "tight": 1, "no": 2}
-_METHOD_LABELS = {Method.full: "full fine-tune", Method.lora: "LoRA", Method.qlora: "QLoRA"}
 
 
 def plan_reply(
@@ -49,7 +47,7 @@ def plan_reply(
 
 def title(plan: Plan) -> str:
     spec = plan.spec
-    parts = [plan.model.name, _METHOD_LABELS[Method(spec.method)]]
+    parts = [plan.model.name, phrases.METHOD_LABELS[Method(spec.method).value]]
     if spec.seq_len:
         parts.append(f"{spec.seq_len:,} ctx")
     if spec.dataset_tokens:
@@ -61,25 +59,26 @@ def title(plan: Plan) -> str:
 def verdict(plan: Plan) -> str:
     memory = plan.memory
     low_gib, high_gib = memory.range_gib
-    need = f"Needs {fmt.gib(memory.required_gib)} per GPU ({low_gib:.1f}–{high_gib:.1f})"
+    need = phrases.needs(memory.required_gib, low_gib, high_gib)
     if plan.requested is not None:
         option = plan.requested
-        outcome = {"fits": "fits", "tight": "is tight", "no": "does not fit"}[option.verdict]
-        line = f"{need}; {outcome} on {fmt.card(option.gpu_name, option.count)}{_cost(option)}"
+        card = fmt.card(option.gpu_name, option.count)
+        line = phrases.on_requested(need, option.verdict, card, _cost(option))
         enough = _fewest_of_requested(plan)
         if enough is not None:
-            line += f"; {fmt.card(enough.gpu_name, enough.count)} with FSDP/ZeRO-3 hold it"
+            line += phrases.more_cards_hold(fmt.card(enough.gpu_name, enough.count))
         return line + "."
     if not plan.options:
         return f"{need}."
     fitting = [o for o in plan.options if o.verdict != "no"]
     if not fitting:
-        return f"{need}; no card in the catalog holds it, even eight of them."
+        return phrases.no_card_holds(need)
     cheapest = plan.recommendation.cheapest
     if cheapest is None:  # no token count, so no run cost: rank by hourly price
         cheapest = min(fitting, key=_usd_per_hour_all)
-        return f"{need}. Cheapest to rent: {fmt.card(cheapest.gpu_name, cheapest.count)}."
-    return f"{need}. Cheapest: {fmt.card(cheapest.gpu_name, cheapest.count)}{_cost(cheapest)}."
+        return phrases.cheapest_to_rent(need, fmt.card(cheapest.gpu_name, cheapest.count))
+    card = fmt.card(cheapest.gpu_name, cheapest.count)
+    return phrases.cheapest_run(need, card, _cost(cheapest))
 
 
 def _fewest_of_requested(plan: Plan) -> Option | None:
@@ -127,16 +126,16 @@ def recommendation_lines(plan: Plan) -> list[str]:
         [summary]
         if summary
         else [
-            f"{label.capitalize()}: {fmt.card(option.gpu_name, option.count)}{_cost(option)}"
+            phrases.pick_line(label, fmt.card(option.gpu_name, option.count), _cost(option))
             for label, option in _picks(plan)
         ]
     )
     after = plan.after_training
     if after is not None:
-        adapter = f"adapter ≈ {after.adapter_mb:,.0f} MB; " if after.adapter_mb else ""
         lines.append(
-            f"After training: {adapter}serving needs ≈ {fmt.gib(after.serve_bf16_gib)} in bf16, "
-            f"{fmt.gib(after.serve_4bit_gib)} in 4-bit"
+            phrases.after_training_line(
+                after.adapter_mb, after.serve_bf16_gib, after.serve_4bit_gib
+            )
         )
     return lines
 
@@ -148,21 +147,22 @@ def whatifs(plan: Plan) -> list[WhatIf]:
     if spec.seq_len:
         longer = spec.seq_len * 2
         name = f"{longer // 1024}k" if longer % 1024 == 0 else str(longer)
-        buttons.append(
-            WhatIf(id=f"ctx{name}", label=f"{name} context", text=f"what if {name} ctx?")
-        )
+        label, text = phrases.longer_context_button(name)
+        buttons.append(WhatIf(id=f"ctx{name}", label=label, text=text))
     if spec.num_gpus:
         more = spec.num_gpus * 2
-        buttons.append(WhatIf(id=f"gpus{more}", label=f"{more} GPUs", text=f"what if {more} GPUs?"))
+        label, text = phrases.more_gpus_button(more)
+        buttons.append(WhatIf(id=f"gpus{more}", label=label, text=text))
     if spec.method == Method.full:
-        buttons.append(WhatIf(id="lora", label="LoRA instead", text="what if LoRA?"))
+        buttons.append(WhatIf(id="lora", label=phrases.LORA_BUTTON[0], text=phrases.LORA_BUTTON[1]))
     elif spec.method == Method.lora:
-        buttons.append(WhatIf(id="qlora", label="QLoRA instead", text="what if QLoRA?"))
+        label, text = phrases.QLORA_BUTTON
+        buttons.append(WhatIf(id="qlora", label=label, text=text))
     if spec.gradient_checkpointing is False:
-        buttons.append(
-            WhatIf(id="gc_on", label="Checkpointing on", text="with gradient checkpointing")
-        )
-    buttons.append(WhatIf(id="cheapest", label="Cheapest card", text="cheapest card?"))
+        label, text = phrases.CHECKPOINTING_BUTTON
+        buttons.append(WhatIf(id="gc_on", label=label, text=text))
+    label, text = phrases.CHEAPEST_BUTTON
+    buttons.append(WhatIf(id="cheapest", label=label, text=text))
     return buttons[:MAX_WHATIFS]
 
 
@@ -170,12 +170,12 @@ def followup_hints(plan: Plan, buttons: list[WhatIf], *, can_undo: bool) -> list
     """Example follow-ups that make sense for this plan (never "8k" when it is already 8k)."""
     hints = [b.text for b in buttons if not b.id.startswith(("gpus", "cheapest"))][:2]
     named_4090 = plan.requested is not None and "4090" in plan.requested.gpu_name
-    hints.append("and on an H100?" if named_4090 else "and on 2x4090?")
+    hints.append(phrases.other_card_hint(named_4090))
     cheapest = plan.recommendation.cheapest
     if cheapest is not None and cheapest.cost_usd:
-        hints.append(f"cheapest under ${_round_up_nicely(cheapest.cost_usd * 1.5):,}?")
+        hints.append(phrases.budget_hint(_round_up_nicely(cheapest.cost_usd * 1.5)))
     if can_undo:
-        hints.append("undo")
+        hints.append(phrases.UNDO_HINT)
     return hints
 
 
@@ -192,16 +192,9 @@ def _round_up_nicely(value: float) -> int:
 def help_reply() -> Reply:
     return Reply(
         kind="help",
-        title="gpuplan: will my fine-tuning job fit, and what will it cost?",
-        body=(
-            f"Describe the job in one line, e.g. “{EXAMPLE}”: model or size, method (full, LoRA,"
-            " QLoRA), context, dataset tokens and epochs, and optionally a card (“on 2x4090”),"
-            " a budget or a deadline.\n"
-            "Then ask follow-ups in the same thread: “what if 8k ctx?”, “and 2 epochs?”,"
-            " “rank 64”, “on 2x4090?”, “without checkpointing”, “cheapest under $20?”,"
-            " “compare h100 and a100”, “undo”, or “new” to start over."
-        ),
-        followups=list(HELP_HINTS),
+        title=phrases.HELP_TITLE,
+        body=phrases.HELP_BODY,
+        followups=list(phrases.HELP_HINTS),
     )
 
 
@@ -213,20 +206,20 @@ def message_reply(kind: ReplyKind, title: str, body: str) -> Reply:
 def _picks(plan: Plan) -> list[tuple[str, Option]]:
     recommendation = plan.recommendation
     labelled = (
-        ("cheapest", recommendation.cheapest),
-        ("fastest", recommendation.fastest),
-        ("best value", recommendation.best_value),
-        ("within budget", recommendation.within_budget),
-        ("meets deadline", recommendation.meets_deadline),
+        (phrases.CHEAPEST, recommendation.cheapest),
+        (phrases.FASTEST, recommendation.fastest),
+        (phrases.BEST_VALUE, recommendation.best_value),
+        (phrases.WITHIN_BUDGET, recommendation.within_budget),
+        (phrases.MEETS_DEADLINE, recommendation.meets_deadline),
     )
     return [(label, option) for label, option in labelled if option is not None]
 
 
 def _highlights(plan: Plan) -> dict[tuple[str, int], str]:
-    requested = [("requested", plan.requested)] if plan.requested is not None else []
+    requested = [(phrases.REQUESTED, plan.requested)] if plan.requested is not None else []
     enough = _fewest_of_requested(plan)
     if enough is not None:
-        requested.append(("fewest of your card", enough))
+        requested.append((phrases.FEWEST_OF_YOUR_CARD, enough))
     names: dict[tuple[str, int], list[str]] = {}
     for label, option in [*requested, *_picks(plan)]:
         names.setdefault((option.gpu, option.count), []).append(label)

@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from planner.catalog.models import ModelArch
 from planner.defaults import ResolvedJob, resolve
-from planner.errors import PlanningError
+from planner.errors import PlanningError, invalid_field
 from planner.market import attach_market
 from planner.memory import estimate_memory
 from planner.plan import ModelInfo, Plan, Recommendation
@@ -21,10 +21,8 @@ def parse_spec(data: object) -> JobSpec:
     try:
         return JobSpec.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"]) or "spec"
-        field_name = str(error["loc"][0]) if error["loc"] else "spec"
-        raise PlanningError(f"{where}: {error['msg']}", field=field_name) from None
+        field_name, sentence = invalid_field(exc, name_the_key=True)
+        raise PlanningError(sentence, field=field_name) from None
 
 
 def model_info(arch: ModelArch) -> ModelInfo:

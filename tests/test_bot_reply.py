@@ -63,7 +63,7 @@ def test_diff_reports_fields_memory_and_flips() -> None:
     changes = diff_plans(before, after)
     assert changes.spec["seq_len"] == (4096, 32768)
     lines = changes.lines()
-    assert lines[0] == "context: 4096 → 32768"
+    assert lines[0] == "context length: 4096 → 32768"
     assert any(line.startswith("memory per GPU:") and "(+" in line for line in lines)
     assert diff_plans(before, before).lines() == []
 
@@ -79,7 +79,9 @@ def test_follow_up_hints_fit_the_plan() -> None:
     hints = plan_reply(_plan(SEED)).followups
     assert "what if 8k ctx?" in hints and "undo" not in hints
     assert any(hint.startswith("cheapest under $") for hint in hints)
-    longer = plan_reply(_plan("13B QLoRA, 8k ctx, 20M tokens"), changes=["context: 4096 → 8192"])
+    longer = plan_reply(
+        _plan("13B QLoRA, 8k ctx, 20M tokens"), changes=["context length: 4096 → 8192"]
+    )
     assert "what if 8k ctx?" not in longer.followups and "undo" in longer.followups
 
 

@@ -31,7 +31,7 @@ def test_piped_chat_answers_each_line_and_continues_the_thread_later(tmp_path: P
     assert first.returncode == 0, first.stderr
     question, followup = first.stdout.split("> what if 8k ctx?")
     assert "4,096 ctx" in question and "What changed" not in question
-    assert "What changed" in followup and "context: 4096 → 8192" in followup
+    assert "What changed" in followup and "context length: 4096 → 8192" in followup
     assert "gpuplan>" not in first.stdout  # no prompt when piped
 
     later = _chat(tmp_path, "and 2 epochs?\n", "--thread", "t1")

@@ -187,7 +187,7 @@ async def test_a_mention_opens_a_thread_whose_what_ifs_replan_the_same_job(conve
         await ana.send(thread, f"{client.user.mention} what if 8k ctx?")
         _, second = _bot_messages(thread, client)
         assert "8,192 ctx" in second.embeds[0].title
-        assert "context: 4096 → 8192" in _field(second, "What changed")
+        assert "context length: 4096 → 8192" in _field(second, "What changed")
         (key, text), (followup_key, followup_text) = conversation.calls
         assert text == QUESTION and followup_text == "what if 8k ctx?"
         expected = ThreadKey(
@@ -237,7 +237,7 @@ async def test_a_direct_message_conversation_needs_no_mention_and_remembers_the_
         await bo.send_dm("what if 8k ctx?")
         first, second = _bot_messages(bo.dm_channel, client)
         assert "4,096 ctx" in first.embeds[0].title
-        assert "context: 4096 → 8192" in _field(second, "What changed")
+        assert "context length: 4096 → 8192" in _field(second, "What changed")
         (key, _), (followup_key, _) = conversation.calls
         assert key == followup_key and key.workspace == "" and key.thread == ""
         _assert_never_pings(env)
@@ -269,7 +269,7 @@ async def test_a_what_if_button_in_the_thread_replans_and_survives_a_restart(con
 
         clicked = await ana.click(answer, label="8k context")
         assert clicked.acknowledged
-        assert "context: 4096 → 8192" in _field(clicked.response, "What changed")
+        assert "context length: 4096 → 8192" in _field(clicked.response, "What changed")
         assert clicked.response.channel_id == thread.id
         assert conversation.calls[1] == (conversation.calls[0][0], "what if 8k ctx?")
 
@@ -278,7 +278,7 @@ async def test_a_what_if_button_in_the_thread_replans_and_survives_a_restart(con
         await env.restart_bot(GpuplanClient(restarted, shard_count=1))
         after_restart = await ana.click(answer, custom_id=buttons["2 GPUs"])
         changes = _field(after_restart.response, "What changed")
-        assert "GPUs: 1 → 2" in changes and "context" not in changes
+        assert "GPU count: 1 → 2" in changes and "context" not in changes
         assert "8,192 ctx" in after_restart.response.embeds[0].title
         assert restarted.calls == [(conversation.calls[0][0], "what if 2 GPUs?")]
         _assert_never_pings(env)
@@ -289,7 +289,7 @@ async def test_a_button_on_a_slash_answer_continues_that_commands_job(conversati
         _, channel, ana = _world(env)
         result = await ana.slash(channel, "gpuplan", query=QUESTION)
         clicked = await ana.click(result.response, label="8k context")
-        assert "context: 4096 → 8192" in _field(clicked.response, "What changed")
+        assert "context length: 4096 → 8192" in _field(clicked.response, "What changed")
         (first_key, _), (click_key, text) = conversation.calls
         assert click_key == first_key and text == "what if 8k ctx?"
 

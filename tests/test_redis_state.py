@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.conversation import NO_MEMORY, Conversation
+from bot.conversation import Conversation
+from bot.phrases import NO_MEMORY
 from bot.ratelimit import BucketRule
 from bot.redis_client import RedisLink
 from bot.redis_store import RedisRateLimiter, RedisStateStore

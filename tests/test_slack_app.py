@@ -301,12 +301,12 @@ async def test_button_on_a_slash_answer_opens_a_thread_that_keeps_the_slash_job(
         await bot.click(button, {"message_ts": message_ts, "is_ephemeral": False})
         await fake.wait_for(lambda: fake.posts())
         assert {p["thread_ts"] for p in fake.posts()} == {message_ts}
-        assert "context: 4096 → 8192" in _wire(fake.posts())
+        assert "context length: 4096 → 8192" in _wire(fake.posts())
         clicked = len(fake.posts())
         await bot.mention("what if 16k ctx?", ts="1700000031.000100", thread_ts=message_ts)
         await fake.wait_for(lambda: len(fake.posts()) > clicked)
     # The thread carries on from the slash command's job as the button changed it: 8k → 16k.
-    assert "context: 8192 → 16384" in _wire(fake.posts()[clicked:])
+    assert "context length: 8192 → 16384" in _wire(fake.posts()[clicked:])
 
 
 @pytest.mark.parametrize(
@@ -432,7 +432,9 @@ async def test_button_under_a_private_answer_answers_privately(
         await bot.click(button, {"message_ts": "1700000050.000100", "is_ephemeral": True})
         await fake.wait_for(lambda: any(url == "actions/1" for url, _ in fake.responses))
     (answer,) = [body for url, body in fake.responses if url == "actions/1"]
-    assert answer["response_type"] == "ephemeral" and "context: 4096 → 8192" in _wire([answer])
+    assert answer["response_type"] == "ephemeral" and "context length: 4096 → 8192" in _wire(
+        [answer]
+    )
     assert fake.posts() == []  # nothing in the channel
 
 

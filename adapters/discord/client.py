@@ -18,6 +18,7 @@ from adapters.discord import deliver, limits
 from adapters.discord.commands import build_tree
 from adapters.discord.keys import key_for_interaction, key_for_message
 from adapters.discord.views import WhatIfButton
+from bot import phrases
 from bot.reply import Reply
 from bot.threads import ThreadKey
 
@@ -25,7 +26,7 @@ log = logging.getLogger(__name__)
 
 # The interaction token dies after 15 minutes; give up planning early enough to still say so.
 PLAN_TIMEOUT_S = limits.INTERACTION_TOKEN_TTL_S - 60
-UNDELIVERABLE = "Sorry, Discord would not take that answer. Try asking again."
+UNDELIVERABLE = phrases.UNDELIVERABLE
 
 
 class Handles(Protocol):
@@ -70,10 +71,10 @@ class GpuplanClient(discord.AutoShardedClient):
                 asyncio.to_thread(self.conversation.handle, key, text, user), PLAN_TIMEOUT_S
             )
         except TimeoutError:
-            return _error_reply("That took too long to plan. Try a simpler question.")
+            return _error_reply(phrases.PLAN_TIMED_OUT)
         except Exception:
             log.exception("planning failed for %s", key)
-            return _error_reply("Something went wrong while planning that. Try rephrasing it.")
+            return _error_reply(phrases.PLAN_CRASHED)
 
     async def on_message(self, message: discord.Message) -> None:
         me = self.user
@@ -131,4 +132,4 @@ def _without_mention(content: str, user_id: int) -> str:
 
 
 def _error_reply(body: str) -> Reply:
-    return Reply(kind="error", title="gpuplan could not answer", body=body)
+    return Reply(kind="error", title=phrases.ADAPTER_ERROR_TITLE, body=body)

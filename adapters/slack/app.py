@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from adapters.slack import limits
 from adapters.slack.dedupe import SeenIds, SeenInProcess, delivery_id
 from adapters.slack.escape import clean, incoming_to_plain
+from adapters.slack.keys import slash_conversation_id, thread_key
 from adapters.slack.render import WHATIF_ACTION_PREFIX, conversation_id_from_block_id, render_reply
 from adapters.slack.store import ThreadIndex
+from bot import phrases
 from bot.reply import Reply
 from bot.threads import ThreadKey
 
@@ -30,8 +32,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-PLATFORM = "slack"
-ACK_TEXT = "Planning… (the answer follows in a moment)"
+ACK_TEXT = phrases.PLANNING_ACK
 DEFAULT_API_URL = "https://slack.com/api/"
 _PRIVATE_WORD = re.compile(r"\bprivate(ly)?\b", re.IGNORECASE)
 _RATE_LIMIT_RETRIES = 3
@@ -132,13 +133,8 @@ class _SlackBot:
     async def on_command(self, command: dict, respond: Any) -> None:
         text = incoming_to_plain(command.get("text", ""))
         private = bool(_PRIVATE_WORD.search(text))
-        conversation_id = f"slash-{command.get('trigger_id', '')}"
-        key = ThreadKey(
-            platform=PLATFORM,
-            workspace=command.get("team_id", ""),
-            channel=command.get("channel_id", ""),
-            thread=conversation_id,
-        )
+        conversation_id = slash_conversation_id(command.get("trigger_id", ""))
+        key = thread_key(command.get("team_id", ""), command.get("channel_id", ""), conversation_id)
         reply = await self._plan(key, _PRIVATE_WORD.sub(" ", text).strip(), command.get("user_id"))
         ephemeral = private or reply.kind == "help"
         await _respond_all(respond, reply, conversation_id, ephemeral)
@@ -189,9 +185,7 @@ class _SlackBot:
         text = incoming_to_plain(action.get("value", ""))
         if container.get("is_ephemeral"):
             # Only the asker sees an ephemeral answer, so its what-ifs stay private too.
-            key = ThreadKey(
-                platform=PLATFORM, workspace=team, channel=channel, thread=conversation_id
-            )
+            key = thread_key(team, channel, conversation_id)
             reply = await self._plan(key, text, user)
             await _respond_all(respond, reply, conversation_id, ephemeral=True)
             return
@@ -207,7 +201,7 @@ class _SlackBot:
         text: str,
         user: str,
     ) -> None:
-        key = ThreadKey(platform=PLATFORM, workspace=team, channel=channel, thread=conversation_id)
+        key = thread_key(team, channel, conversation_id)
         reply = await self._plan(key, text, user)
         self._threads.remember(team, channel, root, conversation_id)
         for payload in render_reply(reply, conversation_id=conversation_id):
@@ -236,11 +230,7 @@ class _SlackBot:
         except Exception:
             # The user gets a short apology; the details go to the log, never to the channel.
             logger.exception("planning failed for %s", key)
-            return Reply(
-                kind="error",
-                title="Something went wrong",
-                body="I could not plan that one. Please try again, or ask `help`.",
-            )
+            return Reply(kind="error", title=phrases.ADAPTER_ERROR_TITLE, body=phrases.PLAN_FAILED)
 
 
 async def _respond_all(respond: Any, reply: Reply, conversation_id: str, ephemeral: bool) -> None:

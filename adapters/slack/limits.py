@@ -29,7 +29,6 @@ MESSAGE_BLOCKS_MAX_JSON_CHARS = 12_000
 
 ACK_DEADLINE_S = 3.0
 RESPONSE_URL_MAX_POSTS = 5
-RESPONSE_URL_WINDOW_S = 30 * 60
 # Slack retries undelivered events after ~1 min and ~5 min, and a signed request stays valid for
 # 5 min; remember event and trigger ids well past both.
 DELIVERY_REPEAT_TTL_S = 60 * 60

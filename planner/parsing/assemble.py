@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from planner.errors import validation_sentence
 from planner.parsing import budget, context, dataset, epochs, gpu, lora, method, model, vram
 from planner.parsing.batch import read_batch
 from planner.parsing.config import read_config
@@ -59,21 +60,6 @@ _NEGATIVE_SETTING = re.compile(
 )
 _DIGIT = re.compile(r"\d")
 _MINUS_NUMBER = re.compile(r"[\s=:]-\d")
-_LABELS = {
-    "params_b": "model size (billions of parameters)",
-    "seq_len": "context length",
-    "micro_batch": "batch size",
-    "grad_accum": "gradient accumulation",
-    "num_gpus": "GPU count",
-    "gpu_vram_gb": "GPU memory (GB)",
-    "dataset_tokens": "dataset size (tokens)",
-    "epochs": "number of epochs",
-    "lora_rank": "LoRA rank",
-    "lora_alpha": "LoRA alpha",
-    "budget_usd": "budget (USD)",
-    "deadline_hours": "deadline (hours)",
-    "tokens_per_s": "speed (tokens/s)",
-}
 _NOT_A_NUMBER = re.compile(r"(?<![a-z0-9_.])[-+]?(?:nan|inf|infinity)(?![a-z0-9_])")
 _HF_ID_CASED = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{1,38}/[A-Za-z0-9_.-]{2,96}")
 # Unread pieces are echoed back, so only characters no chat platform treats as markup.
@@ -152,8 +138,4 @@ def _job(fields: dict[str, Any]) -> JobSpec | str:
     try:
         return JobSpec(**({"method": "lora"} | fields))
     except ValidationError as invalid:
-        error = invalid.errors()[0]
-        name = str(error["loc"][0]) if error["loc"] else "value"
-        label = _LABELS.get(name, name.replace("_", " "))
-        limit = error["msg"].removeprefix("Input should be ").removeprefix("Value should be ")
-        return f"I can't plan a {label} of {fields.get(name)}: it should be {limit}."
+        return validation_sentence(invalid)

@@ -1,0 +1,222 @@
+"""Every sentence a reply shows, in one module: what the conversation says back (clarify, error,
+help) and the sentences around a plan (verdict, picks, changes, what-ifs).
+
+The builders (bot.reply_builder, bot.changes, bot.conversation, the adapters' fallbacks) decide
+what to say and pass the figures; the words live here, so a second language is one more module
+with the same names, and a sentence is changed in one place. Figures are formatted by bot.format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from bot import format as fmt
+from planner.parsing.assemble import EXAMPLE
+
+__all__ = ["EXAMPLE"]
+
+
+class Message(NamedTuple):
+    """A short answer with no plan: its title and its body."""
+
+    title: str
+    body: str
+
+
+# --- The conversation's own answers -----------------------------------------------------------
+
+ASK_SOMETHING = Message(
+    "What job should I plan?", f"Describe it in one line, e.g. “{EXAMPLE}”, or say “help”."
+)
+TOO_LONG_TITLE = "That message is too long"
+TOO_LONG_BODY = f"Send just the job, e.g. “{EXAMPLE}”."
+SOMETHING_WENT_WRONG = Message(
+    "Something went wrong",
+    "I could not answer that; the thread's job is unchanged. Please try again.",
+)
+THREAD_BUSY = Message("This thread is busy", "Several answers were racing; please ask again.")
+STARTED_OVER = Message(
+    "Started over", f"This thread has no job now. Ask a new one, e.g. “{EXAMPLE}”."
+)
+NO_JOB_YET = Message(
+    "No job to change yet",
+    "There is no job here to change yet, or the thread's job expired. Ask a full question first, "
+    f"e.g. “{EXAMPLE}”.",
+)
+WHICH_MODEL_TITLE = "Which model?"
+WHICH_MODEL_BODY = f"Tell me the model or its size and the method, e.g. “{EXAMPLE}”."
+NO_CHANGE_READ = Message(
+    "What should change?",
+    "I could not read a change to this thread's job from that, so it is unchanged. Try “what if "
+    "8k ctx?”, “and 2 epochs?”, “on 2x4090?” or “help”; say “new” to start another job.",
+)
+NOTHING_TO_UNDO = Message("Nothing to undo", "This is the thread's first job as asked.")
+BUTTON_EXPIRED = Message(
+    "This button has expired",
+    "This button has expired, ask again: the change it stood for is no longer kept.",
+)
+NO_MEMORY = (
+    "Thread memory is unavailable right now, so I answered this as a new question and will not "
+    "remember it for follow-ups."
+)
+CANT_READ = "I can't read that"
+CANT_PLAN = "I can't plan that"
+CANT_USE = "I can't use that"
+UNDID = "Undid the last change."
+NOTHING_CHANGED = "Nothing changed: that is the job as it was."
+# The adapters' fallbacks when the conversation itself could not be reached.
+ADAPTER_ERROR_TITLE = "gpuplan could not answer"
+PLAN_TIMED_OUT = "That took too long to plan. Try a simpler question."
+PLAN_CRASHED = "Something went wrong while planning that. Try rephrasing it."
+PLAN_FAILED = "I could not plan that one. Please try again, or ask `help`."
+UNDELIVERABLE = "Sorry, Discord would not take that answer. Try asking again."
+PLANNING_ACK = "Planning… (the answer follows in a moment)"
+
+
+def rate_limited(wait_text: str) -> Message:
+    return Message("One moment", f"That is a lot of questions at once. Try again in {wait_text}.")
+
+
+def unread_change(unread: Sequence[str]) -> Message:
+    shown = "”, “".join(unread)
+    return Message(
+        "What should change?",
+        f"I could not read “{shown}” in that, so the job is unchanged. Rephrase the change, e.g. "
+        "“what if 8k ctx?” or “and 2 epochs?”.",
+    )
+
+
+def nothing_cheaper(within_budget: bool) -> Message:
+    why = "within that budget" if within_budget else "with a known price"
+    return Message("Nothing cheaper", f"No card fits this job {why}.")
+
+
+def did_not_understand(unread: Sequence[str]) -> str:
+    return f"I did not understand: {'; '.join(unread)}"
+
+
+def comparing_cards(cards: Sequence[str]) -> str:
+    return f"Comparing {' vs '.join(cards)}."
+
+
+def first_of_variants(count: int) -> str:
+    return (
+        f"You asked about {count} variants; this is the first. Ask about the others one at a time."
+    )
+
+
+# --- Help ---------------------------------------------------------------------------------------
+
+HELP_TITLE = "gpuplan: will my fine-tuning job fit, and what will it cost?"
+HELP_BODY = (
+    f"Describe the job in one line, e.g. “{EXAMPLE}”: model or size, method (full, LoRA,"
+    " QLoRA), context, dataset tokens and epochs, and optionally a card (“on 2x4090”),"
+    " a budget or a deadline.\n"
+    "Then ask follow-ups in the same thread: “what if 8k ctx?”, “and 2 epochs?”,"
+    " “rank 64”, “on 2x4090?”, “without checkpointing”, “cheapest under $20?”,"
+    " “compare h100 and a100”, “undo”, or “new” to start over."
+)
+HELP_HINTS = ("what if 8k ctx?", "and on 2x4090?", "cheapest under $20?", "undo")
+
+
+# --- Around a plan ------------------------------------------------------------------------------
+
+METHOD_LABELS = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
+VERDICT_WORDS = {"fits": "fits", "tight": "is tight", "no": "does not fit"}
+
+
+def needs(required_gib: float, low_gib: float, high_gib: float) -> str:
+    return f"Needs {fmt.gib(required_gib)} per GPU ({low_gib:.1f}–{high_gib:.1f})"
+
+
+def no_card_holds(need: str) -> str:
+    return f"{need}; no card in the catalog holds it, even eight of them."
+
+
+def cheapest_to_rent(need: str, card: str) -> str:
+    return f"{need}. Cheapest to rent: {card}."
+
+
+def cheapest_run(need: str, card: str, cost: str) -> str:
+    return f"{need}. Cheapest: {card}{cost}."
+
+
+def on_requested(need: str, verdict: str, card: str, cost: str) -> str:
+    return f"{need}; {VERDICT_WORDS[verdict]} on {card}{cost}"
+
+
+def more_cards_hold(card: str) -> str:
+    return f"; {card} with FSDP/ZeRO-3 hold it"
+
+
+def pick_line(label: str, card: str, cost: str) -> str:
+    return f"{label.capitalize()}: {card}{cost}"
+
+
+def after_training_line(adapter_mb: float | None, serve_bf16_gib: float, serve_4bit_gib: float):
+    adapter = f"adapter ≈ {adapter_mb:,.0f} MB; " if adapter_mb else ""
+    return (
+        f"After training: {adapter}serving needs ≈ {fmt.gib(serve_bf16_gib)} in bf16, "
+        f"{fmt.gib(serve_4bit_gib)} in 4-bit"
+    )
+
+
+# What-if buttons: (label, the follow-up it reads as).
+def longer_context_button(context: str) -> tuple[str, str]:
+    return f"{context} context", f"what if {context} ctx?"
+
+
+def more_gpus_button(count: int) -> tuple[str, str]:
+    return f"{count} GPUs", f"what if {count} GPUs?"
+
+
+LORA_BUTTON = ("LoRA instead", "what if LoRA?")
+QLORA_BUTTON = ("QLoRA instead", "what if QLoRA?")
+CHECKPOINTING_BUTTON = ("Checkpointing on", "with gradient checkpointing")
+CHEAPEST_BUTTON = ("Cheapest card", "cheapest card?")
+
+
+def other_card_hint(named_4090: bool) -> str:
+    return "and on an H100?" if named_4090 else "and on 2x4090?"
+
+
+def budget_hint(budget_usd: int) -> str:
+    return f"cheapest under ${budget_usd:,}?"
+
+
+UNDO_HINT = "undo"
+
+
+# --- What changed in a thread -------------------------------------------------------------------
+
+
+def field_changed(label: str, before: str, after: str) -> str:
+    return f"{label}: {before} → {after}"
+
+
+def memory_changed(before_gib: float, after_gib: float) -> str:
+    return (
+        f"memory per GPU: {fmt.gib(before_gib)} → {fmt.gib(after_gib)} "
+        f"({fmt.signed(after_gib - before_gib, fmt.gib)})"
+    )
+
+
+def more_flips(count: int) -> str:
+    return f"…and {count} more cards changed verdict"
+
+
+# The labels of highlighted table rows and of the recommendation's picks.
+REQUESTED = "requested"
+FEWEST_OF_YOUR_CARD = "fewest of your card"
+CHEAPEST = "cheapest"
+FASTEST = "fastest"
+BEST_VALUE = "best value"
+WITHIN_BUDGET = "within budget"
+MEETS_DEADLINE = "meets deadline"
+
+NONE_FITS = "none fits"
+YOUR_CARD = "your card"
+ON = "on"
+OFF = "off"
+DEFAULT_VALUE = "default"
