@@ -20,7 +20,7 @@ from adapters.slack.dedupe import SeenIds, SeenInProcess, delivery_id
 from adapters.slack.escape import clean, incoming_to_plain
 from adapters.slack.keys import slash_conversation_id, thread_key
 from adapters.slack.render import WHATIF_ACTION_PREFIX, conversation_id_from_block_id, render_reply
-from adapters.slack.store import ThreadIndex
+from adapters.slack.store import ThreadIndex, ThreadLinks
 from bot import phrases
 from bot.reply import Reply
 from bot.threads import ThreadKey
@@ -60,7 +60,7 @@ def build_app(
     *,
     signing_secret: str,
     client: AsyncWebClient,
-    threads: ThreadIndex | None = None,
+    threads: ThreadLinks | None = None,
     seen: SeenIds | None = None,
     files_enabled: bool = False,
     oauth_settings: AsyncOAuthSettings | None = None,
@@ -71,6 +71,9 @@ def build_app(
         signing_secret=signing_secret,
         client=client,
         oauth_settings=oauth_settings,
+        # Handing Bolt the store itself makes its authorize (and token rotation) call Slack through
+        # `client`; from the settings alone it would build a client of its own for slack.com.
+        installation_store=oauth_settings.installation_store if oauth_settings else None,
         process_before_response=True,
     )
     bot = _SlackBot(conversation, threads or ThreadIndex(), files_enabled)
@@ -112,7 +115,7 @@ def build_app(
 
 
 class _SlackBot:
-    def __init__(self, conversation: Conversation, threads: ThreadIndex, files: bool) -> None:
+    def __init__(self, conversation: Conversation, threads: ThreadLinks, files: bool) -> None:
         self._conversation = conversation
         self._threads = threads
         self._files = files
@@ -144,7 +147,7 @@ class _SlackBot:
             return
         team, channel = _team(event, context), event["channel"]
         root = event.get("thread_ts") or event["ts"]
-        conversation_id = self._threads.conversation_for(team, channel, root) or root
+        conversation_id = await self._threads.conversation_for(team, channel, root) or root
         text = _without_mention(event.get("text", ""), context.bot_user_id)
         await self._answer_in_thread(
             client, team, channel, root, conversation_id, text, event.get("user", "")
@@ -161,7 +164,7 @@ class _SlackBot:
         ):
             return
         team, channel = _team(event, context), event["channel"]
-        conversation_id = self._threads.conversation_for(team, channel, root)
+        conversation_id = await self._threads.conversation_for(team, channel, root)
         if conversation_id is None:
             return
         text = incoming_to_plain(event.get("text", ""))
@@ -179,7 +182,7 @@ class _SlackBot:
         root = container.get("thread_ts") or container.get("message_ts", "")
         conversation_id = (
             conversation_id_from_block_id(action.get("block_id", ""))
-            or self._threads.conversation_for(team, channel, root)
+            or await self._threads.conversation_for(team, channel, root)
             or root
         )
         text = incoming_to_plain(action.get("value", ""))
@@ -203,7 +206,7 @@ class _SlackBot:
     ) -> None:
         key = thread_key(team, channel, conversation_id)
         reply = await self._plan(key, text, user)
-        self._threads.remember(team, channel, root, conversation_id)
+        await self._threads.remember(team, channel, root, conversation_id)
         for payload in render_reply(reply, conversation_id=conversation_id):
             await client.chat_postMessage(channel=channel, thread_ts=root, **payload)
         if self._files and reply.has_chart:

@@ -13,12 +13,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from aiohttp import web
     from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
     from slack_bolt.async_app import AsyncApp
     from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 
+    from adapters.slack.state import SlackStores
+
 EVENTS_PATH = "/slack/events"
+HEALTH_PATH = "/healthz"
 INSTALL_PATH = "/slack/install"
 OAUTH_REDIRECT_PATH = "/slack/oauth_redirect"
 # What an OAuth install asks for; keep in step with manifest.yaml.
@@ -84,8 +89,19 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    from bot.state_url import StateUrlError, backend_from_env
+
     try:
-        asyncio.run(_serve_socket(env) if args.socket else _serve_http(env, args.host, args.port))
+        backend = backend_from_env()
+    except StateUrlError as error:
+        print(f"gpuplan serve slack: {error}", file=sys.stderr)
+        return 2
+    from adapters.slack.state import open_stores
+
+    stores = open_stores(backend)
+    serving = _serve_socket(env, stores) if args.socket else _serve_http(env, stores, args)
+    try:
+        asyncio.run(serving)
     except OSError as error:  # port in use, bad host
         print(f"gpuplan serve slack: {error.strerror or error}", file=sys.stderr)
         return 1
@@ -112,53 +128,77 @@ def read_env(*, socket: bool, files_flag: bool = False) -> tuple[SlackEnv, list[
     return env, [name for name, value in required.items() if not value]
 
 
-def build_app_from_env(env: SlackEnv, conversation: object | None = None) -> AsyncApp:
+def build_app_from_env(
+    env: SlackEnv, conversation: object | None = None, stores: SlackStores | None = None
+) -> AsyncApp:
+    """The Bolt app with the stores GPUPLAN_STATE_URL selects (or `stores`)."""
     from adapters.slack.app import build_app, make_client
+    from adapters.slack.state import open_stores
     from bot.conversation import Conversation
+    from bot.state_url import backend_from_env
 
-    oauth_settings = _oauth_settings(env) if env.oauth else None
+    stores = stores or open_stores(backend_from_env())
+    oauth_settings = _oauth_settings(env, stores) if env.oauth else None
     return build_app(
         conversation or Conversation(),
         signing_secret=env.signing_secret,
         client=make_client(None if env.oauth else env.bot_token, env.api_url),
+        threads=stores.threads,
+        seen=stores.seen,
         files_enabled=env.files_enabled,
         oauth_settings=oauth_settings,
     )
 
 
-def _oauth_settings(env: SlackEnv) -> AsyncOAuthSettings:
+def _oauth_settings(env: SlackEnv, stores: SlackStores) -> AsyncOAuthSettings:
     from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
-    from slack_sdk.oauth.installation_store.sqlite3 import SQLite3InstallationStore
-    from slack_sdk.oauth.state_store.sqlite3 import SQLite3OAuthStateStore
 
-    from adapters.slack.store import state_db_path
-
-    database = str(state_db_path())
+    # With an installation that has a refresh token (token rotation turned on for the app), Bolt
+    # refreshes the bot token before it expires and saves the new one through this store, so
+    # every process sharing it picks the new token up.
     return AsyncOAuthSettings(
         client_id=env.client_id,
         client_secret=env.client_secret,
         scopes=BOT_SCOPES,
-        installation_store=SQLite3InstallationStore(database=database, client_id=env.client_id),
-        state_store=SQLite3OAuthStateStore(database=database, expiration_seconds=600),
+        installation_store=stores.installations(env.client_id or ""),
+        state_store=stores.oauth_states(),
         install_path=INSTALL_PATH,
         redirect_uri_path=OAUTH_REDIRECT_PATH,
     )
 
 
-async def start_http(app: AsyncApp, host: str, port: int) -> web.AppRunner:
-    """Serve `app` at EVENTS_PATH (plus the OAuth pages when configured); returns the runner."""
+async def start_http(
+    app: AsyncApp,
+    host: str,
+    port: int,
+    status: Callable[[], Awaitable[dict[str, object]]] | None = None,
+) -> web.AppRunner:
+    """Serve `app` at EVENTS_PATH (plus the OAuth pages when configured) and, given the store's
+    `status`, GET HEALTH_PATH for load balancers; returns the runner."""
     from aiohttp import web
 
-    runner = web.AppRunner(app.web_app(path=EVENTS_PATH, port=port))
+    web_app = app.web_app(path=EVENTS_PATH, port=port)
+    if status is not None:
+
+        async def health(request: web.Request) -> web.Response:
+            # 200 even when the store is down: this process still answers fresh questions, and
+            # taking every process out of the balancer for a Redis outage would answer none.
+            return web.json_response({"ok": True, "state": await status()})
+
+        web_app.router.add_get(HEALTH_PATH, health)
+    runner = web.AppRunner(web_app)
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     return runner
 
 
-async def _serve_http(env: SlackEnv, host: str, port: int) -> None:
-    runner = await start_http(build_app_from_env(env), host, port)
-    bound_port = runner.addresses[0][1]
+async def _serve_http(env: SlackEnv, stores: SlackStores, args: argparse.Namespace) -> None:
+    runner = await start_http(
+        build_app_from_env(env, stores=stores), args.host, args.port, stores.status
+    )
+    host, bound_port = args.host, runner.addresses[0][1]
     print(f"gpuplan: Slack requests at http://{host}:{bound_port}{EVENTS_PATH}", flush=True)
+    print(f"gpuplan: state in {stores.description}", flush=True)
     if env.oauth:
         print(f"gpuplan: install page at http://{host}:{bound_port}{INSTALL_PATH}", flush=True)
     try:
@@ -176,9 +216,10 @@ async def connect_socket(app: AsyncApp, app_token: str) -> AsyncSocketModeHandle
     return handler
 
 
-async def _serve_socket(env: SlackEnv) -> None:
-    handler = await connect_socket(build_app_from_env(env), env.app_token or "")
+async def _serve_socket(env: SlackEnv, stores: SlackStores) -> None:
+    handler = await connect_socket(build_app_from_env(env, stores=stores), env.app_token or "")
     print("gpuplan: connected to Slack over Socket Mode", flush=True)
+    print(f"gpuplan: state in {stores.description}", flush=True)
     try:
         await _forever()
     finally:

@@ -5,12 +5,16 @@ slack_sdk's installation and OAuth-state tables.
 A thread is usually its own conversation (keyed by its root ts), but a what-if clicked on a
 slash-command answer opens a thread under a message whose ts we never saw, so the thread is
 mapped back to the conversation the slash command started.
+
+`ThreadLinks` is the seam: this SQLite form, or the Redis one (adapters.slack.redis_store) when
+GPUPLAN_STATE_URL names Redis. Its methods are async so the Redis form can use redis.asyncio.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Protocol
 
 from bot.store import BUSY_TIMEOUT_S, DB_NAME, state_dir
 
@@ -19,6 +23,12 @@ def state_db_path() -> Path:
     directory = state_dir()
     directory.mkdir(parents=True, exist_ok=True)
     return directory / DB_NAME
+
+
+class ThreadLinks(Protocol):
+    async def remember(self, team: str, channel: str, root_ts: str, conversation: str) -> None: ...
+
+    async def conversation_for(self, team: str, channel: str, root_ts: str) -> str | None: ...
 
 
 class ThreadIndex:
@@ -32,14 +42,14 @@ class ThreadIndex:
                 " conversation TEXT NOT NULL, PRIMARY KEY (team, channel, root_ts))"
             )
 
-    def remember(self, team: str, channel: str, root_ts: str, conversation: str) -> None:
+    async def remember(self, team: str, channel: str, root_ts: str, conversation: str) -> None:
         with self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO slack_threads VALUES (?, ?, ?, ?)",
                 (team, channel, root_ts, conversation),
             )
 
-    def conversation_for(self, team: str, channel: str, root_ts: str) -> str | None:
+    async def conversation_for(self, team: str, channel: str, root_ts: str) -> str | None:
         row = self._db.execute(
             "SELECT conversation FROM slack_threads WHERE team = ? AND channel = ? AND root_ts = ?",
             (team, channel, root_ts),

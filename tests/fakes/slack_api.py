@@ -102,6 +102,10 @@ class FakeSlack:
         self.socket_acks: list[dict[str, Any]] = []
         self.rate_limit_next: dict[str, int] = {}  # method → how many 429s to answer first
         self.installs: dict[str, str] = {}  # oauth code → team id
+        # With token rotation on, an install hands out a token that expires this soon; a refresh
+        # hands out one good for Slack's usual 12 hours.
+        self.install_expires_in_s: int | None = None
+        self.refreshes = 0
         self._changed = asyncio.Condition()
         self._sockets: list[web.WebSocketResponse] = []
         self._ts = 1_700_000_000_000_000
@@ -185,11 +189,25 @@ class FakeSlack:
             if not params["_auth"].startswith("Bearer xapp-"):
                 return {"ok": False, "error": "invalid_auth"}
             return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/link/?ticket=t"}
+        if method == "oauth.v2.access" and params.get("grant_type") == "refresh_token":
+            team = params.get("refresh_token", "").removeprefix("xoxe-1-")
+            if team not in self.installs.values():
+                return {"ok": False, "error": "invalid_refresh_token"}
+            self.refreshes += 1
+            return {"ok": True, "token_type": "bot", "team": {"id": team, "name": team},
+                    "access_token": f"xoxe.xoxb-{team}-{self.refreshes}",
+                    "refresh_token": f"xoxe-1-{team}", "expires_in": 12 * 3600}  # fmt: skip
         if method == "oauth.v2.access":
             team = self.installs.get(params.get("code", ""))
             if team is None:
                 return {"ok": False, "error": "invalid_code"}
+            rotation = (
+                {}
+                if self.install_expires_in_s is None
+                else {"refresh_token": f"xoxe-1-{team}", "expires_in": self.install_expires_in_s}
+            )
             return {
+                **rotation,
                 "ok": True,
                 "access_token": f"xoxb-{team}",
                 "token_type": "bot",

@@ -1,0 +1,231 @@
+"""The Slack adapter's state on Redis, when GPUPLAN_STATE_URL names one: delivery de-duplication,
+thread links, and (in OAuth mode) installations and OAuth states, shared by every Slack process.
+
+Keys (all under gpuplan:slack:):
+- `seen:<event|trigger>:<id>` — `SET NX EX`: the first process to set it answers, every repeat
+  (a Slack retry, a replay, a retry that landed on the other process) is acknowledged only.
+  TTL: limits.DELIVERY_REPEAT_TTL_S, past Slack's last retry and the signature's window.
+- `link:<team>:<channel>:<root ts>` — the conversation a Slack thread belongs to. TTL: the
+  thread TTL, refreshed whenever the thread is answered (a link outliving its thread is useless).
+- `install:<client id>:<enterprise>:<team>:bot`, `…:installer`, `…:installer:<user>` — slack_sdk
+  Bot and Installation records as JSON. No TTL: an installation is valid until the workspace
+  uninstalls the app (slack_sdk then deletes it); token rotation rewrites it in place.
+- `oauth-state:<state>` — an issued OAuth state, consumed once (GETDEL). TTL: the state's expiry.
+
+Every method is asyncio (redis.asyncio), as the Bolt app is. While Redis is unreachable,
+de-duplication falls back to this process's memory and thread links read as unknown; both log once
+per outage. Installation lookups raise, since no answer can be posted without the token.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
+from slack_sdk.oauth.installation_store.models.bot import Bot
+from slack_sdk.oauth.installation_store.models.installation import Installation
+from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
+
+from adapters.slack import limits
+from adapters.slack.dedupe import SeenInProcess
+from bot.redis_client import AsyncRedisLink, key
+from bot.store import StoreUnavailable, ttl_from_env
+
+if TYPE_CHECKING:
+    import redis.asyncio
+
+logger = logging.getLogger(__name__)
+_NONE = "-"  # stands for an absent enterprise or team id in a key
+
+
+class _Degradable:
+    """Logs the first StoreUnavailable of an outage, and that it is over, once each."""
+
+    def __init__(self, link: AsyncRedisLink, what: str) -> None:
+        self._link = link
+        self._what = what
+        self._degraded = False
+
+    def _failed(self, error: StoreUnavailable) -> None:
+        if not self._degraded:
+            logger.warning("%s until Redis is back: %s", self._what, error)
+        self._degraded = True
+
+    def _recovered(self) -> None:
+        if self._degraded:
+            logger.info("Redis answers again; %s no longer", self._what)
+        self._degraded = False
+
+
+class RedisSeenIds(_Degradable):
+    """adapters.slack.dedupe.SeenIds on Redis: one answer per delivery across every process."""
+
+    def __init__(self, link: AsyncRedisLink, ttl_s: float = limits.DELIVERY_REPEAT_TTL_S) -> None:
+        super().__init__(link, "de-duplication is per process")
+        self._ttl_s = int(ttl_s)
+        self._fallback = SeenInProcess(ttl_s)
+
+    async def first_time(self, delivery_id: str) -> bool:
+        try:
+            first = await self._link.run(
+                lambda client: client.set(
+                    key("slack", "seen", delivery_id), 1, nx=True, ex=self._ttl_s
+                )
+            )
+        except StoreUnavailable as error:
+            self._failed(error)
+            return await self._fallback.first_time(delivery_id)
+        self._recovered()
+        return bool(first)
+
+
+class RedisThreadLinks(_Degradable):
+    """adapters.slack.store.ThreadLinks on Redis."""
+
+    def __init__(self, link: AsyncRedisLink, ttl_s: float | None = None) -> None:
+        super().__init__(link, "thread links are unknown")
+        self._ttl_s = int(ttl_s if ttl_s is not None else ttl_from_env())
+
+    async def remember(self, team: str, channel: str, root_ts: str, conversation: str) -> None:
+        name = key("slack", "link", team, channel, root_ts)
+        try:
+            await self._link.run(lambda client: client.set(name, conversation, ex=self._ttl_s))
+        except StoreUnavailable as error:
+            self._failed(error)
+            return
+        self._recovered()
+
+    async def conversation_for(self, team: str, channel: str, root_ts: str) -> str | None:
+        name = key("slack", "link", team, channel, root_ts)
+        try:
+            conversation = await self._link.run(lambda client: client.get(name))
+        except StoreUnavailable as error:
+            self._failed(error)
+            return None
+        self._recovered()
+        return conversation
+
+
+class RedisInstallationStore(AsyncInstallationStore):
+    """slack_sdk's installation store interface on Redis (the latest install per workspace and per
+    installing user, as slack_sdk's own stores keep it without history)."""
+
+    def __init__(self, link: AsyncRedisLink, client_id: str) -> None:
+        self._link = link
+        self._client_id = client_id
+
+    @property
+    def logger(self) -> logging.Logger:
+        return logger
+
+    def _key(self, enterprise_id: str | None, team_id: str | None, *rest: str) -> str:
+        return key(
+            "slack", "install", self._client_id, enterprise_id or _NONE, team_id or _NONE, *rest
+        )
+
+    async def async_save(self, installation: Installation) -> None:
+        entity = json.dumps(installation.__dict__)
+        records = {
+            self._key(installation.enterprise_id, installation.team_id, "installer"): entity,
+            self._key(
+                installation.enterprise_id,
+                installation.team_id,
+                "installer",
+                installation.user_id or _NONE,
+            ): entity,
+        }
+        bot = installation.to_bot()
+        if bot.bot_token is not None:
+            records[self._key(bot.enterprise_id, bot.team_id, "bot")] = json.dumps(bot.__dict__)
+        await self._link.run(lambda client: client.mset(records))
+
+    async def async_save_bot(self, bot: Bot) -> None:
+        if bot.bot_token is None:
+            return
+        name, entity = self._key(bot.enterprise_id, bot.team_id, "bot"), json.dumps(bot.__dict__)
+        await self._link.run(lambda client: client.set(name, entity))
+
+    async def async_find_bot(
+        self,
+        *,
+        enterprise_id: str | None,
+        team_id: str | None,
+        is_enterprise_install: bool | None = False,
+    ) -> Bot | None:
+        team_id = None if is_enterprise_install else team_id
+        entity = await self._get(self._key(enterprise_id, team_id, "bot"))
+        return None if entity is None else Bot(**entity)
+
+    async def async_find_installation(
+        self,
+        *,
+        enterprise_id: str | None,
+        team_id: str | None,
+        user_id: str | None = None,
+        is_enterprise_install: bool | None = False,
+    ) -> Installation | None:
+        team_id = None if is_enterprise_install else team_id
+        rest = ("installer",) if user_id is None else ("installer", user_id)
+        names = [self._key(enterprise_id, team_id, *rest), self._key(enterprise_id, team_id, "bot")]
+        installer_json, bot_json = await self._link.run(lambda client: client.mget(names))
+        if installer_json is None:
+            return None
+        installation = Installation(**json.loads(installer_json))
+        if bot_json is not None:
+            # The workspace's latest bot token wins over the one saved with an older user install
+            # (slack_sdk's stores do the same; see bolt-python#664).
+            bot = Bot(**json.loads(bot_json))
+            installation.bot_id, installation.bot_user_id = bot.bot_id, bot.bot_user_id
+            installation.bot_token, installation.bot_scopes = bot.bot_token, bot.bot_scopes
+            installation.bot_refresh_token = bot.bot_refresh_token
+            installation.bot_token_expires_at = bot.bot_token_expires_at
+        return installation
+
+    async def async_delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
+        name = self._key(enterprise_id, team_id, "bot")
+        await self._link.run(lambda client: client.delete(name))
+
+    async def async_delete_installation(
+        self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None
+    ) -> None:
+        if user_id is not None:
+            names = [self._key(enterprise_id, team_id, "installer", user_id)]
+        else:
+            names = [self._key(enterprise_id, team_id, "installer")]
+            pattern = self._key(enterprise_id, team_id, "installer", "*")
+            names += await self._link.run(lambda client: _matching(client, pattern))
+        await self._link.run(lambda client: client.delete(*names))
+
+    async def _get(self, name: str) -> dict[str, Any] | None:
+        entity = await self._link.run(lambda client: client.get(name))
+        return None if entity is None else json.loads(entity)
+
+
+async def _matching(client: redis.asyncio.Redis, pattern: str) -> list[str]:
+    return [name async for name in client.scan_iter(match=pattern)]
+
+
+class RedisOAuthStateStore(AsyncOAuthStateStore):
+    """slack_sdk's OAuth state store interface on Redis: a state issued by one process can be
+    consumed by the process the browser's redirect reaches, once."""
+
+    def __init__(self, link: AsyncRedisLink, expiration_seconds: int) -> None:
+        self._link = link
+        self._expiration_seconds = expiration_seconds
+
+    @property
+    def logger(self) -> logging.Logger:
+        return logger
+
+    async def async_issue(self, *args: Any, **kwargs: Any) -> str:
+        state = secrets.token_urlsafe(24)
+        name = key("slack", "oauth-state", state)
+        await self._link.run(lambda client: client.set(name, 1, ex=self._expiration_seconds))
+        return state
+
+    async def async_consume(self, state: str) -> bool:
+        name = key("slack", "oauth-state", state)
+        return await self._link.run(lambda client: client.getdel(name)) is not None
