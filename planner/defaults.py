@@ -12,6 +12,7 @@ from typing import Literal
 from planner.catalog.models import ModelArch, resolve_model
 from planner.errors import PlanningError
 from planner.memory.profiles import PROFILES
+from planner.post_training import PostTrainingFields, resolve_post_training
 from planner.spec import (
     ALL_LINEAR,
     Framework,
@@ -34,14 +35,14 @@ PARAMS_MISMATCH_FRACTION = 0.25
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ResolvedJob:
+class ResolvedJob(PostTrainingFields):
     """A job with every choice decided: what memory, time, options, suggestions and
     after_training read. Only `resolve` makes one; nothing downstream falls back to a default.
 
     `raw` is what the user said: a change (a suggestion, a follow-up) patches `raw` and resolves
     again, so every default is chosen afresh for the changed job. Fields that are None here mean
     "does not apply" (no quantisation for LoRA, no LoRA rank for a full fine-tune, no card named),
-    never "not decided yet".
+    never "not decided yet". The preference and RL fields come from PostTrainingFields.
     """
 
     raw: JobSpec
@@ -77,6 +78,12 @@ class ResolvedJob:
     deadline_hours: float | None
     assumptions: tuple[str, ...]
     warnings: tuple[str, ...]
+
+    @property
+    def reference_copy(self) -> bool:
+        """A frozen second copy of the model is resident: a reference for full fine-tuning
+        (PEFT's reference is the same base with the adapters switched off)."""
+        return self.reference_model and self.method is Method.full
 
     def to_spec(self) -> JobSpec:
         """The job as planned, as the public JobSpec JSON (Plan.spec): every default filled."""
@@ -251,7 +258,8 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
             else f"LoRA on {', '.join(t.value for t in targets)} ({framework.value}'s default)"
         )
 
-    seq_len = spec.seq_len
+    post = resolve_post_training(spec, model_arch, peft, said, warned)
+    seq_len = post.seq_len or spec.seq_len
     if seq_len is None:
         seq_len = min(DEFAULT_SEQ_LEN, model_arch.max_context or DEFAULT_SEQ_LEN)
         said.append(f"sequence length {seq_len:,} tokens")
@@ -259,8 +267,10 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
     if micro_batch is None:
         micro_batch = DEFAULT_MICRO_BATCH
         said.append(
-            f"micro-batch {micro_batch} per GPU (gradient accumulation does not add memory)"
+            f"micro-batch {micro_batch}{post.micro_batch_unit} per GPU (gradient accumulation "
+            "does not add memory)"
         )
+    grad_accum = spec.grad_accum or post.grad_accum_for(micro_batch, num_gpus, said)
     checkpointing = spec.gradient_checkpointing
     if checkpointing is None:
         checkpointing = framework is not Framework.litgpt
@@ -286,9 +296,10 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
     if spec.packing is None:
         said.append("no sequence packing (batches vary in length, so the allocator keeps slack)")
     epochs = spec.epochs
+    dataset_tokens = post.dataset_tokens(spec, seq_len, said)
     if epochs is None:
         epochs = 1.0
-        if spec.dataset_tokens:
+        if dataset_tokens:
             said.append("1 epoch")
 
     warnings = warned + _warnings(spec, seq_len, model_arch, num_gpus, sharding)
@@ -307,7 +318,7 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
         lora_targets=tuple(targets) if isinstance(targets, list) else targets,
         seq_len=seq_len,
         micro_batch=micro_batch,
-        grad_accum=spec.grad_accum or 1,
+        grad_accum=grad_accum,
         gradient_checkpointing=checkpointing,
         flash_attention=flash,
         packing=bool(spec.packing),
@@ -317,11 +328,12 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
         framework=framework,
         gpu=spec.gpu,
         gpu_vram_gb=spec.gpu_vram_gb,
-        dataset_tokens=spec.dataset_tokens,
+        dataset_tokens=dataset_tokens,
         epochs=epochs,
         tokens_per_s=spec.tokens_per_s,
         budget_usd=spec.budget_usd,
         deadline_hours=spec.deadline_hours,
+        **post.fields(),
         assumptions=tuple(said),
         warnings=tuple(warnings),
     )

@@ -24,7 +24,7 @@ from planner.options import (
     training_tokens,
 )
 from planner.plan import Option, Plan, Recommendation
-from planner.spec import Sharding
+from planner.spec import Rollout, Sharding
 from planner.suggestions import suggest
 
 if TYPE_CHECKING:
@@ -123,7 +123,8 @@ def attach_market(plan: Plan, job: ResolvedJob) -> Plan:
     card = read_requested_card(job)
     count = job.num_gpus
     sharding = job.sharding if count > 1 else Sharding.none
-    context.known[(count, sharding)] = Footprint(plan.memory.required_gib, plan.memory.sharding)
+    if job.rollout is not Rollout.vllm_colocate:  # else the plan's figure holds a card's pool
+        context.known[(count, sharding)] = Footprint(plan.memory.required_gib, plan.memory.sharding)
     requested = make_option(context, card.gpu, count, sharding) if card.gpu else None
     notes = calibrate_to_measurement(context, requested)
     if requested is not None and context.measured_ratio is not None:

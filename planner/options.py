@@ -27,9 +27,13 @@ from planner.catalog.gpus import GpuSpec, all_gpus, closest_gpus, read_gpu
 from planner.catalog.models import ModelArch
 from planner.catalog.prices import CardPrice, price_table
 from planner.defaults import ResolvedJob
-from planner.memory.estimate import required_gib
+from planner.memory.estimate import (
+    required_gib,
+    rollout_minimum_gib,
+    rollout_pool_excess_gib,
+)
 from planner.plan import Option, Verdict
-from planner.spec import Sharding
+from planner.spec import Rollout, Sharding
 from planner.throughput import (
     CardSpeed,
     JobWork,
@@ -58,8 +62,20 @@ _EVERY_OPTION_FIELD = set(Option.model_fields)
 class Footprint(NamedTuple):
     """What options and suggestions read of a memory estimate."""
 
-    required_gib: float
+    required_gib: float  # without a colocated vLLM engine's pool beyond its minimum
     sharding: str  # the layout the estimate was made for
+    rollout_minimum_gib: float = 0.0
+    rollout_fraction: float | None = None  # a colocated vLLM's share of each card
+
+    def on(self, usable_gib: float) -> float:
+        """Per-GPU memory on a card of `usable_gib`: with vLLM colocated, its pool is a share of
+        the card, so a bigger card gives training no more than its (1 − fraction)."""
+        if not self.rollout_fraction:
+            return self.required_gib
+        excess = rollout_pool_excess_gib(
+            self.rollout_fraction, self.rollout_minimum_gib, usable_gib
+        )
+        return round(self.required_gib + excess, 3)
 
 
 class MarketCard(NamedTuple):
@@ -162,8 +178,8 @@ class MarketContext:
     cards: MarketCards = field(init=False)
     total_tokens: float | None = field(init=False)
     multi_gpu_sharding: Sharding = field(init=False)
-    # required_gib at 1, 2, 4, 8 GPUs (sharded), filled as far as some card needs.
-    _fit_required_gib: list[float] = field(init=False, default_factory=list)
+    # Footprints at 1, 2, 4, 8 GPUs (sharded), filled as far as some card needs.
+    _fit_footprints: list[Footprint] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         if self.work is None:
@@ -193,16 +209,23 @@ class MarketContext:
         known = self.known.get(key)
         if known is None:
             required = required_gib(self.job, key[0], key[1])
-            known = self.known[key] = Footprint(required, key[1].value)
+            known = Footprint(required, key[1].value)
+            if self.job.rollout is Rollout.vllm_colocate:
+                minimum = rollout_minimum_gib(self.job, key[0], key[1])
+                known = known._replace(
+                    rollout_minimum_gib=minimum,
+                    rollout_fraction=self.job.rollout_memory_fraction,
+                )
+            self.known[key] = known
         return known
 
     def fewest_gpus(self, usable_gib: float) -> int | None:
         """The fewest GPUs (1, else sharded 2, 4 or 8) of `usable_gib` each that hold the job."""
-        required_gib = self._fit_required_gib
+        footprints = self._fit_footprints
         for index, count in enumerate(FIT_COUNTS):
-            if index == len(required_gib):
-                required_gib.append(self.memory(count, self.multi_gpu_sharding).required_gib)
-            if required_gib[index] <= usable_gib:
+            if index == len(footprints):
+                footprints.append(self.memory(count, self.multi_gpu_sharding))
+            if footprints[index].on(usable_gib) <= usable_gib:
                 return count
         return None
 
@@ -296,7 +319,8 @@ def option_on(
     memory: Footprint,
 ) -> Option:
     gpu = card.gpu
-    required_gib, usable_gib = memory.required_gib, gpu.usable_gib
+    usable_gib = gpu.usable_gib
+    required_gib = memory.on(usable_gib)
     speed = card.speed
     tokens_per_s = scaled_speed(context, speed, count, sharding) if speed is not None else None
     values = card.row.copy()
@@ -326,7 +350,7 @@ def market_options(context: MarketContext) -> list[Option]:
     for card in context.cards.every:
         options.append(option_on(context, card, 1, Sharding.none, single))
         usable_gib = card.gpu.usable_gib
-        if usable_gib >= single.required_gib:
+        if usable_gib >= single.on(usable_gib):
             continue  # one card holds it: fewest_gpus would say 1
         count = context.fewest_gpus(usable_gib)
         if count is not None:

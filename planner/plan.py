@@ -21,6 +21,13 @@ class MemoryBreakdown(BaseModel):
     activations: float
     logits: float
     overhead: float
+    # Preference and RL fine-tuning: zero for SFT.
+    reference: float = Field(0.0, description="frozen reference model (full fine-tuning)")
+    value: float = Field(0.0, description="PPO's trained value model and its activations")
+    reward: float = Field(0.0, description="frozen reward model")
+    rollout: float = Field(
+        0.0, description="generation: vLLM's reserved pool, or HF generate's KV cache"
+    )
 
 
 class MemoryEstimate(BaseModel):

@@ -10,6 +10,7 @@ from planner.defaults import ResolvedJob, resolve
 from planner.errors import PlanningError, invalid_field
 from planner.market import attach_market
 from planner.memory import estimate_memory
+from planner.options import read_requested_card
 from planner.plan import ModelInfo, Plan, Recommendation
 from planner.spec import JobSpec
 
@@ -41,7 +42,8 @@ def model_info(arch: ModelArch) -> ModelInfo:
 
 
 def memory_plan(job: ResolvedJob) -> Plan:
-    memory = estimate_memory(job)
+    card = read_requested_card(job).gpu
+    memory = estimate_memory(job, card_gib=card.usable_gib if card is not None else None)
     # The market fields are given (empty) rather than defaulted: pydantic deep-copies defaults,
     # which costs more than building the rest of the Plan.
     return Plan(

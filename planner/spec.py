@@ -69,6 +69,39 @@ class Framework(StrEnum):
     ms_swift = "ms-swift"
 
 
+class Objective(StrEnum):
+    """What the job optimises: supervised fine-tuning, an offline preference loss on chosen and
+    rejected responses, or online RL that generates its own completions."""
+
+    sft = "sft"
+    dpo = "dpo"
+    kto = "kto"
+    orpo = "orpo"
+    simpo = "simpo"
+    cpo = "cpo"
+    grpo = "grpo"
+    rloo = "rloo"
+    ppo = "ppo"
+
+
+# Offline preference methods: each example is two sequences (chosen + rejected; KTO's completion
+# + its mismatched KL completion).
+PREFERENCE_OBJECTIVES = frozenset(
+    {Objective.dpo, Objective.kto, Objective.orpo, Objective.simpo, Objective.cpo}
+)
+# Online methods: each prompt's completions are generated during training.
+ONLINE_OBJECTIVES = frozenset({Objective.grpo, Objective.rloo, Objective.ppo})
+
+
+class Rollout(StrEnum):
+    """Where an online method generates: HF generate inside the trainer, vLLM inside each training
+    process (sharing the card), or a vLLM server on GPUs of its own."""
+
+    hf = "hf"
+    vllm_colocate = "vllm-colocate"
+    vllm_server = "vllm-server"
+
+
 ALL_LINEAR: Literal["all-linear"] = "all-linear"
 
 
@@ -86,6 +119,7 @@ MAX_SEQ_LEN = 10_000_000
 MAX_MICRO_BATCH = 65_536
 MAX_GPUS = 100_000
 MAX_TOKENS = 1e16
+MAX_GENERATIONS = 4096
 
 
 class JobSpec(BaseModel):
@@ -119,3 +153,28 @@ class JobSpec(BaseModel):
     tokens_per_s: float | None = Field(None, gt=0, le=1e9, description="the user's measured figure")
     budget_usd: float | None = Field(None, ge=0, le=1e9)
     deadline_hours: float | None = Field(None, gt=0, le=1e6)
+    # Preference and RL fine-tuning (README "Preference and RL fine-tuning").
+    objective: Objective | None = None
+    reference_model: bool | None = Field(
+        None, description="a frozen reference model on the GPU; null = the method's default"
+    )
+    num_generations: int | None = Field(
+        None, ge=1, le=MAX_GENERATIONS, description="completions per prompt (GRPO's G)"
+    )
+    prompt_len: int | None = Field(None, ge=1, le=MAX_SEQ_LEN, description="prompt tokens")
+    completion_len: int | None = Field(
+        None, ge=1, le=MAX_SEQ_LEN, description="completion (response) tokens"
+    )
+    rollout: Rollout | None = None
+    rollout_memory_fraction: float | None = Field(
+        None, gt=0, lt=1, description="vLLM's gpu_memory_utilization"
+    )
+    rollout_gpus: int | None = Field(
+        None, ge=1, le=MAX_GPUS, description="GPUs of a separate vLLM server"
+    )
+    reward_model: str | None = Field(
+        None, max_length=200, description="name or size of a reward model; null = rule-based"
+    )
+    dataset_prompts: float | None = Field(
+        None, ge=0, le=MAX_TOKENS, description="an RL dataset counted in prompts"
+    )

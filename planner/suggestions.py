@@ -90,7 +90,8 @@ def _more_gpus(context: MarketContext, card: GpuSpec | None) -> list[Change]:
         for count in (2, 4, 8):
             if count <= count_now:
                 continue
-            if verdict_for(context.memory(count, sharding).required_gib, gpu.usable_gib) != "no":
+            required = context.memory(count, sharding).on(gpu.usable_gib)
+            if verdict_for(required, gpu.usable_gib) != "no":
                 label = f"{count}× {_card_label(gpu)} with FSDP/ZeRO-3"
                 patch = {"num_gpus": count, "sharding": sharding, "gpu": gpu.key}
                 if gpu.key.startswith(GENERIC_PREFIX):
@@ -181,7 +182,8 @@ def _apply(context: MarketContext, change: Change, card: GpuSpec | None) -> Afte
     count = patched.num_gpus
     target = gpu_by_key(str(change.patch["gpu"])) if "gpu" in change.patch else card
     sharding = patched.sharding if count > 1 else Sharding.none
-    after_gib = after_context.memory(count, sharding).required_gib
+    footprint = after_context.memory(count, sharding)
+    after_gib = footprint.on(target.usable_gib) if target is not None else footprint.required_gib
     if target is not None:
         fits = verdict_for(after_gib, target.usable_gib) != "no"
     else:

@@ -33,6 +33,10 @@ def test_spec_file_prints_the_plan(tmp_path: Path, capsys: pytest.CaptureFixture
         "activations",
         "logits",
         "overhead",
+        "reference",
+        "value",
+        "reward",
+        "rollout",
     }
 
 

@@ -25,7 +25,7 @@ from planner.memory.profiles import (
     ZERO3_REDUCE_BUCKET_PER_HIDDEN_SQUARED,
     FrameworkProfile,
 )
-from planner.spec import Method, Optimizer, Precision, Quant, Sharding
+from planner.spec import Method, Optimizer, Precision, Quant, Rollout, Sharding
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +45,21 @@ class Job:
     optimizer_in_backward: bool
     profile: FrameworkProfile
     sharding: Sharding = Sharding.none
+    # Preference and RL fine-tuning (planner.post_training); the defaults are plain SFT.
+    # Sequences per micro-batch row: 2 for chosen + rejected.
+    sequences_per_row: int = 1
+    # Tokens per sequence whose logits are materialised (GRPO/RLOO/PPO: the completion only,
+    # TRL's logits_to_keep); 0 = all of them.
+    logits_len: int = 0
+    reference_copy: bool = False
+    critic: bool = False
+    reward_arch: ModelArch | None = None
+    rollout: Rollout | None = None
+    # Tokens of every sequence one generation round holds at once on this GPU (prompt +
+    # completion × sequences per round).
+    generation_tokens: int = 0
+    # The rollout engine reads the trainer's weights instead of a copy (Unsloth's vLLM).
+    rollout_shares_weights: bool = False
 
     @property
     def deepspeed(self) -> bool:
@@ -68,7 +83,11 @@ class Job:
 
     @property
     def tokens(self) -> int:
-        return self.seq_len * self.micro_batch
+        return self.seq_len * self.micro_batch * self.sequences_per_row
+
+    @property
+    def logits_tokens(self) -> int:
+        return (self.logits_len or self.seq_len) * self.micro_batch * self.sequences_per_row
 
     @property
     def mixed(self) -> bool:
@@ -342,8 +361,11 @@ def activation_bytes(arch: ModelArch, job: Job, num_layers: int | None = None) -
 
 def logits_bytes(arch: ModelArch, job: Job) -> float:
     """Logits and loss: tokens × vocabulary × the framework's bytes per entry; a fused/chunked
-    loss (Unsloth) only ever holds one chunk of tokens' logits."""
-    tokens = job.tokens
+    loss (Unsloth) only ever holds one chunk of tokens' logits. Preference methods hold both
+    chosen and rejected rows' (TRL concatenates them: [2B, T, V]); online methods only the
+    completion's (logits_to_keep). The reference's no-grad forward produces its own logits
+    before the policy's and frees them once its log-probs are taken: not at the peak."""
+    tokens = job.logits_tokens
     if job.profile.loss_chunk_tokens:
         tokens = min(tokens, job.profile.loss_chunk_tokens)
     return tokens * arch.vocab_size * job.profile.logits_bytes_per_entry
@@ -420,3 +442,72 @@ def zero3_gathered_bytes(arch: ModelArch, job: Job) -> tuple[float, float]:
 def zero2_bucket_bytes(job: Job) -> float:
     """ZeRO-2's contiguous gradient bucket (allocated every backward, whatever the model)."""
     return ZERO2_REDUCE_BUCKET_ELEMENTS * job.compute_bytes
+
+
+def frozen_bytes_per_param(job: Job) -> float:
+    """A frozen model (reference, reward) is loaded in the compute dtype: 16-bit, fp32 when the
+    job trains in fp32 (TRL loads string ids in fp32 unless a dtype is given)."""
+    return job.compute_bytes
+
+
+def reference_bytes(arch: ModelArch, job: Job) -> float:
+    """A frozen copy of the policy for full fine-tuning's reference (TRL create_reference_model,
+    LLaMA-Factory create_ref_model): weights only, no gradients or optimizer state. Zero with
+    PEFT (the base with adapters off), reference-free losses and precomputed log-probs."""
+    if not job.reference_copy:
+        return 0.0
+    return arch.total_params * frozen_bytes_per_param(job)
+
+
+def reward_model_params(reward: ModelArch) -> int:
+    """A sequence classifier (AutoModelForSequenceClassification, num_labels=1): the decoder
+    with a one-value score head in place of an untied lm_head."""
+    lm_head = 0 if reward.tie_embeddings else reward.vocab_size * reward.hidden_size
+    return reward.total_params - lm_head + reward.hidden_size
+
+
+def reward_bytes(job: Job) -> float:
+    """A frozen reward model's weights; rule-based rewards put nothing on the GPU. Its forward
+    keeps no activations (no_grad) and no vocabulary logits."""
+    if job.reward_arch is None:
+        return 0.0
+    return reward_model_params(job.reward_arch) * frozen_bytes_per_param(job)
+
+
+def kv_bytes_per_token(arch: ModelArch) -> float:
+    """16-bit keys and values of every layer: 2 × layers × kv_heads × head_dim × 2 bytes
+    (Llama-3.1-8B: 128 KiB, so 20K tokens ≈ 2.5 GiB, as Unsloth's GRPO table gives)."""
+    return 2 * arch.num_layers * arch.num_kv_heads * arch.head_dim * 2.0
+
+
+def generation_kv_bytes(arch: ModelArch, job: Job) -> float:
+    """The KV cache of one generation round: every sequence of the round, prompt + completion."""
+    return job.generation_tokens * kv_bytes_per_token(arch)
+
+
+# vLLM's CUDA graphs (captured for its decode batch sizes; they cannot be offloaded and stay
+# resident through the actor update, per verl's perf tuning guide) and its sampler's workspace.
+# [uncertain: vLLM logs 0.3-2 GiB of graph memory depending on model and capture sizes.]
+VLLM_GRAPHS_AND_WORKSPACE_BYTES = 1.5 * 2**30
+
+
+def rollout_bytes(arch: ModelArch, job: Job) -> float:
+    """What a colocated vLLM engine needs at least: its own 16-bit copy of the model (TRL
+    merges LoRA and pushes full weights; Unsloth's engine reads the trainer's), the KV cache of
+    one generation round, and its CUDA graphs. It reserves more, gpu_memory_utilization of the
+    card (planner.memory.estimate applies it per card). Zero for HF generate (transient:
+    `generation_scratch_bytes`) and for a separate vLLM server."""
+    if job.rollout is not Rollout.vllm_colocate:
+        return 0.0
+    weights = 0.0 if job.rollout_shares_weights else arch.total_params * 2.0
+    return weights + generation_kv_bytes(arch, job) + VLLM_GRAPHS_AND_WORKSPACE_BYTES
+
+
+def generation_scratch_bytes(arch: ModelArch, job: Job) -> float:
+    """HF generate's transient KV cache of one round (freed before the training step), and under
+    ZeRO-3 the whole 16-bit policy gathered on each GPU for generation (TRL's
+    ds3_gather_for_generation=True)."""
+    if job.rollout is not Rollout.hf:
+        return 0.0
+    gathered = arch.total_params * 2.0 if job.sharding is Sharding.zero3 else 0.0
+    return generation_kv_bytes(arch, job) + gathered

@@ -17,7 +17,16 @@ from planner.memory.profiles import (
     PROFILES,
 )
 from planner.plan import MemoryBreakdown, MemoryEstimate
-from planner.spec import Method, Precision, Sharding, lora_target_names
+from planner.spec import (
+    PREFERENCE_OBJECTIVES,
+    Framework,
+    Method,
+    Objective,
+    Precision,
+    Rollout,
+    Sharding,
+    lora_target_names,
+)
 
 if TYPE_CHECKING:  # planner.defaults imports our profiles
     from planner.defaults import ResolvedJob
@@ -55,7 +64,29 @@ def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.J
         optimizer_in_backward=profile.optimizer_in_backward_single_gpu and num_gpus == 1,
         profile=profile,
         sharding=sharding,
+        **_post_training_fields(job),
     )
+
+
+def _post_training_fields(job: ResolvedJob) -> dict[str, object]:
+    """comp.Job's post-training fields; none for SFT, so an SFT job's cache key is unchanged."""
+    if job.objective is Objective.sft:
+        return {}
+    online = job.completion_len is not None and job.num_generations is not None
+    sequences_per_round = job.micro_batch * job.grad_accum
+    # GRPO and RLOO ask the model for the completion's logits only (logits_to_keep); TRL's PPO
+    # runs the plain forward over query + response and slices the logits afterwards.
+    keeps_completion_logits = job.objective in (Objective.grpo, Objective.rloo)
+    return {
+        "sequences_per_row": 2 if job.objective in PREFERENCE_OBJECTIVES else 1,
+        "logits_len": job.completion_len if online and keeps_completion_logits else 0,
+        "reference_copy": job.reference_copy,
+        "critic": job.objective is Objective.ppo,
+        "reward_arch": job.reward_arch,
+        "rollout": job.rollout,
+        "generation_tokens": sequences_per_round * job.seq_len if online else 0,
+        "rollout_shares_weights": job.framework is Framework.unsloth,
+    }
 
 
 @lru_cache(maxsize=4096)
@@ -68,6 +99,10 @@ def _job_components(arch: ModelArch, job: comp.Job) -> tuple[Components, float]:
         activations=comp.activation_bytes(arch, job),
         logits=comp.logits_bytes(arch, job),
         step_scratch=comp.optimizer_step_scratch_bytes(arch, job),
+        reference=comp.reference_bytes(arch, job),
+        reward=comp.reward_bytes(job),
+        rollout=comp.rollout_bytes(arch, job),
+        generation_scratch=comp.generation_scratch_bytes(arch, job),
     )
     return total, comp.paged_optimizer_bytes(arch, job)
 
@@ -114,17 +149,41 @@ def peak_bytes(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> Peak:
 
 def required_gib(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> float:
     """estimate_memory(...).required_gib without the rest of the estimate: the market compares
-    this figure for several GPU counts per job and shows nothing else of those estimates."""
+    this figure for several GPU counts per job and shows nothing else of those estimates.
+    A colocated vLLM pool is not in it (it depends on the card: `rollout_pool_excess_gib`)."""
     return round(peak_bytes(job, num_gpus, sharding).required / GIB, 3)
 
 
+def rollout_minimum_gib(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> float:
+    """What a colocated vLLM engine needs at least on each GPU (comp.rollout_bytes), in GiB."""
+    return peak_bytes(job, num_gpus, sharding).share.rollout / GIB
+
+
+def rollout_pool_excess_gib(fraction: float | None, minimum_gib: float, card_gib: float) -> float:
+    """What vLLM reserves beyond its minimum on a card of `card_gib`: gpu_memory_utilization is a
+    share of the card's total memory (vLLM ≥ 0.7), whatever the batch needs; a pool smaller
+    than the minimum cannot start, so the minimum stands."""
+    if not fraction:
+        return 0.0
+    return max(0.0, fraction * card_gib - minimum_gib)
+
+
 def estimate_memory(
-    job: ResolvedJob, num_gpus: int | None = None, sharding: Sharding | None = None
+    job: ResolvedJob,
+    num_gpus: int | None = None,
+    sharding: Sharding | None = None,
+    card_gib: float | None = None,
 ) -> MemoryEstimate:
     """Per-GPU memory of `job` on `num_gpus` GPUs sharded by `sharding` (default: the job's own
-    layout; the sums are peak_bytes'), with the range a user should plan with."""
+    layout; the sums are peak_bytes'), with the range a user should plan with. On a card of
+    `card_gib` a colocated vLLM engine's pool is its gpu_memory_utilization share of the card."""
     peak = peak_bytes(job, num_gpus or job.num_gpus, sharding or job.sharding)
-    share, allocated, required = peak.share, peak.allocated, peak.required
+    share = peak.share
+    pool = 0.0
+    if card_gib is not None and job.rollout is Rollout.vllm_colocate:
+        fraction = job.rollout_memory_fraction
+        pool = rollout_pool_excess_gib(fraction, share.rollout / GIB, card_gib) * GIB
+    allocated, required = peak.allocated + pool, peak.required + pool
     low = required * (1 - RANGE_LOW_FRACTION)
     high = required * (1 + RANGE_HIGH_FRACTION) + peak.paged_share
     return MemoryEstimate(
@@ -142,5 +201,9 @@ def estimate_memory(
             activations=round(share.activations / GIB, 3),
             logits=round(share.logits / GIB, 3),
             overhead=round((required - allocated) / GIB, 3),
+            reference=round(share.reference / GIB, 3),
+            value=round(share.value / GIB, 3),
+            reward=round(share.reward / GIB, 3),
+            rollout=round((share.rollout + pool + share.generation_excess) / GIB, 3),
         ),
     )

@@ -26,6 +26,14 @@ class Components:
     activations: float
     logits: float
     step_scratch: float = 0.0
+    # Preference and RL fine-tuning: the other models resident all step, and the rollout engine
+    # (vLLM's minimum when colocated); HF generate's transient KV cache is `generation_scratch`,
+    # a third phase that peaks apart from backward and the optimizer step.
+    reference: float = 0.0
+    value: float = 0.0
+    reward: float = 0.0
+    rollout: float = 0.0
+    generation_scratch: float = 0.0
 
     @property
     def step_excess(self) -> float:
@@ -33,9 +41,15 @@ class Components:
         return max(0.0, self.step_scratch - self.activations - self.logits)
 
     @property
+    def generation_excess(self) -> float:
+        """What generation allocates beyond the larger of backward's and the step's transients."""
+        backward = self.activations + self.logits
+        return max(0.0, self.generation_scratch - backward - self.step_excess)
+
+    @property
     def allocated(self) -> float:
-        """Peak allocated: the state that lives all step plus the larger of the backward
-        transients (activations + logits) and the step's scratch."""
+        """Peak allocated: the state that lives all step plus the largest of the backward
+        transients (activations + logits), the step's scratch and generation's scratch."""
         return (
             self.weights
             + self.adapter
@@ -44,10 +58,57 @@ class Components:
             + self.step_excess
             + self.activations
             + self.logits
+            + self.reference
+            + self.value
+            + self.reward
+            + self.rollout
+            + self.generation_excess
         )
 
 
 def per_gpu(
+    arch: ModelArch, job: comp.Job, job_total: Components, num_gpus: int, cpu_offload: bool
+) -> Components:
+    """The busiest GPU's share of the policy (`policy_share`) and of the other models.
+
+    Frozen models (reference, reward) are sharded 1:1 with the policy under FSDP/ZeRO-3 (TRL
+    prepares them with the same plugin; LLaMA-Factory's maintainer: "只能 1:1"), each rank
+    holding its shard and one gathered layer; under DDP/ZeRO-2 each rank holds a whole copy
+    (TRL prepares a ZeRO-2 reference as stage 0). The critic is trained like the policy, so it
+    takes the policy's own per-GPU state (`critic_share`). The rollout engine and generation's
+    KV cache belong to each GPU's process: not divided.
+    """
+    share = policy_share(arch, job, job_total, num_gpus, cpu_offload)
+    return replace(
+        share,
+        reference=_frozen_share(arch, job, job_total.reference, num_gpus),
+        reward=_frozen_share(job.reward_arch or arch, job, job_total.reward, num_gpus),
+        value=critic_share(arch, job, share) if job.critic else 0.0,
+        rollout=job_total.rollout,
+        generation_scratch=job_total.generation_scratch,
+    )
+
+
+def _frozen_share(arch: ModelArch, job: comp.Job, total: float, n: int) -> float:
+    if total == 0.0 or job.sharding not in (Sharding.fsdp, Sharding.zero3) or n == 1:
+        return total
+    return total / n + linear_params_per_layer(arch) * comp.frozen_bytes_per_param(job)
+
+
+def critic_share(arch: ModelArch, job: comp.Job, share: Components) -> float:
+    """PPO's value model (GAE, TRL's and OpenRLHF's default): a model of the policy's size
+    trained the same way (weights, adapter, gradients, optimizer state as this GPU holds the
+    policy's), with its own activations (TRL's PolicyAndValueWrapper runs both in one forward)
+    but no vocabulary logits. Gathered FSDP/ZeRO-3 units are transient and reused, so they are
+    not counted twice. LLaMA-Factory's value head on the policy is far smaller: this is the
+    separate critic of TRL, OpenRLHF and verl."""
+    state = share.weights + share.adapter + share.gradients + share.optimizer
+    if job.sharding in (Sharding.fsdp, Sharding.zero3):
+        state -= sum(_gathered(arch, job))
+    return max(0.0, state) + share.activations
+
+
+def policy_share(
     arch: ModelArch, job: comp.Job, job_total: Components, num_gpus: int, cpu_offload: bool
 ) -> Components:
     """What the busiest GPU holds when `job_total` (the whole job on one device) is spread over

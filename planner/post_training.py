@@ -1,0 +1,297 @@
+"""Preference and RL fine-tuning: what each objective keeps on the GPU and how it counts its data,
+decided once in `resolve` (planner.defaults) and stated as assumptions.
+
+Defaults are TRL's at HEAD (shared/docs/post-training.md §1.1, §5), which LLaMA-Factory, Unsloth
+and axolotl run underneath:
+- DPO/KTO build a frozen reference (a second copy for full fine-tuning; with PEFT the same base
+  with the adapters switched off); ORPO, SimPO and CPO are reference-free; GRPO's beta = 0 (since
+  v0.19) means no reference, RLOO's beta = 0.05 means one; PPO keeps a reference, a trained value
+  model and a reward model.
+- Preference sequences are prompt + response up to max_length = 1024; GRPO/RLOO completions up to
+  max_completion_length = 512 (1.10; 256 through 1.9), prompts taken as verl's max_prompt_length
+  512 when not said (TRL no longer caps them).
+- num_generations: GRPO 8, RLOO 2, PPO 1 (one rollout per prompt, OpenRLHF's n_samples 1).
+- Rollout: HF generate (use_vllm=False); vLLM colocate reserves gpu_memory_utilization = 0.3 of
+  each card (TRL ≥ 0.18), a `trl vllm-serve` server 0.9 of its own cards.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+from planner.catalog.models import ModelArch, resolve_model
+from planner.errors import PlanningError
+from planner.spec import (
+    ONLINE_OBJECTIVES,
+    PREFERENCE_OBJECTIVES,
+    JobSpec,
+    Objective,
+    Rollout,
+)
+
+DEFAULT_PREFERENCE_SEQ_LEN = 1024
+DEFAULT_PROMPT_LEN = 512
+DEFAULT_COMPLETION_LEN = 512
+DEFAULT_GENERATIONS = {Objective.grpo: 8, Objective.rloo: 2, Objective.ppo: 1}
+REFERENCE_FREE = frozenset({Objective.orpo, Objective.simpo, Objective.cpo})
+# Whether the method builds a reference when nothing is said (TRL: DPO/KTO always; GRPO beta 0.0;
+# RLOO beta 0.05; PPO always).
+REFERENCE_BY_DEFAULT = {
+    Objective.dpo: True,
+    Objective.kto: True,
+    Objective.grpo: False,
+    Objective.rloo: True,
+    Objective.ppo: True,
+}
+COLOCATE_MEMORY_FRACTION = 0.3
+SERVER_MEMORY_FRACTION = 0.9
+DEFAULT_ROLLOUT_GPUS = 1
+# Fields that only online methods read.
+_ONLINE_ONLY = ("num_generations", "rollout", "rollout_memory_fraction", "rollout_gpus")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PostTrainingFields:
+    """The post-training fields of a ResolvedJob, which inherits them: None where the
+    objective has none (no generations for DPO, no rollout GPUs without a vLLM server)."""
+
+    objective: Objective
+    reference_model: bool
+    num_generations: int | None
+    prompt_len: int | None
+    completion_len: int | None
+    rollout: Rollout | None
+    rollout_memory_fraction: float | None
+    rollout_gpus: int | None
+    reward_model: str | None
+    # The reward model's architecture (None: rule-based rewards, nothing on the GPU).
+    reward_arch: ModelArch | None
+    dataset_prompts: float | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PostTraining(PostTrainingFields):
+    """The fields as resolved, and the sequence length they decide when the user gave prompt
+    and completion lengths instead."""
+
+    seq_len: int | None
+
+    def fields(self) -> dict[str, object]:
+        """The ResolvedJob fields (all but seq_len, which resolve decides with the rest)."""
+        return {f.name: getattr(self, f.name) for f in fields(PostTrainingFields)}
+
+    @property
+    def online(self) -> bool:
+        return self.objective in ONLINE_OBJECTIVES
+
+    @property
+    def rows_per_example(self) -> int:
+        """Sequences one example puts through the policy: chosen + rejected for preference
+        methods, num_generations completions for online ones."""
+        if self.objective in PREFERENCE_OBJECTIVES:
+            return 2
+        return self.num_generations or 1
+
+    @property
+    def micro_batch_unit(self) -> str:
+        """What one micro-batch row is, as the assumption names it."""
+        if self.online:
+            return " completion"
+        if self.objective in PREFERENCE_OBJECTIVES:
+            return " pair (chosen + rejected, 2 sequences)"
+        return ""
+
+    def grad_accum_for(self, micro_batch: int, num_gpus: int, said: list[str]) -> int:
+        """Online methods generate once per optimizer step (TRL's steps_per_generation defaults
+        to gradient_accumulation_steps) and need at least one prompt's whole group per round
+        (generation_batch_size must divide by num_generations); others accumulate nothing."""
+        if not self.online or self.num_generations is None:
+            return 1
+        accum = max(1, math.ceil(self.num_generations / (micro_batch * num_gpus)))
+        if accum > 1:
+            said.append(
+                f"gradient accumulation {accum}: one generation round of "
+                f"{accum * micro_batch * num_gpus} completions per optimizer step, so each "
+                f"prompt's {self.num_generations} completions are scored together"
+            )
+        return accum
+
+    def dataset_tokens(self, spec: JobSpec, seq_len: int, said: list[str]) -> float | None:
+        """Trained tokens: what the user said, else prompts × sequences per example × length."""
+        if spec.dataset_tokens is not None or self.dataset_prompts is None:
+            return spec.dataset_tokens
+        rows = self.rows_per_example
+        tokens = self.dataset_prompts * rows * seq_len
+        what = {True: "completions", False: "sequences"}[self.online]
+        said.append(
+            f"{self.dataset_prompts:,.0f} prompts × {rows} {what} × {seq_len:,} tokens = "
+            f"{tokens / 1e6:,.1f}M trained tokens"
+        )
+        return tokens
+
+
+def resolve_post_training(
+    spec: JobSpec, arch: ModelArch, peft: bool, said: list[str], warned: list[str]
+) -> PostTraining:
+    """The objective's fields with every default decided (module docstring); what the user set
+    that the objective cannot use is dropped with a warning."""
+    objective = spec.objective or Objective.sft
+    online = objective in ONLINE_OBJECTIVES
+    if not online:
+        given = [name for name in _ONLINE_ONLY if getattr(spec, name) is not None]
+        if given:
+            warned.append(
+                f"{', '.join(given)} only apply to GRPO, RLOO and PPO; ignored for "
+                f"{objective.value.upper()}"
+            )
+    reference = _reference(spec, objective, peft, said, warned)
+    prompt_len, completion_len, seq_len = _lengths(spec, objective, said)
+    generations = rollout = fraction = rollout_gpus = None
+    if online:
+        generations = spec.num_generations or DEFAULT_GENERATIONS[objective]
+        if spec.num_generations is None:
+            said.append(f"{generations} completion(s) per prompt ({objective.value.upper()})")
+        rollout, fraction, rollout_gpus = _rollout(spec, said)
+    reward_model, reward_arch = _reward(spec, objective, arch, said)
+    return PostTraining(
+        objective=objective,
+        reference_model=reference,
+        num_generations=generations,
+        prompt_len=prompt_len,
+        completion_len=completion_len,
+        rollout=rollout,
+        rollout_memory_fraction=fraction,
+        rollout_gpus=rollout_gpus,
+        reward_model=reward_model,
+        reward_arch=reward_arch,
+        dataset_prompts=spec.dataset_prompts,
+        seq_len=seq_len,
+    )
+
+
+def _reference(
+    spec: JobSpec, objective: Objective, peft: bool, said: list[str], warned: list[str]
+) -> bool:
+    name = objective.value.upper()
+    if objective is Objective.sft:
+        if spec.reference_model:
+            warned.append("a reference model only applies to preference and RL objectives")
+        return False
+    if objective in REFERENCE_FREE:
+        if spec.reference_model:
+            warned.append(f"{name}'s loss needs no reference model: none planned")
+        said.append(f"{name} is reference-free: only the trained model is on the GPU")
+        return False
+    reference = spec.reference_model
+    if reference is None:
+        reference = REFERENCE_BY_DEFAULT[objective]
+        if objective is Objective.grpo:
+            said.append("GRPO with beta = 0 (TRL ≥ 0.19): no KL term, so no reference model")
+        elif objective is Objective.rloo:
+            said.append("RLOO with beta = 0.05 (TRL's default): a KL term against a reference")
+    if not reference:
+        if objective in (Objective.dpo, Objective.kto):
+            said.append(
+                f"{name} with reference log-probs precomputed (TRL precompute_ref_log_probs): "
+                "one forward pass over the dataset before training, no reference resident"
+            )
+        return False
+    if peft:
+        said.append(
+            f"{name}'s reference is the base model with the LoRA adapters switched off "
+            "(TRL/PEFT, LLaMA-Factory): no second copy, one more forward"
+        )
+    else:
+        said.append(
+            f"{name} keeps a frozen reference copy of the model for full fine-tuning (TRL, "
+            "LLaMA-Factory), sharded like the policy; say 'without the reference model' to "
+            "precompute its log-probs"
+        )
+    return True
+
+
+def _lengths(
+    spec: JobSpec, objective: Objective, said: list[str]
+) -> tuple[int | None, int | None, int | None]:
+    """(prompt_len, completion_len, seq_len): seq_len stays the longest sequence, prompt +
+    completion; None where the objective does not split them and the user did not."""
+    prompt, completion = spec.prompt_len, spec.completion_len
+    if objective not in ONLINE_OBJECTIVES:
+        if prompt is not None and completion is not None and spec.seq_len is None:
+            return prompt, completion, prompt + completion
+        if objective in PREFERENCE_OBJECTIVES and spec.seq_len is None:
+            length = (prompt or 0) + (completion or 0) or DEFAULT_PREFERENCE_SEQ_LEN
+            if prompt is None or completion is None:
+                length = max(length, DEFAULT_PREFERENCE_SEQ_LEN)
+            said.append(f"prompt + response up to {length:,} tokens (TRL's max_length)")
+            return prompt, completion, length
+        return prompt, completion, None
+    seq_len = spec.seq_len
+    if completion is None:
+        if seq_len is not None and prompt is not None and seq_len > prompt:
+            completion = seq_len - prompt
+        elif seq_len is not None and prompt is None:
+            completion = max(1, seq_len // 2)
+        else:
+            completion = DEFAULT_COMPLETION_LEN
+        said.append(f"completions up to {completion:,} tokens (max_completion_length)")
+    if prompt is None:
+        prompt = max(1, seq_len - completion) if seq_len and seq_len > completion else None
+        prompt = prompt or DEFAULT_PROMPT_LEN
+        said.append(f"prompts up to {prompt:,} tokens")
+    return prompt, completion, max(seq_len or 0, prompt + completion)
+
+
+def _rollout(spec: JobSpec, said: list[str]) -> tuple[Rollout, float | None, int | None]:
+    rollout = spec.rollout
+    if rollout is None and spec.rollout_gpus is not None:
+        rollout = Rollout.vllm_server
+    elif rollout is None and spec.rollout_memory_fraction is not None:
+        rollout = Rollout.vllm_colocate
+    if rollout is None:
+        said.append(
+            "completions generated with HF generate inside the trainer (TRL's use_vllm=False); "
+            "say 'vLLM colocate' for faster rollouts"
+        )
+        return Rollout.hf, None, None
+    if rollout is Rollout.hf:
+        return rollout, None, None
+    fraction = spec.rollout_memory_fraction
+    if rollout is Rollout.vllm_colocate:
+        if fraction is None:
+            fraction = COLOCATE_MEMORY_FRACTION
+            said.append(
+                f"vLLM colocated reserves {fraction:.0%} of each card (gpu_memory_utilization, "
+                "TRL's colocate default); training gets the rest"
+            )
+        return rollout, fraction, None
+    if fraction is None:
+        fraction = SERVER_MEMORY_FRACTION
+    gpus = spec.rollout_gpus or DEFAULT_ROLLOUT_GPUS
+    said.append(
+        f"a vLLM server on {gpus} more GPU(s) of the same card (gpu_memory_utilization "
+        f"{fraction:g}), costed like the trainer's"
+    )
+    return rollout, fraction, gpus
+
+
+def _reward(
+    spec: JobSpec, objective: Objective, arch: ModelArch, said: list[str]
+) -> tuple[str | None, ModelArch | None]:
+    if spec.reward_model:
+        try:
+            found, _ = resolve_model(spec.reward_model, None)
+        except PlanningError as unknown:
+            raise PlanningError(f"reward model: {unknown.message}", field="reward_model") from None
+        said.append(f"a frozen reward model ({found.name}, {found.params_b:.1f}B) scores rollouts")
+        return spec.reward_model, found
+    if objective is Objective.ppo:
+        said.append(
+            f"PPO's reward model taken as the policy's size ({arch.name}), frozen; say its size "
+            "if it differs"
+        )
+        return arch.name, arch
+    if objective in ONLINE_OBJECTIVES:
+        said.append("rule-based (verifiable) rewards: no reward model on the GPU")
+    return None, None
