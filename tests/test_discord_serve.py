@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from adapters.cli import main
-from adapters.discord.serve import SettingsError, settings_from_env
+from adapters.discord.serve import (
+    SettingsError,
+    add_arguments,
+    settings_from_args,
+    settings_from_env,
+)
 
 TOKEN = "MTIz.secret-token-value"
 
@@ -89,3 +96,42 @@ def test_the_invite_url_asks_for_both_scopes_and_only_the_permissions_used(capsy
         "https://discord.com/oauth2/authorize?client_id=123456789012345678"
         "&scope=bot+applications.commands&permissions=309237763072"
     )
+
+
+def _serve_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def test_shard_flags_stand_beside_the_environment_and_win():
+    env = {"DISCORD_TOKEN": TOKEN, "DISCORD_SHARD_COUNT": "8", "DISCORD_SHARD_IDS": "4-7"}
+    assert settings_from_args(_serve_args(), env).shard_ids == [4, 5, 6, 7]
+    flagged = settings_from_args(_serve_args("--shard-ids", "0-3", "--shard-count", "8"), env)
+    assert flagged.shard_ids == [0, 1, 2, 3] and flagged.shard_count == 8
+    only_flags = _serve_args("--shard-ids", "0-3", "--shard-count", "8")
+    assert settings_from_args(only_flags, {"DISCORD_TOKEN": TOKEN}).shard_ids == [0, 1, 2, 3]
+    with pytest.raises(SettingsError, match="--shard-count"):
+        settings_from_args(_serve_args("--shard-ids", "0-3"), {"DISCORD_TOKEN": TOKEN})
+
+
+def test_a_bad_shard_flag_or_state_url_exits_2(monkeypatch, capsys):
+    monkeypatch.setenv("DISCORD_TOKEN", TOKEN)
+    assert main(["serve", "discord", "--shard-ids", "0-9", "--shard-count", "8"]) == 2
+    assert "below DISCORD_SHARD_COUNT=8" in capsys.readouterr().err
+    monkeypatch.setenv("GPUPLAN_STATE_URL", "postgres://db")
+    assert main(["serve", "discord"]) == 2
+    err = capsys.readouterr().err
+    assert "GPUPLAN_STATE_URL must be a Redis URL" in err and TOKEN not in err
+
+
+def test_the_procfiles_shard_ranges_are_valid_and_cover_every_shard():
+    procfile = (Path(__file__).resolve().parents[1] / "Procfile").read_text().splitlines()
+    lines = [line.lstrip("# ") for line in procfile if "gpuplan serve discord --shard" in line]
+    owned: list[int] = []
+    for line in lines:
+        argv = line.split("gpuplan serve discord", 1)[1].split()
+        settings = settings_from_args(_serve_args(*argv), {"DISCORD_TOKEN": TOKEN})
+        owned += settings.shard_ids or []
+        count = settings.shard_count
+    assert len(lines) >= 2 and sorted(owned) == list(range(count or 0))

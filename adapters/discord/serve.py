@@ -2,8 +2,9 @@
 
 Environment: DISCORD_TOKEN (required, never logged), DISCORD_GUILD_ID (sync commands to one
 guild instantly, for testing), DISCORD_SHARD_COUNT and DISCORD_SHARD_IDS (e.g. "0-3" or "4,5": run
-a large bot as several processes), GPUPLAN_DISCORD_MESSAGE_CONTENT=1 (the privileged intent that
-lets plain thread replies re-plan without a mention).
+a large bot as several processes; the flags --shard-count and --shard-ids override them, so each
+Procfile process type can own its range), GPUPLAN_DISCORD_MESSAGE_CONTENT=1 (the privileged
+intent that lets plain thread replies re-plan without a mention).
 """
 
 from __future__ import annotations
@@ -52,14 +53,37 @@ def settings_from_env(env: Mapping[str, str]) -> DiscordSettings:
     )
 
 
+# Each flag stands in for its environment variable and wins over it.
+SHARD_FLAGS = {"shard_count": "DISCORD_SHARD_COUNT", "shard_ids": "DISCORD_SHARD_IDS"}
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = __doc__.splitlines()[0] if __doc__ else None
+    parser.add_argument(
+        "--shard-count", metavar="N", help="total shards across all processes (DISCORD_SHARD_COUNT)"
+    )
+    parser.add_argument(
+        "--shard-ids", metavar="IDS", help="this process's shards, e.g. 0-3 (DISCORD_SHARD_IDS)"
+    )
+
+
+def settings_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> DiscordSettings:
+    """The environment's settings with the command line's shard flags laid over them."""
+    flags = {
+        variable: value
+        for name, variable in SHARD_FLAGS.items()
+        if (value := getattr(args, name, None)) is not None
+    }
+    return settings_from_env({**env, **flags})
 
 
 def run(args: argparse.Namespace) -> int:
+    from bot.state_url import StateUrlError, backend_from_env
+
     try:
-        settings = settings_from_env(os.environ)
-    except SettingsError as error:
+        settings = settings_from_args(args, os.environ)
+        backend = backend_from_env()
+    except (SettingsError, StateUrlError) as error:
         print(f"gpuplan serve discord: {error}", file=sys.stderr)
         return 2
     import discord
@@ -74,6 +98,12 @@ def run(args: argparse.Namespace) -> int:
         shard_count=settings.shard_count,
         shard_ids=settings.shard_ids,
     )
+    shards = (
+        f"shards {settings.shard_ids} of {settings.shard_count}"
+        if settings.shard_ids
+        else ("Discord's recommended shards")
+    )
+    print(f"gpuplan: Discord bot on {shards}; state in {backend.describe()}", flush=True)
     try:
         client.run(settings.token, root_logger=True)
     except discord.LoginFailure:
@@ -104,7 +134,9 @@ def _shard_ids(raw: str, shard_count: int | None) -> list[int] | None:
     if not raw:
         return None
     if shard_count is None:
-        raise SettingsError("DISCORD_SHARD_IDS needs DISCORD_SHARD_COUNT (the total shard count).")
+        raise SettingsError(
+            "DISCORD_SHARD_IDS (--shard-ids) needs DISCORD_SHARD_COUNT (--shard-count), the total."
+        )
     ids: list[int] = []
     for part in raw.split(","):
         low, _, high = part.strip().partition("-")
