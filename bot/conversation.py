@@ -44,6 +44,7 @@ from planner.errors import PlanningError, validation_sentence
 from planner.parsing.assemble import MAX_INPUT_CHARS
 from planner.parsing.result import ParseResult
 from planner.plan import Plan
+from planner.solve import pick_for_constraints, solve
 from planner.spec import JobSpec
 
 logger = logging.getLogger(__name__)
@@ -175,7 +176,7 @@ class Conversation:
                 return _Outcome(Turn(message_reply("clarify", *phrases.STARTED_OVER)), history=())
             case Reset(question=question):
                 return self._new_question(question)
-            case Question(text=text) if current is None:
+            case Question(text=text) | Cheapest(text=text) if current is None:
                 return self._new_question(text)
             case _ if current is None:
                 return _no_job_yet()
@@ -196,6 +197,11 @@ class Conversation:
                 return _no_job_yet()
             body = result.clarify or phrases.WHICH_MODEL_BODY
             return _Outcome(Turn(message_reply("clarify", phrases.WHICH_MODEL_TITLE, body)))
+        if result.asked:
+            plan, job = self._solved(result.spec, result.asked)
+            reply = plan_reply(plan, notes=result.assumptions)
+            reply.warnings += _unread_warnings(result)
+            return _Outcome(Turn(reply, plan), history=(_as_json(job),))
         plan = self._plan(result.spec)
         cards = compared_cards(result.fields, result.alternative_fields)
         notes = [*result.assumptions, *_comparison_notes(result, cards)]
@@ -213,6 +219,14 @@ class Conversation:
             return _Outcome(Turn(message_reply("clarify", *phrases.unread_change(unread))))
         cards = compared_cards(result.fields, result.alternative_fields)
         patch = patch_from_fields(result.fields)
+        if result.asked:  # "and the max batch?": solved on the thread's job, as changed
+            base = _validated(apply_patch(_as_json(current), patch))
+            plan, job = self._solved(base, result.asked)
+            reply = plan_reply(plan, notes=result.assumptions)
+            unchanged = _as_json(job) == _as_json(current)
+            return _Outcome(
+                Turn(reply, plan), history=None if unchanged else (*history, _as_json(job))
+            )
         if cards:  # the cards are shown side by side; the job itself keeps its card
             patch = {name: value for name, value in patch.items() if name not in CARD_FIELDS}
             if not patch:
@@ -272,6 +286,15 @@ class Conversation:
         changes = diff_plans(before, after)
         reply = plan_reply(after, changes=[phrases.UNDID, *changes.lines()])
         return _Outcome(Turn(reply, after, changes.spec), history=history[:-1])
+
+    def _solved(self, spec: JobSpec, asked: str) -> tuple[Plan, JobSpec]:
+        """An inverse question: the forward plan at the answer, carrying the answer, and the job
+        at the answer (the thread's job from now on)."""
+        if asked == "gpu":
+            plan = self._plan(spec)
+            return plan.model_copy(update={"solve": pick_for_constraints(plan)}), spec
+        job, answer = solve(spec, asked)
+        return self._plan(job).model_copy(update={"solve": answer}), job
 
     def _plan(self, job: JobSpec) -> Plan:
         return self._plans.get_or_compute(job.model_dump_json(), lambda: self._plan_fn(job))

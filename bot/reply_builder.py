@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from bot import format as fmt
-from bot import phrases
+from bot import phrases, solve_copy
 from bot.reply import CardRow, MemoryLine, Reply, ReplyKind, WhatIf
 from planner.plan import Option, Plan
 from planner.spec import Method
@@ -25,18 +25,26 @@ def plan_reply(
     """The answer to a planned job; `only_gpus` (catalog keys) narrows the table to a comparison."""
     table = card_table(plan, only_gpus)
     buttons = whatifs(plan)
+    solved = plan.solve
+    lead = solve_copy.lead(plan)
+    searched = [f"searched over {solved.tolerance}"] if solved and solved.tolerance else []
     return Reply(
         kind="plan",
         title=title(plan),
-        verdict=verdict(plan),
+        verdict=f"{lead} {verdict(plan)}" if lead else verdict(plan),
         required_gib=plan.memory.required_gib,
         range_gib=plan.memory.range_gib,
         memory=memory_lines(plan),
         table=table,
-        recommendation=recommendation_lines(plan),
+        recommendation=[*solve_copy.other_cards(plan), *recommendation_lines(plan)],
         suggestions=[suggestion.change for suggestion in plan.suggestions],
         changes=list(changes),
-        assumptions=[*notes, *plan.assumptions],
+        assumptions=[
+            *notes,
+            *(solved.assumptions if solved else []),
+            *searched,
+            *plan.assumptions,
+        ],
         warnings=list(plan.warnings),
         price_date=plan.price_date,
         followups=followup_hints(plan, buttons, can_undo=bool(changes)),

@@ -178,7 +178,7 @@ _LORA_DEFAULTS: dict[Framework, tuple[int, list[LoraTarget] | str]] = {
 
 # Stacks whose multi-GPU recipes are FSDP for every method (torchtune's *_distributed recipes,
 # LitGPT's FSDPStrategy): they have no DDP path.
-_FSDP_ONLY_FRAMEWORKS = (Framework.torchtune, Framework.litgpt)
+FSDP_ONLY_FRAMEWORKS = (Framework.torchtune, Framework.litgpt)
 
 
 def _sharding(spec: JobSpec, framework: Framework, num_gpus: int, said: list[str]) -> Sharding:
@@ -186,7 +186,7 @@ def _sharding(spec: JobSpec, framework: Framework, num_gpus: int, said: list[str
         return spec.sharding
     if num_gpus == 1:
         return Sharding.none
-    if spec.method is Method.full or framework in _FSDP_ONLY_FRAMEWORKS:
+    if spec.method is Method.full or framework in FSDP_ONLY_FRAMEWORKS:
         said.append(f"{num_gpus} GPUs with FSDP (full sharding)")
         return Sharding.fsdp
     said.append(f"{num_gpus} GPUs with DDP (each GPU holds the whole model)")

@@ -435,13 +435,13 @@ class RequestedCard(NamedTuple):
 
 def read_requested_card(job: ResolvedJob) -> RequestedCard:
     """The card the user named (or a generic one of the size they gave), with what we assumed."""
-    return _requested_card(job.gpu, job.gpu_vram_gb)
+    return requested_card(job.gpu, job.gpu_vram_gb)
 
 
 # The catalog is fixed for the process and chat users name the same few dozen cards, so a card
 # name is read (fuzzy matching over every alias) once.
 @lru_cache(maxsize=512)
-def _requested_card(name: str | None, vram_gb: float | None) -> RequestedCard:
+def requested_card(name: str | None, vram_gb: float | None) -> RequestedCard:
     assumptions: list[str] = []
     warnings: list[str] = []
     if name:

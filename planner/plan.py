@@ -111,6 +111,60 @@ class AfterTraining(BaseModel):
     notes: list[str] = []
 
 
+Asked = Literal["seq_len", "micro_batch", "params_b", "num_gpus", "gpu"]
+Binding = Literal["memory", "context_window", "budget", "deadline"]
+
+
+class SolvedCard(BaseModel):
+    """An inverse question answered on one card (planner.solve)."""
+
+    gpu: str = Field(description="catalog key")
+    gpu_name: str
+    count: int
+    value: int | float | None = Field(description="the limit; null when nothing holds")
+    comfortable: int | float | None = Field(
+        None, description="the largest value with 10 % headroom"
+    )
+    binding: Binding = "memory"
+    model: str | None = Field(None, description="for params_b: the catalog model at the limit")
+    model_name: str | None = None
+    comfortable_model: str | None = None
+    sharding: str | None = Field(None, description="for num_gpus: the layout that holds it")
+    cpu_offload: bool = False
+
+
+class Lever(BaseModel):
+    """A change of software that moves an inverse answer: the limit with that change."""
+
+    change: str
+    patch: dict[str, object]
+    value: int | float | None
+
+
+class Solve(BaseModel):
+    """The answer to an inverse question ("max context?", "how many 4090s?"): the Plan it comes
+    with is the forward plan at this answer."""
+
+    asked: Asked
+    value: int | float | str | None = Field(
+        description="seq_len tokens, micro_batch, params_b (billions), num_gpus, or gpu (key)"
+    )
+    gpu: str | None = Field(description="catalog key of the card answered on")
+    count: int | None
+    binding: Binding | None = Field(description="what stops it going further")
+    comfortable: int | float | None = None
+    model: str | None = None
+    model_name: str | None = None
+    comfortable_model: str | None = None
+    sharding: str | None = None
+    cpu_offload: bool = False
+    tolerance: str = ""
+    cards: list[SolvedCard] = Field([], description="one per reference card when none was named")
+    closest_miss: Option | None = Field(None, description="gpu: the run that misses by least")
+    levers: list[Lever] = Field([], description="the limit with Unsloth, QLoRA, checkpointing")
+    assumptions: list[str] = []
+
+
 class Plan(BaseModel):
     spec: JobSpec = Field(description="the job as planned, every default filled in")
     model: ModelInfo
@@ -123,3 +177,4 @@ class Plan(BaseModel):
     suggestions: list[Suggestion] = []
     after_training: AfterTraining | None = None
     price_date: str | None = None
+    solve: Solve | None = Field(None, description="set when the question asked for a limit")

@@ -50,6 +50,8 @@ def _run_text(text: str) -> int:
         print(result.spec.model_dump_json(indent=2, exclude_none=True))
         for alternative in result.alternatives:
             print("compared with:", alternative.model_dump_json(exclude_none=True))
+    if result.asked:
+        print(f"asks for: {result.asked}")
     for assumption in result.assumptions:
         print(f"assumed: {assumption}")
     for text_left in result.unread:
@@ -74,11 +76,12 @@ def _answer(line: str, number: int) -> dict[str, Any]:
         return {"id": ident, "error": result.error}
     if result.spec is None:
         return {"id": ident, "error": result.clarify, "fields": result.fields}
-    return {
+    answer = {
         "id": ident,
         "spec": result.spec.model_dump(mode="json", exclude_none=True),
         "assumptions": result.assumptions,
     }
+    return answer | ({"asked": result.asked} if result.asked else {})
 
 
 def _run_jsonl(lines: IO[str], out: IO[str]) -> int:

@@ -17,6 +17,7 @@ from planner.parsing.batch import read_batch
 from planner.parsing.config import read_config
 from planner.parsing.distributed import read_distributed
 from planner.parsing.ignored import read_ignored
+from planner.parsing.inverse import read_asked, read_asked_card
 from planner.parsing.normalize import fold_width, normalize
 from planner.parsing.numbers import TOO_MANY_DIGITS, BadNumber, expand_powers
 from planner.parsing.reading import Reading
@@ -34,6 +35,7 @@ CLARIFY = (
 _READERS = (
     read_config,
     read_ignored,
+    read_asked,
     model.read_model,
     method.read_method,
     budget.read_speed,
@@ -50,6 +52,7 @@ _READERS = (
     context.read_loose_context,
     dataset.samples_to_tokens,
     epochs.read_times,
+    read_asked_card,
 )
 # "epochs=-1", "batch size -4": a minus sign after a setting's name (value-first forms such as
 # "-3 epochs" are caught by `Reading.number`).
@@ -112,7 +115,8 @@ def _result(r: Reading) -> ParseResult:
         jobs.append(spec)
     leftovers = _LEFTOVER.findall(r.text) if _DIGIT.search(r.text) else []
     unread = [*r.notes, *leftovers]
-    if "model" not in fields and "params_b" not in fields:
+    # "The largest model I can QLoRA on a 4090?" names no model: the question is which.
+    if "model" not in fields and "params_b" not in fields and fields.get("asked") != "params_b":
         return ParseResult(
             fields=fields,
             assumptions=r.assumptions,

@@ -16,6 +16,7 @@ class ParseResult(BaseModel):
     asks for what is missing, with an example. `alternatives` holds the other jobs of a comparison
     ("7B/13B", "4090 vs H100"), `spec` being the first; `alternative_fields` holds the same
     comparison as patches like `fields`, so a follow-up such as "4090 vs H100?" still compares.
+    `fields["asked"]` names the limit an inverse question asks for ("max context?").
     """
 
     spec: JobSpec | None = None
@@ -26,3 +27,8 @@ class ParseResult(BaseModel):
     alternatives: list[JobSpec] = []
     alternative_fields: list[dict[str, Any]] = []
     error: str | None = None
+
+    @property
+    def asked(self) -> str | None:
+        """The limit an inverse question asks for (planner.solve's ASKED_FIELDS), if any."""
+        return self.fields.get("asked")
