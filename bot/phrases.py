@@ -220,3 +220,112 @@ YOUR_CARD = "your card"
 ON = "on"
 OFF = "off"
 DEFAULT_VALUE = "default"
+
+
+# --- Inverse answers ("max context?", "how many 4090s?") --------------------------------------
+
+STACK_NAMES = {
+    "hf": "HF + PEFT",
+    "unsloth": "Unsloth",
+    "torchtune": "torchtune",
+    "litgpt": "LitGPT",
+    "axolotl": "axolotl",
+    "llama-factory": "LLaMA-Factory",
+    "ms-swift": "ms-swift",
+}
+METHOD_NOUNS = {"full": "a full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
+LAYOUT_PHRASES = {
+    "none": "",
+    "ddp": " with DDP (each GPU holds a full copy)",
+    "zero2": " with ZeRO-2 (optimizer state and gradients sharded)",
+    "fsdp": " with FSDP/ZeRO-3 (everything sharded)",
+    "zero3": " with ZeRO-3 (everything sharded)",
+    "device_map": " split layer by layer (device_map)",
+}
+WITH_HEADROOM = " ({value} with 10 % headroom)"
+ACCUMULATION_NOTE = " Gradient accumulation gives a larger effective batch at no memory cost."
+
+
+def on_cards(count: int, gpu_name: str) -> str:
+    return f"{'one' if count == 1 else f'{count}×'} {gpu_name}"
+
+
+def context_limit(tokens: str, where: str, stack: str, headroom: str) -> str:
+    return f"Up to {tokens} tokens fit {where} with {stack}{headroom}."
+
+
+def context_window_fits(tokens: str, where: str, stack: str) -> str:
+    return f"The model's whole context window, {tokens} tokens, fits {where} with {stack}."
+
+
+def no_context_fits(where: str, model: str, method: str, stack: str, smallest: str) -> str:
+    return (
+        f"No context of even 256 tokens fits {where} for {model} {method} with {stack}{smallest}."
+    )
+
+
+def batch_limit(batch: str, where: str, tokens: int, stack: str, headroom: str) -> str:
+    return f"Up to micro-batch {batch} fits {where} at {tokens:,} tokens with {stack}{headroom}."
+
+
+def no_batch_fits(where: str, tokens: int, stack: str, smallest: str) -> str:
+    return f"Not even micro-batch 1 fits {where} at {tokens:,} tokens with {stack}{smallest}."
+
+
+def largest_model(where: str, method: str, stack: str, model: str, size_b: float, easy: str):
+    return (
+        f"The largest catalog model that fits {where} for {method} with {stack}: "
+        f"{model} ({size_b:.1f}B){easy}."
+    )
+
+
+def comfortable_model(model: str) -> str:
+    return f"; with 10 % headroom, {model}"
+
+
+def no_model_fits(where: str, method: str, stack: str) -> str:
+    return f"No catalog model fits {where} for {method} with {stack}."
+
+
+def fewest_cards(count: int, gpu_name: str, layout: str, offload: bool) -> str:
+    offloaded = " and the optimizer state offloaded to CPU RAM" if offload else ""
+    fewer = "" if count == 1 else "; fewer do not"
+    return f"{count}× {gpu_name}{layout}{offloaded} hold it{fewer}."
+
+
+def no_count_holds(gpu_name: str, most: int) -> str:
+    return f"Even {most}× {gpu_name} do not hold this job."
+
+
+def smallest_card_holding(tokens: int, gpu_name: str) -> str:
+    return f"; the smallest card that holds {tokens:,} tokens is {gpu_name}"
+
+
+def deadline_limit(hours: str) -> str:
+    return f"a {hours} deadline"
+
+
+def budget_limit(usd: str) -> str:
+    return f"a {usd} budget"
+
+
+def constraint_met(limit: str, run: str) -> str:
+    return f"The cheapest run that meets {limit}: {run}."
+
+
+def constraint_missed(limit: str, best: str = "", run: str = "", over: str = "") -> str:
+    if not run:
+        return f"Nothing meets {limit}: no priced card holds this job."
+    return f"Nothing meets {limit}: the {best} run, {run}, is {over} over."
+
+
+def run_line(card: str, hours: str, cost: str) -> str:
+    return f"{card}, {hours}, {cost}"
+
+
+def levers_line(sentence: str, moved: Sequence[str]) -> str:
+    return sentence.removesuffix(".") + "; " + ", ".join(moved) + "."
+
+
+def searched_over(tolerance: str) -> str:
+    return f"searched over {tolerance}"

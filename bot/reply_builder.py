@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from bot import format as fmt
-from bot import phrases, solve_copy
+from bot import phrases, solve_reply
 from bot.reply import CardRow, MemoryLine, Reply, ReplyKind, WhatIf
 from planner.plan import Option, Plan
 from planner.spec import Method
@@ -26,8 +26,7 @@ def plan_reply(
     table = card_table(plan, only_gpus)
     buttons = whatifs(plan)
     solved = plan.solve
-    lead = solve_copy.lead(plan)
-    searched = [f"searched over {solved.tolerance}"] if solved and solved.tolerance else []
+    lead = solve_reply.lead(plan)
     return Reply(
         kind="plan",
         title=title(plan),
@@ -36,13 +35,13 @@ def plan_reply(
         range_gib=plan.memory.range_gib,
         memory=memory_lines(plan),
         table=table,
-        recommendation=[*solve_copy.other_cards(plan), *recommendation_lines(plan)],
+        recommendation=[*solve_reply.other_cards(plan), *recommendation_lines(plan)],
         suggestions=[suggestion.change for suggestion in plan.suggestions],
         changes=list(changes),
         assumptions=[
             *notes,
             *(solved.assumptions if solved else []),
-            *searched,
+            *solve_reply.searched(plan),
             *plan.assumptions,
         ],
         warnings=list(plan.warnings),
