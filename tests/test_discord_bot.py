@@ -354,3 +354,15 @@ async def test_the_synced_commands_are_valid_discord_commands():
         descriptions = [command["description"], *(o["description"] for o in command["options"])]
         assert all(1 <= len(d) <= 100 for d in descriptions)
         assert len(command["options"]) <= 25
+
+
+async def test_an_inverse_question_leads_with_the_number(conversation):
+    client = GpuplanClient(conversation, shard_count=1)
+    async with simcord.run(client) as env:
+        _, channel, ana = _world(env)
+        await ana.send(channel, f"{client.user.mention} 全参微调 7B 需要几张4090?")
+        (thread,) = channel.threads
+        (answer,) = _bot_messages(thread, client)
+        assert "× NVIDIA GeForce RTX 4090" in answer.embeds[0].description
+        assert "hold it" in answer.embeds[0].description
+        _assert_never_pings(env)

@@ -473,3 +473,17 @@ async def test_a_replayed_button_click_is_answered_once(
         await bot.click(button, container, trigger="7.1.2")
         await fake.wait_for(lambda: len(conversation.texts) == 3)
     assert conversation.texts == [QUESTION, button["value"], button["value"]]
+
+
+async def test_an_inverse_question_is_answered_with_the_number_first(
+    fake: FakeSlack, conversation: Recording
+) -> None:
+    async with Bot(fake, conversation) as bot:
+        await bot.mention("max context for llama 3.1 8b qlora on a 4090", ts="1700000009.000100")
+        await fake.wait_for(lambda: fake.posts())
+        first = fake.posts()
+        await bot.mention("and the max batch?", ts="1700000010.000100",
+                          thread_ts="1700000009.000100")  # fmt: skip
+        await fake.wait_for(lambda: len(fake.posts()) > len(first))
+    assert "Up to " in _wire(first) and " tokens fit one NVIDIA GeForce RTX 4090" in _wire(first)
+    assert "Up to micro-batch" in _wire(fake.posts()[len(first) :])
