@@ -16,6 +16,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("adapters.console.chat", "a conversation, one message per line; threads persist"),
     "parse": ("adapters.console.parse_cmd", "print the JobSpec read from free text"),
     "estimate": ("adapters.console.estimate", "plan JobSpec JSON (--spec FILE|- or --jsonl)"),
+    "models": ("adapters.console.models_cmd", "list known models: total/active params, context"),
     "render": ("adapters.console.render_cmd", "print the exact Slack or Discord payload"),
     "serve": ("adapters.serve", "run the Slack or Discord bot"),
     "discord-commands": ("adapters.discord.commands_cmd", "print the synced command JSON"),

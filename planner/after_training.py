@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from planner.catalog.models import ModelArch, linear_params_per_layer
+from planner.catalog.models import ModelArch, quantisable_linear_params
 from planner.defaults import ResolvedJob
 from planner.memory.components import NF4_BYTES, adapter_params
 from planner.memory.profiles import CUDA_CONTEXT_GIB
@@ -33,7 +33,7 @@ def after_training(job: ResolvedJob, run_hours: float | None) -> AfterTraining:
     """Sizes of what the run produces and the memory to serve it; `run_hours` drives the
     checkpointing advice."""
     arch = job.arch
-    linear = arch.num_layers * linear_params_per_layer(arch)
+    linear = quantisable_linear_params(arch)
     other = arch.total_params - linear
     kv_and_context = kv_cache_bytes(arch, job.seq_len) + CUDA_CONTEXT_GIB * GIB
     merged_bytes = arch.total_params * BYTES_16BIT

@@ -93,7 +93,7 @@ from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from planner.catalog.gpus import GpuSpec, gpu_by_key
-from planner.catalog.models import ModelArch, linear_params_per_layer
+from planner.catalog.models import ModelArch, linear_params
 from planner.spec import Method, Precision, Quant, Sharding
 
 if TYPE_CHECKING:
@@ -166,7 +166,7 @@ class JobWork(NamedTuple):
 @cache
 def active_block_params(arch: ModelArch) -> int:
     """Weights of the transformer blocks' linears a token passes through (MoE: routed experts)."""
-    return arch.num_layers * linear_params_per_layer(arch, active_only=True)
+    return linear_params(arch, active_only=True)
 
 
 def flops_per_token(job: ResolvedJob) -> float:
@@ -211,7 +211,7 @@ def activation_bytes_per_token(job: ResolvedJob) -> float:
     """Elementwise kernels' and the loss's memory traffic per token (see module docstring)."""
     arch = job.arch
     element_bytes = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
-    mlp_width = arch.expert_width * (arch.experts_per_token or 1)
+    mlp_width = arch.token_mlp_width
     forward_elements = (
         ELEMENTWISE_ELEMENTS_PER_HIDDEN * arch.hidden_size
         + ELEMENTWISE_ELEMENTS_PER_INTERMEDIATE * mlp_width
@@ -237,7 +237,7 @@ def weight_read_bytes_per_token(job: ResolvedJob) -> float:
 @cache
 def streamed_weight_params(arch: ModelArch) -> int:
     """Weights read per pass: every block linear (all experts) and the lm_head."""
-    return arch.num_layers * linear_params_per_layer(arch) + arch.hidden_size * arch.vocab_size
+    return linear_params(arch) + arch.hidden_size * arch.vocab_size
 
 
 def _tokens_per_optimizer_step(job: ResolvedJob) -> int:

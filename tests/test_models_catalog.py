@@ -6,7 +6,6 @@ import pytest
 
 from planner.catalog.models import (
     arch_from_hf_config,
-    linear_shapes,
     model_names,
     resolve_model,
 )
@@ -81,11 +80,11 @@ def test_parameter_counts_come_from_real_shapes() -> None:
 
 def test_gqa_makes_k_and_v_narrow_and_plain_mlps_have_no_gate() -> None:
     llama3, _ = resolve_model("llama 3 8b", None)
-    shapes = linear_shapes(llama3)
-    assert shapes["k"] == (4096, 1024, 1)
+    shapes = {g.target: (g.in_features, g.out_features, g.count) for g in llama3.linears}
+    assert shapes["k"] == (4096, 1024, 32)
     assert "gate" in shapes
     falcon, _ = resolve_model("falcon 7b", None)
-    assert "gate" not in linear_shapes(falcon)
+    assert "gate" not in {g.target for g in falcon.linears}
 
 
 def test_model_names_cover_display_names_aliases_and_ids() -> None:

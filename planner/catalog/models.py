@@ -1,23 +1,43 @@
 """Model architectures: the catalog in planner/data/models.json, loose-name lookup, HF configs.
 
-Parameter counts are computed from the shapes (GQA, gated/plain MLPs, MoE experts, tied or untied
-embeddings) so that every byte the memory model counts traces back to a real matrix.
+Every catalog entry holds a config.json (HF field names); parameter counts are computed from it
+layer by layer (planner.catalog.architecture) so that every byte the memory model counts traces
+back to a real matrix.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Literal
+from typing import Any
 
+from planner.catalog.architecture import (
+    TIED_BY_DEFAULT_TYPES,
+    ConfigError,
+    LinearGroup,
+    ModelArch,
+    embedding_params,
+    frozen_tower_params,
+    linear_params,
+    positive_int,
+    text_census,
+    vision_tower_params,
+    with_counts,
+)
 from planner.errors import PlanningError
 
-MlpKind = Literal["gated", "plain"]
-LinearShape = tuple[int, int, int]  # (in_features, out_features, matrices per layer)
+__all__ = [
+    "LinearGroup",
+    "ModelArch",
+    "embedding_params",
+    "frozen_tower_params",
+    "linear_params",
+]
 
 # A bare size names the model most people mean by it; a nominal size not listed here plans from a
 # generic Llama-style shape. 13B is read as Llama-2-13B, as the seed guide does.
@@ -49,93 +69,25 @@ _NOISE_TOKENS = frozenset(
 _SIZE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([bm])(?![a-z])", re.IGNORECASE)
 
 
-@dataclass(frozen=True, slots=True)
-class ModelArch:
-    """One decoder-only transformer's shape. `intermediate_size` is one gate/up projection's
-    width (per expert for MoE, where `moe_intermediate_size` wins when set)."""
-
-    key: str
-    name: str
-    hf_id: str | None
-    family: str
-    mlp: MlpKind
-    num_layers: int
-    hidden_size: int
-    intermediate_size: int
-    num_heads: int
-    num_kv_heads: int
-    head_dim: int
-    vocab_size: int
-    tie_embeddings: bool
-    max_context: int | None
-    source: str
-    moe_intermediate_size: int | None = None
-    num_experts: int | None = None
-    experts_per_token: int | None = None
-    aliases: tuple[str, ...] = ()
-    ids: tuple[str, ...] = ()
-    total_params: int = field(default=0, compare=False)
-    active_params: int = field(default=0, compare=False)
-
-    @property
-    def expert_width(self) -> int:
-        return self.moe_intermediate_size or self.intermediate_size
-
-    @property
-    def params_b(self) -> float:
-        return self.total_params / 1e9
-
-
-def linear_shapes(arch: ModelArch, *, active_only: bool = False) -> dict[str, LinearShape]:
-    """Per-layer linear layers by LoRA target name: (in, out, how many such matrices).
-
-    q/o span num_heads·head_dim, k/v num_kv_heads·head_dim (GQA). Gated MLPs (SwiGLU/GeGLU)
-    have gate, up and down; plain MLPs (GELU) only up and down. MoE repeats the MLP per expert.
-    """
-    h, q_out, kv_out = (
-        arch.hidden_size,
-        arch.num_heads * arch.head_dim,
-        arch.num_kv_heads * arch.head_dim,
-    )
-    experts = arch.num_experts or 1
-    if active_only and arch.num_experts:
-        experts = arch.experts_per_token or 1
-    width = arch.expert_width
-    shapes: dict[str, LinearShape] = {
-        "q": (h, q_out, 1),
-        "k": (h, kv_out, 1),
-        "v": (h, kv_out, 1),
-        "o": (q_out, h, 1),
-        "up": (h, width, experts),
-        "down": (width, h, experts),
-    }
-    if arch.mlp == "gated":
-        shapes["gate"] = (h, width, experts)
-    return shapes
-
-
-def linear_params_per_layer(arch: ModelArch, *, active_only: bool = False) -> int:
-    """Σ in·out·matrices over `linear_shapes` (only the routed experts when `active_only`)."""
-    return sum(i * o * n for i, o, n in linear_shapes(arch, active_only=active_only).values())
-
-
-def embedding_params(arch: ModelArch) -> int:
-    """Input embedding plus an untied lm_head (tied models share one V×h matrix)."""
-    one = arch.vocab_size * arch.hidden_size
-    return one if arch.tie_embeddings else 2 * one
-
-
 def small_params(arch: ModelArch) -> int:
-    """Norm weights (two per layer plus the final one) and MoE routers: kept in 16 bits or more."""
-    router = arch.hidden_size * (arch.num_experts or 0)
-    return arch.num_layers * (2 * arch.hidden_size + router) + arch.hidden_size
+    """Parameters never quantised and kept in 16 bits or more: norms, routers, biases, convs,
+    and the vision tower / unshaped towers (frozen_tower_params)."""
+    return arch.other_params + frozen_tower_params(arch)
 
 
-def _with_counts(arch: ModelArch) -> ModelArch:
-    shared = embedding_params(arch) + small_params(arch)
-    total = shared + arch.num_layers * linear_params_per_layer(arch)
-    active = shared + arch.num_layers * linear_params_per_layer(arch, active_only=True)
-    return replace(arch, total_params=total, active_params=active)
+def largest_linear(arch: ModelArch, *, quantised_only: bool = False) -> int:
+    """The biggest single matrix of the decoder (a fused expert tensor counts as one expert's
+    matrix: that is the slice a grouped GEMM dequantises or reads at a time)."""
+    sizes = [
+        g.in_features * g.out_features for g in arch.linears if not (quantised_only and g.fused)
+    ]
+    return max(sizes, default=0)
+
+
+def quantisable_linear_params(arch: ModelArch) -> int:
+    """Linears bitsandbytes/GPTQ replace: every nn.Linear; fused 3-D expert parameters are not
+    nn.Linear and stay 16-bit (architectures-2026.md §2.7)."""
+    return sum(g.params for g in arch.linears if not g.fused)
 
 
 def _squash(text: str) -> str:
@@ -147,27 +99,70 @@ def _squash(text: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class OutOfScope:
+    """A catalog model gpuplan knows but does not plan: encoders, speech and diffusion models,
+    whose training memory is not the decoder memory model's (no causal-LM loss over a
+    vocabulary; a UNet/DiT's activations follow image latents, not tokens)."""
+
+    key: str
+    name: str
+    hf_id: str | None
+    kind: str
+    published_total: str | int | None
+    reason: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class _Catalog:
     by_key: dict[str, ModelArch]
-    by_id: dict[str, ModelArch]  # full HF ids, lower-case
-    by_name: dict[str, ModelArch]  # squashed names, curated entries first
+    by_id: dict[str, ModelArch | OutOfScope]  # full HF ids, lower-case
+    by_name: dict[str, ModelArch | OutOfScope]  # squashed names, curated entries first
+    out_of_scope: tuple[OutOfScope, ...]
+
+
+def arch_from_entry(entry: dict[str, Any]) -> ModelArch:
+    """A catalog entry: its config counted layer by layer, with the catalog's names."""
+    return arch_from_hf_config(
+        entry["config"],
+        entry["name"],
+        key=entry["key"],
+        hf_id=entry.get("hf_id"),
+        family=entry.get("family"),
+        kind=entry.get("kind"),
+        source=entry["source"],
+        aliases=tuple(entry.get("aliases", ())),
+        ids=tuple(entry.get("ids", ())),
+        published=(entry.get("published_total"), entry.get("published_active")),
+        unshaped_params=entry.get("unshaped_params", 0),
+    )
 
 
 @cache
 def _catalog() -> _Catalog:
     raw = json.loads(resources.files("planner").joinpath("data/models.json").read_text())
-    by_key: dict[str, ModelArch] = {}
-    by_id: dict[str, ModelArch] = {}
-    by_name: dict[str, ModelArch] = {}
-    for entry in raw["models"]:
-        fields = {k: v for k, v in entry.items() if k not in {"aliases", "ids", "date"}}
-        arch = _with_counts(
-            ModelArch(**fields, aliases=tuple(entry["aliases"]), ids=tuple(entry["ids"]))
+    by_key = {arch.key: arch for arch in map(arch_from_entry, raw["models"])}
+    out_of_scope = tuple(
+        OutOfScope(
+            key=e["key"],
+            name=e["name"],
+            hf_id=e.get("hf_id"),
+            kind=e["kind"],
+            published_total=e.get("published_total"),
+            reason=e["reason"],
+            source=e["source"],
         )
-        by_key[arch.key] = arch
+        for e in raw.get("out_of_scope", ())
+    )
+    by_id: dict[str, ModelArch | OutOfScope] = {}
+    by_name: dict[str, ModelArch | OutOfScope] = {}
+    for arch in by_key.values():
         for model_id in (arch.hf_id or "", *arch.ids):
             if model_id:
                 by_id.setdefault(model_id.lower(), arch)
+    for other in out_of_scope:
+        if other.hf_id:
+            by_id.setdefault(other.hf_id.lower(), other)
     # Curated names first so that e.g. 'qwen7b' stays Qwen2.5-7B rather than the 2023 Qwen-7B.
     for arch in by_key.values():
         for name in (arch.key, arch.name, *arch.aliases):
@@ -176,7 +171,11 @@ def _catalog() -> _Catalog:
         for model_id in (arch.hf_id or "", *arch.ids):
             if model_id:
                 by_name.setdefault(_squash(model_id), arch)
-    return _Catalog(by_key, by_id, by_name)
+    for other in out_of_scope:
+        for name in (other.key, other.name, other.hf_id or ""):
+            if name:
+                by_name.setdefault(_squash(name), other)
+    return _Catalog(by_key, by_id, by_name, out_of_scope)
 
 
 def get_model(key: str) -> ModelArch:
@@ -185,6 +184,10 @@ def get_model(key: str) -> ModelArch:
 
 def all_models() -> list[ModelArch]:
     return list(_catalog().by_key.values())
+
+
+def out_of_scope_models() -> list[OutOfScope]:
+    return list(_catalog().out_of_scope)
 
 
 @cache
@@ -198,11 +201,60 @@ def model_names() -> list[str]:
 
 
 def lookup_model(name: str) -> ModelArch | None:
-    """Exact HF id, then a loosely written name; None when the catalog does not know it."""
+    """Exact HF id, then a loosely written name; None when the catalog does not know it or does
+    not plan it (out_of_scope says why)."""
+    found = _lookup(name)
+    return found if isinstance(found, ModelArch) else None
+
+
+def _lookup(name: str) -> ModelArch | OutOfScope | None:
     catalog = _catalog()
     text = name.strip()
     found = catalog.by_id.get(text.lower()) or catalog.by_key.get(text.lower())
     return found or catalog.by_name.get(_squash(text))
+
+
+def out_of_scope(name: str) -> OutOfScope | None:
+    """The catalog's encoder/speech/diffusion entry a name means, if it means one."""
+    found = _lookup(name)
+    return found if isinstance(found, OutOfScope) else None
+
+
+# A squashed name this short, or a bare size ("405b", "8x7b"), is left to the size readers.
+_SIZE_ONLY = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]?")
+
+
+@cache
+def names_in_text() -> dict[str, str]:
+    """Squashed catalog names → the display name to plan, for finding a model named without a
+    size ("Kimi K2", "GLM4.5 Air", "Llama4 Maverick", "千问3 235b") inside free text."""
+    return {
+        squashed: found.name
+        for squashed, found in _catalog().by_name.items()
+        if len(squashed) >= 2 and not _SIZE_ONLY.fullmatch(squashed)
+    }
+
+
+def squash(text: str) -> str:
+    """The loose form names are compared in (publisher, variant words and separators dropped)."""
+    return _squash(text)
+
+
+# How alike a squashed name and a catalog name must be to be offered (difflib's ratio).
+DID_YOU_MEAN_CUTOFF = 0.75
+
+
+def closest_names(name: str, limit: int = 3) -> list[str]:
+    """Display names of the catalog models whose names are most like `name` (did you mean)."""
+    catalog = _catalog()
+    wanted = _squash(name)
+    if not wanted:
+        return []
+    close = difflib.get_close_matches(
+        wanted, catalog.by_name, n=limit * 4, cutoff=DID_YOU_MEAN_CUTOFF
+    )
+    names = [catalog.by_name[found].name for found in close]
+    return list(dict.fromkeys(names))[:limit]
 
 
 def size_in_name_b(name: str) -> float | None:
@@ -222,35 +274,36 @@ def representative_for_size(params_b: float) -> ModelArch | None:
     return None
 
 
+def generic_config(hidden: int) -> dict[str, Any]:
+    """A dense Llama-3-style config.json of width `hidden`: head_dim 128, one layer per 128 of
+    width (so depth grows with width), SwiGLU width 3.5 × hidden, 8 KV heads, a 128,256-token
+    untied vocabulary."""
+    heads = max(1, hidden // 128)
+    return {
+        "model_type": "llama",
+        "num_hidden_layers": heads,
+        "hidden_size": hidden,
+        "intermediate_size": round(3.5 * hidden / 128) * 128,
+        "num_attention_heads": heads,
+        "num_key_value_heads": min(8, heads),
+        "head_dim": 128,
+        "vocab_size": 128_256,
+        "tie_word_embeddings": False,
+    }
+
+
 @cache
 def generic_model(params_b: float) -> ModelArch:
-    """A dense Llama-3-style shape with about `params_b` billion parameters.
-
-    Llama proportions: head_dim 128, hidden = 128 × layers (so depth grows with width), SwiGLU
-    width 3.5 × hidden, 8 KV heads, a 128,256-token untied vocabulary. The hidden size is the
-    multiple of 128 whose count comes closest.
-    """
+    """A dense Llama-3-style shape (generic_config) with about `params_b` billion parameters;
+    the hidden size is the multiple of 128 whose count comes closest."""
 
     def build(hidden: int) -> ModelArch:
-        heads = max(1, hidden // 128)
-        return _with_counts(
-            ModelArch(
-                key=f"generic-{params_b:g}b",
-                name=f"generic {params_b:g}B (Llama-style)",
-                hf_id=None,
-                family="generic",
-                mlp="gated",
-                num_layers=max(1, hidden // 128),
-                hidden_size=hidden,
-                intermediate_size=round(3.5 * hidden / 128) * 128,
-                num_heads=heads,
-                num_kv_heads=min(8, heads),
-                head_dim=128,
-                vocab_size=128_256,
-                tie_embeddings=False,
-                max_context=None,
-                source="generic Llama-3-style shape scaled to the stated size",
-            )
+        return arch_from_hf_config(
+            generic_config(hidden),
+            f"generic {params_b:g}B (Llama-style)",
+            key=f"generic-{params_b:g}b",
+            family="generic",
+            source="generic Llama-3-style shape scaled to the stated size",
         )
 
     # The count grows with the width: bisect for the first width at or past the target, then
@@ -267,6 +320,15 @@ def generic_model(params_b: float) -> ModelArch:
     return min(candidates, key=lambda a: abs(a.total_params - target))
 
 
+def _did_you_mean(name: str) -> str:
+    close = closest_names(name)
+    return (
+        f"; did you mean {', '.join(close[:-1]) + ' or ' if len(close) > 1 else ''}{close[-1]}?"
+        if close
+        else ""
+    )
+
+
 def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, list[str]]:
     """The architecture for a loosely named model and/or a size, and what was assumed.
 
@@ -276,16 +338,16 @@ def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, 
     if name and _SIZE_RE.fullmatch(name.strip()):  # "13B" in the model field is a bare size
         name, params_b = None, params_b or size_in_name_b(name)
     if name and name.strip():
-        found = lookup_model(name)
-        if found is not None:
+        found = _lookup(name)
+        if isinstance(found, ModelArch):
             return found, []
+        if found is not None:
+            raise PlanningError(f"{found.name} is {found.reason}", field="model")
         size_b = params_b or size_in_name_b(name)
-        if size_b is None:
-            raise PlanningError(
-                f"unknown model {name.strip()!r}; give its size (e.g. '{name.strip()} 7B') "
-                "or an HF config.json",
-                field="model",
-            )
+        close = _did_you_mean(name)
+        if size_b is None or close:
+            hint = close or f"; give its size (e.g. '{name.strip()} 7B') or an HF config.json"
+            raise PlanningError(f"unknown model {name.strip()!r}{hint}", field="model")
         arch = generic_model(round(size_b, 3))
         return arch, [
             f"{name.strip()!r} is not in the catalog: planned as a generic dense Llama-style "
@@ -302,74 +364,88 @@ def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, 
     return arch, [f"{params_b:g}B planned as a generic dense Llama-style model"]
 
 
-_PLAIN_MLP_TYPES = frozenset({"falcon", "gpt_neox", "gpt2", "gptj", "phi", "stablelm_alpha", "mpt"})
-
-
-# Shapes past these are typos or hostile input, not models.
-MAX_CONFIG_DIMENSION = 10_000_000
-
-
-def _positive_int(config: dict, *names: str) -> int | None:
-    """The first of `names` holding a plausible positive integer (bools and strings are not)."""
-    for key in names:
-        value = config.get(key)
-        if (
-            isinstance(value, int)
-            and not isinstance(value, bool)
-            and 0 < value <= MAX_CONFIG_DIMENSION
-        ):
-            return value
+def _published(value: object) -> float | None:
+    """A published count ('109B', '36.7B', '1550M', 30532122624) in parameters; None when it
+    is missing or only approximate ('~2B effective')."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([BM])\s*", value)
+        if found:
+            return float(found.group(1)) * (1e9 if found.group(2) == "B" else 1e6)
     return None
 
 
-def arch_from_hf_config(config: dict, name: str) -> ModelArch:
-    """A ModelArch from a Hugging Face config.json (text_config used for multimodal models)."""
+def arch_from_hf_config(
+    config: dict,
+    name: str,
+    *,
+    key: str | None = None,
+    hf_id: str | None = None,
+    family: str | None = None,
+    kind: str | None = None,
+    source: str | None = None,
+    aliases: tuple[str, ...] = (),
+    ids: tuple[str, ...] = (),
+    published: tuple[object, object] = (None, None),
+    unshaped_params: int = 0,
+) -> ModelArch:
+    """A ModelArch from a Hugging Face config.json (text_config for multimodal models, with the
+    vision tower counted from vision_config), counted layer by layer."""
     if not isinstance(config, dict):
         raise PlanningError("config.json must be a JSON object", field="config")
-    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
-    required = {
-        "num_hidden_layers": _positive_int(text, "num_hidden_layers", "n_layer", "num_layers"),
-        "hidden_size": _positive_int(text, "hidden_size", "n_embd", "d_model"),
-        "num_attention_heads": _positive_int(text, "num_attention_heads", "n_head"),
-        "vocab_size": _positive_int(text, "vocab_size", "padded_vocab_size"),
-    }
-    missing = [label for label, value in required.items() if value is None]
-    if missing:
-        raise PlanningError(f"config.json lacks a usable {', '.join(missing)}", field="config")
-    layers, hidden, heads, vocab = (int(v or 0) for v in required.values())
-    model_type = str(text.get("model_type", ""))
-    plain = model_type in _PLAIN_MLP_TYPES
-    width = _positive_int(text, "intermediate_size", "ffn_hidden_size", "n_inner")
-    width = width or (4 if plain else 3) * hidden
-    if model_type == "qwen":  # Qwen1 stores gate+up together
-        width = max(1, width // 2)
-    experts = _positive_int(text, "num_local_experts", "num_experts", "n_routed_experts")
-    moe = experts is not None and experts > 1
-    return _with_counts(
-        ModelArch(
-            key=_squash(name) or "custom",
-            name=name,
-            hf_id=str(config.get("_name_or_path") or "") or None,
-            family=model_type or "custom",
-            mlp="plain" if plain else "gated",
-            num_layers=layers,
-            hidden_size=hidden,
-            intermediate_size=width,
-            moe_intermediate_size=_positive_int(text, "moe_intermediate_size") if moe else None,
-            num_heads=heads,
-            num_kv_heads=_positive_int(
-                text, "num_key_value_heads", "multi_query_group_num", "num_kv_heads"
-            )
-            or heads,
-            head_dim=_positive_int(text, "head_dim", "kv_channels") or max(1, hidden // heads),
-            vocab_size=vocab,
-            tie_embeddings=text.get("tie_word_embeddings", config.get("tie_word_embeddings"))
-            is True,
-            num_experts=experts if moe else None,
-            experts_per_token=(
-                _positive_int(text, "num_experts_per_tok", "experts_per_token") if moe else None
-            ),
-            max_context=_positive_int(text, "max_position_embeddings", "seq_length", "n_positions"),
-            source=f"config.json supplied for {name}",
-        )
+    try:
+        shape, census = text_census(config)
+    except ConfigError as exc:
+        raise PlanningError(str(exc), field="config") from None
+    text = shape.config
+    experts = positive_int(text, "num_local_experts", "num_experts", "n_routed_experts")
+    moe = census.moe_layers > 0 and experts is not None and experts > 1
+    tie = text.get("tie_word_embeddings", config.get("tie_word_embeddings"))
+    if tie is None:
+        tie = shape.model_type in TIED_BY_DEFAULT_TYPES
+    if text.get("use_embedding_sharing") is True:
+        tie = True
+    num_kv = shape.kv_heads
+    head_dim = shape.head_dim
+    if text.get("kv_lora_rank"):  # MLA trains with K/V decompressed per head (§3.2)
+        num_kv = shape.heads
+        head_dim = positive_int(text, "qk_nope_head_dim") or head_dim
+        head_dim += positive_int(text, "qk_rope_head_dim") or 0
+    vision = vision_tower_params(config, shape.hidden)
+    default_kind = "vlm" if vision else ("moe" if moe else "text")
+    arch = ModelArch(
+        key=key or _squash(name) or "custom",
+        name=name,
+        hf_id=hf_id or str(config.get("_name_or_path") or "") or None,
+        family=family or shape.model_type or "custom",
+        mlp="plain" if shape.plain else "gated",
+        num_layers=shape.layers,
+        hidden_size=shape.hidden,
+        intermediate_size=shape.width,
+        moe_intermediate_size=census.expert_width if moe else None,
+        num_heads=shape.heads,
+        num_kv_heads=num_kv,
+        head_dim=head_dim,
+        vocab_size=shape.vocab,
+        tie_embeddings=tie is True,
+        num_experts=experts if moe else None,
+        experts_per_token=census.experts_per_token if moe else None,
+        max_context=positive_int(text, "max_position_embeddings", "seq_length", "n_positions"),
+        source=source or f"config.json supplied for {name}",
+        aliases=aliases,
+        ids=ids,
+        kind=kind or default_kind,
+        linears=census.linears,
+        other_params=census.other_params,
+        vision_params=vision,
+        unshaped_params=unshaped_params,
+        layer_types=census.layer_types,
+        token_mlp_width=census.token_mlp_width,
+        largest_layer_params=census.largest_layer_params,
+        fused_experts=census.fused_experts,
+        moe_layers=census.moe_layers,
+        published_total=_published(published[0]),
+        published_active=_published(published[1]),
     )
+    return with_counts(arch)

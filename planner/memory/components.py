@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from planner.catalog.models import (
     ModelArch,
     embedding_params,
-    linear_params_per_layer,
-    linear_shapes,
+    largest_linear,
+    linear_params,
+    quantisable_linear_params,
     small_params,
 )
 from planner.memory.profiles import (
@@ -143,7 +144,8 @@ def kbit_upcasts_shared_weights(job: Job) -> bool:
 
 
 def shared_weight_bytes(arch: ModelArch, job: Job) -> float:
-    """Embeddings, an untied lm_head and norms as held: never quantised."""
+    """Embeddings, an untied lm_head, norms, routers and a vision tower as held: never
+    quantised."""
     if job.method is not Method.qlora or job.quant is None:
         per = base_weight_bytes_per_param(job)
     else:
@@ -156,33 +158,45 @@ def dequant_buffer_bytes(arch: ModelArch, job: Job) -> float:
     each matmul (forward and backward: two)."""
     if job.method is not Method.qlora or job.quant is None:
         return 0.0
-    largest = max(i * o for i, o, _ in linear_shapes(arch).values())
-    return 2 * 2.0 * largest
+    return 2 * 2.0 * largest_linear(arch, quantised_only=True)
 
 
 def weights_bytes(arch: ModelArch, job: Job) -> float:
     """Model weights.
 
     full / lora: every parameter at `base_weight_bytes_per_param`.
-    qlora: the decoder's linear layers quantised (`quantised_bytes_per_weight`, plus the
-    profile's nf4_extra_bytes_per_weight for NF4) + embeddings, lm_head and norms
-    (`shared_weight_bytes`) + the dequantisation buffers (`dequant_buffer_bytes`).
+    qlora: the decoder's nn.Linear layers quantised (`quantised_bytes_per_weight`, plus the
+    profile's nf4_extra_bytes_per_weight for NF4) + fused 3-D expert tensors, which
+    bitsandbytes does not replace (architectures-2026.md §2.7), held like the other unquantised
+    weights (fp32 where PEFT's k-bit preparation upcasts them, else 16-bit) + embeddings,
+    lm_head, norms and towers (`shared_weight_bytes`) + the dequantisation buffers
+    (`dequant_buffer_bytes`).
     """
     if job.method is not Method.qlora or job.quant is None:
         return arch.total_params * base_weight_bytes_per_param(job)
-    linear = arch.num_layers * linear_params_per_layer(arch)
+    quantised = quantisable_linear_params(arch)
+    fused = linear_params(arch) - quantised
     per_weight = quantised_bytes_per_weight(job.quant, job.profile.double_quant)
     if job.quant is Quant.nf4:
         per_weight += job.profile.nf4_extra_bytes_per_weight
-    return linear * per_weight + shared_weight_bytes(arch, job) + dequant_buffer_bytes(arch, job)
+    return (
+        quantised * per_weight
+        + fused * (4.0 if kbit_upcasts_shared_weights(job) else 2.0)
+        + shared_weight_bytes(arch, job)
+        + dequant_buffer_bytes(arch, job)
+    )
 
 
 def adapter_params(arch: ModelArch, rank: int, targets: tuple[str, ...]) -> int:
     """LoRA parameters: rank·(in + out) per targeted matrix, with the model's real shapes
-    (narrow k/v under GQA, three MLP matrices when gated, one adapter per MoE expert)."""
-    shapes = linear_shapes(arch)
-    per_layer = sum(rank * (i + o) * n for t, (i, o, n) in shapes.items() if t in targets)
-    return arch.num_layers * per_layer
+    (narrow k/v under GQA, three MLP matrices when gated, one adapter per nn.Linear expert).
+    Fused 3-D expert parameters get none: PEFT's target_modules cannot wrap an nn.Parameter
+    (transformers #36518), so LoRA there adapts attention and the dense/shared MLPs."""
+    return sum(
+        rank * (g.in_features + g.out_features) * g.count
+        for g in arch.linears
+        if g.target in targets and not g.fused
+    )
 
 
 def trainable_params(arch: ModelArch, job: Job) -> int:
@@ -309,7 +323,7 @@ def layer_activation_bytes_per_token(arch: ModelArch, job: Job) -> float:
     h = arch.hidden_size
     q_out = arch.num_heads * arch.head_dim
     kv_out = arch.num_kv_heads * arch.head_dim
-    width = arch.expert_width * (arch.experts_per_token or 1)
+    width = arch.token_mlp_width
     norm = job.profile.norm_input_bytes_per_hidden * h
     kept = 0.0  # 16-bit elements per token
 
@@ -374,7 +388,7 @@ def logits_bytes(arch: ModelArch, job: Job) -> float:
 def layer_unit_bytes(arch: ModelArch, job: Job) -> float:
     """One decoder layer's weights as FSDP/ZeRO-3 gather them: quantised storage for QLoRA,
     else the compute dtype (FSDP's MixedPrecision param_dtype; DeepSpeed's 16-bit params)."""
-    linear = linear_params_per_layer(arch)
+    linear = arch.largest_layer_params
     if job.method is Method.qlora and job.quant is not None:
         return linear * quantised_bytes_per_weight(job.quant, job.profile.double_quant)
     return linear * job.compute_bytes
@@ -405,13 +419,8 @@ def fsdp_gathered_bytes(arch: ModelArch, job: Job) -> tuple[float, float]:
     gradients = 0.0
     # A stack that gathers the whole model does so to save a checkpoint, outside backward.
     if job.method is Method.full and not job.profile.fsdp_gathers_full_model:
-        gradients = (
-            FSDP_UNSHARDED_GRADIENT_UNITS * linear_params_per_layer(arch) * job.compute_bytes
-        )
+        gradients = FSDP_UNSHARDED_GRADIENT_UNITS * arch.largest_layer_params * job.compute_bytes
     return weights, gradients
-
-
-_MLP_TARGETS = ("gate", "up", "down")
 
 
 def zero3_gathered_bytes(arch: ModelArch, job: Job) -> tuple[float, float]:
@@ -425,13 +434,12 @@ def zero3_gathered_bytes(arch: ModelArch, job: Job) -> tuple[float, float]:
     is reduced.
     """
     h_squared = arch.hidden_size**2
-    shapes = linear_shapes(arch)
-    largest = max(arch.vocab_size * arch.hidden_size, *(i * o for i, o, _ in shapes.values()))
+    largest = max(arch.vocab_size * arch.hidden_size, largest_linear(arch))
     if arch.num_experts:
-        moe_block = sum(i * o * n for t, (i, o, n) in shapes.items() if t in _MLP_TARGETS)
+        moe_block = sum(g.params for g in arch.linears if g.routed) // max(1, arch.moe_layers)
         largest = max(largest, moe_block)
     weights = (
-        largest + ZERO3_PREFETCH_BUCKET_PER_HIDDEN_SQUARED * h_squared + small_params(arch)
+        largest + ZERO3_PREFETCH_BUCKET_PER_HIDDEN_SQUARED * h_squared + arch.other_params
     ) * job.compute_bytes + dequant_buffer_bytes(arch, job)
     gradients = ZERO3_REDUCE_BUCKET_PER_HIDDEN_SQUARED * h_squared * job.compute_bytes
     if job.method is Method.full:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from planner.catalog.models import ModelArch, linear_params_per_layer
+from planner.catalog.models import ModelArch, linear_params
 from planner.memory import components as comp
 from planner.memory.profiles import ZERO3_SUB_GROUP_ELEMENTS
 from planner.spec import Method, Sharding
@@ -202,7 +202,7 @@ def pipeline_stage(arch: ModelArch, job: comp.Job, c: Components, n: int) -> Com
     edge = shared if arch.tie_embeddings else shared / 2
     if job.method is Method.full:
         one_matrix = arch.vocab_size * arch.hidden_size
-        stage_params = layers * linear_params_per_layer(arch) + one_matrix
+        stage_params = linear_params(arch) * layers // arch.num_layers + one_matrix
         trained_fraction = min(1.0, stage_params / arch.total_params)
     else:
         trained_fraction = layers / arch.num_layers

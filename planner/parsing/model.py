@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from planner.catalog.models import names_in_text, squash
 from planner.parsing.numbers import whole
 from planner.parsing.reading import COMPARING, Reading
 
@@ -30,7 +31,8 @@ FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
     r"mistral[-\s]?nemo": ("mistral-nemo", ()),
     r"mistral": ("mistral", ()),
     r"qwq": ("qwq", ()),
-    r"qwen": ("qwen", ("1.5", "2.5", "3.5", "2", "3")),
+    # "qw" is 千问 (Qwen in Chinese) as normalize spells it.
+    r"qw(?:en)?": ("qwen", ("1.5", "2.5", "3.5", "2", "3")),
     r"gemma": ("gemma", ("3n", "2", "3", "4", "1")),
     r"phi": ("phi", ("3.5", "1.5", "1", "2", "3", "4")),
     r"falcon": ("falcon", ("2", "3")),
@@ -334,14 +336,56 @@ def _compare_with_named(r: Reading, sizes: list[float]) -> None:
         r.alternatives.append(alternative)
 
 
+# Words of a name as the catalog compares them: ASCII words (dots kept: "4.5") and runs of
+# other letters ("千问"); a name is at most this many words long.
+_NAME_WORD = re.compile(r"[a-z0-9.]+|[^\x00-\x7f\s,;:!?()，。？！、]+")
+_MAX_NAME_WORDS = 7
+
+
+def _family_reader_names(text: str, name: str) -> bool:
+    """Whether the family reader (read_sizes) reads `text` alone as the same model, as it
+    writes it ("phi3 mini", "mixtral"): then it is left to that reader."""
+    m = _FAMILY_ONLY.fullmatch(text)
+    if m is None:
+        return False
+    canonical, versions = _family_of(m)
+    version = m.group("ver") or ""
+    label = canonical + (version if version in versions else "")
+    if m.group("tier"):
+        label += f" {m.group('tier')}"
+    return names_in_text().get(squash(label)) == name
+
+
+def _read_catalog_names(r: Reading) -> None:
+    """A catalog model named without a size the family readers know ("Kimi K2", "GLM4.5 Air",
+    "Llama4 Maverick", "DeepSeek V3"): the longest run of words whose loose form is a catalog
+    name."""
+    known = names_in_text()
+    words = list(_NAME_WORD.finditer(r.text))
+    for first in range(len(words)):
+        for last in range(min(len(words), first + _MAX_NAME_WORDS) - 1, first - 1, -1):
+            start, end = words[first].start(), words[last].end()
+            name = known.get(squash(r.text[start:end]))
+            if name is not None and not _family_reader_names(r.text[start:end], name):
+                r.put("model", name)
+                # The span as a match, so that `take` blanks exactly the name.
+                span = re.compile(f".{{{end - start}}}", re.DOTALL).match(r.text, start)
+                if span:
+                    r.take(span)
+                return
+
+
 def read_model(r: Reading) -> None:
-    """HF ids and family names (run before GPUs so "mixtral 8x7b" is never a GPU count)."""
+    """HF ids and family names (run before GPUs so "mixtral 8x7b" is never a GPU count), then
+    catalog names the family readers do not spell."""
     _read_hf_ids(r)
     _read_family_sizes(r)
     _read_size_families(r)
     for m in r.matches_at_numbers(_BARE_MOE, needs=("x",)):
         r.put("model", m.group("moe"))
         r.take(m)
+    if "model" not in r.fields:
+        _read_catalog_names(r)
 
 
 def read_sizes(r: Reading) -> None:

@@ -145,9 +145,17 @@ def _english_numbers(text: str) -> str:
     return text
 
 
+# Qwen's Chinese names, spelled before Chinese numerals are read (千 would become 1000);
+# each replacement is as long as what it replaces, so positions still map back to the text.
+_CHINESE_MODEL_NAMES = (("通义千问", "qwen"), ("千问", "qw"))
+
+
 def normalize(text: str) -> str:
     """Lower-cased canonical text (HF ids get their casing back from `fold_width(text)`)."""
     folded = fold_width(text)
+    if "千问" in folded:
+        for chinese, latin in _CHINESE_MODEL_NAMES:
+            folded = folded.replace(chinese, latin)
     lowered = lower_same_length(folded if folded.isascii() else _chinese_numerals(folded))
     lowered = _english_numbers(lowered)
     if not any(hint in lowered for hint in _MISSPELLING_HINTS):
