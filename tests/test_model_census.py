@@ -268,8 +268,7 @@ def test_encoders_speech_and_diffusion_are_plainly_out_of_scope(name: str) -> No
 
 def _required(arch: ModelArch, **job: object) -> float:
     spec = JobSpec.model_validate({"method": "lora", "seq_len": 2048, **job})
-    resolved = resolve(spec, arch)
-    return estimate_memory(resolved.spec, resolved.arch, 1, Sharding.none).required_gib
+    return estimate_memory(resolve(spec, arch), 1, Sharding.none).required_gib
 
 
 MOE_MODELS = [a for a in all_models() if a.is_moe]
