@@ -92,7 +92,7 @@ def per_gpu(
 def _frozen_share(arch: ModelArch, job: comp.Job, total: float, n: int) -> float:
     if total == 0.0 or job.sharding not in (Sharding.fsdp, Sharding.zero3) or n == 1:
         return total
-    return total / n + linear_params_per_layer(arch) * comp.frozen_bytes_per_param(job)
+    return total / n + arch.largest_layer_params * comp.frozen_bytes_per_param(job)
 
 
 def critic_share(arch: ModelArch, job: comp.Job, share: Components) -> float:
