@@ -105,7 +105,7 @@ async def _run(requests: int) -> int:
     try:
         api_url = await asyncio.to_thread(pipe.recv)
         app = build_app(Conversation(), signing_secret=SECRET, client=make_client("xoxb", api_url))
-        runner = await start_http(app, "127.0.0.1", 0)
+        runner = await start_http(app, "127.0.0.1", 0, signing_secret=SECRET)
         try:
             pipe.send(f"http://127.0.0.1:{runner.addresses[0][1]}{EVENTS_PATH}")
             result = await asyncio.to_thread(pipe.recv)

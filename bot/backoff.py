@@ -41,5 +41,8 @@ class Backoff:
                 self.max_attempts is not None and retry + 1 >= self.max_attempts
             ):
                 return
-            cap_s = min(self.max_delay_s, self.first_delay_s * 2.0 ** min(retry, 60))
-            yield min(cap_s * uniform(), remaining_s)
+            yield min(self.cap_s(retry) * uniform(), remaining_s)
+
+    def cap_s(self, retry: int) -> float:
+        """The longest wait before retry number `retry` (0 for the first retry)."""
+        return min(self.max_delay_s, self.first_delay_s * 2.0 ** min(retry, 60))

@@ -218,13 +218,18 @@ async def test_a_bare_mention_gets_help_in_place_without_a_thread(conversation):
         _assert_never_pings(env)
 
 
-async def test_an_answer_discord_refuses_still_ends_the_thinking_state():
+async def test_an_answer_discord_refuses_still_ends_the_thinking_state(caplog):
     async with simcord.run(GpuplanClient(Scripted(_plan_reply()), shard_count=1)) as env:
-        _, channel, ana = _world(env)
+        guild, channel, ana = _world(env)
         env.inject_error("PATCH", "/webhooks/*/messages/@original", status=400, code=50035)
         result = await ana.slash(channel, "gpuplan", query="13B QLoRA")
         assert result.response.content == UNDELIVERABLE
         assert result.response.embeds == []
+    (lost,) = [r for r in caplog.records if r.name == "adapters.discord.client"]
+    assert lost.exc_info is None and lost.getMessage().startswith(f"discord/{guild.id}/")
+    assert lost.getMessage().endswith(
+        "answer lost at the interaction's follow-up (HTTP 400, code 50035)"
+    )
 
 
 async def test_a_direct_message_conversation_needs_no_mention_and_remembers_the_job(

@@ -52,7 +52,9 @@ async def two_apps(redis_url: str, monkeypatch) -> AsyncIterator[tuple[FakeSlack
         monkeypatch.setenv(name, value)
     env, _ = serve.read_env(socket=False)
     runners = [
-        await serve.start_http(serve.build_app_from_env(env, EchoPlanner()), "127.0.0.1", 0)
+        await serve.start_http(
+            serve.build_app_from_env(env, EchoPlanner()), "127.0.0.1", 0, signing_secret=SECRET
+        )
         for _ in range(2)
     ]
     yield fake, [f"http://127.0.0.1:{runner.addresses[0][1]}" for runner in runners]

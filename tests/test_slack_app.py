@@ -45,7 +45,7 @@ class Bot:
         self._events = 0
 
     async def __aenter__(self) -> Bot:
-        self.runner = await start_http(self.app, "127.0.0.1", 0)
+        self.runner = await start_http(self.app, "127.0.0.1", 0, signing_secret=SECRET)
         self.url = f"http://127.0.0.1:{self.runner.addresses[0][1]}{EVENTS_PATH}"
         self.http = aiohttp.ClientSession(timeout=SLACK_ACK_TIMEOUT)
         return self

@@ -113,7 +113,9 @@ async def oauth_bot(monkeypatch) -> AsyncIterator[tuple[FakeSlack, str]]:
         monkeypatch.setenv(name, value)
     env, missing = serve.read_env(socket=False)
     assert env.oauth and missing == []
-    runner = await serve.start_http(serve.build_app_from_env(env, EchoPlanner()), "127.0.0.1", 0)
+    runner = await serve.start_http(
+        serve.build_app_from_env(env, EchoPlanner()), "127.0.0.1", 0, signing_secret=SECRET
+    )
     yield fake, f"http://127.0.0.1:{runner.addresses[0][1]}"
     await runner.cleanup()
     await fake.stop()
@@ -143,6 +145,19 @@ async def test_oauth_install_stores_the_workspace_token_and_uses_it(oauth_bot) -
     await fake.wait_for(lambda: fake.posts())
     (post,) = fake.posts()
     assert post["_auth"] == "Bearer xoxb-T0002" and post["text"] == "Plan for T0002: 7B LoRA"
+
+
+async def test_oauth_pages_answer_junk_queries_without_a_500(oauth_bot, caplog) -> None:
+    _, base = oauth_bot
+    queries = ["", "?code=x", "?state=junk", "?code=x&state=junk", "?error=access_denied",
+               "?code=%ff&state=%00", "?code=a&code=b&state=c&state=d"]  # fmt: skip
+    async with aiohttp.ClientSession() as http:
+        for query in queries:
+            async with http.get(f"{base}/slack/oauth_redirect{query}") as page:
+                assert page.status < 500, (query, page.status)
+        async with http.post(f"{base}/slack/install", data="x") as page:
+            assert page.status == 405
+    assert "Traceback" not in caplog.text
 
 
 def _manifest_list(section: str) -> list[str]:

@@ -90,8 +90,9 @@ class GpuplanClient(discord.AutoShardedClient):
             if not mentioned:  # blank: a thread reply seen without the message_content intent
                 return
             text = "help"
+        key = key_for_message(message)
         async with channel.typing():
-            reply = await self.plan(key_for_message(message), text, str(message.author.id))
+            reply = await self.plan(key, text, str(message.author.id))
         target: discord.abc.Messageable = channel
         reference: discord.Message | None = message
         # A plan in a channel gets a thread for its what-ifs; help, questions back and errors
@@ -102,19 +103,24 @@ class GpuplanClient(discord.AutoShardedClient):
                 target, reference = thread, None
         try:
             await deliver.to_channel(target, reply, reference=reference)
-        except discord.HTTPException:
-            log.exception("could not post the answer in channel %s", channel.id)
+        except discord.HTTPException as error:  # after discord.py's own retries of 5xx and 429
+            _lost(key, "the channel", error)
 
     async def answer(self, interaction: discord.Interaction, text: str, *, ephemeral: bool) -> None:
         """Defer first (the 3 s deadline), then plan, then fill in the answer."""
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)
-        reply = await self.plan(key_for_interaction(interaction), text, str(interaction.user.id))
+        key = key_for_interaction(interaction)
+        reply = await self.plan(key, text, str(interaction.user.id))
         try:
             await deliver.to_interaction(interaction, reply, ephemeral=ephemeral)
-        except discord.HTTPException:
-            # Never leave "gpuplan is thinking…" hanging.
-            log.exception("could not deliver the answer to interaction %s", interaction.id)
-            await interaction.edit_original_response(content=UNDELIVERABLE, embeds=[], view=None)
+        except discord.HTTPException as error:  # after discord.py's own retries of 5xx and 429
+            _lost(key, "the interaction's follow-up", error)
+            try:  # never leave "gpuplan is thinking…" hanging, if Discord takes anything at all
+                await interaction.edit_original_response(
+                    content=UNDELIVERABLE, embeds=[], view=None
+                )
+            except discord.HTTPException as second:
+                _lost(key, "the interaction's apology", second)
 
 
 async def _open_thread(message: discord.Message, text: str) -> discord.Thread | None:
@@ -125,6 +131,11 @@ async def _open_thread(message: discord.Message, text: str) -> discord.Thread | 
     except discord.HTTPException:
         log.warning("could not open a thread in channel %s; replying in place", message.channel.id)
         return None
+
+
+def _lost(key: ThreadKey, where: str, error: discord.HTTPException) -> None:
+    # The status and Discord's error code, not the URL: it holds the interaction token.
+    log.warning("%s: answer lost at %s (HTTP %s, code %s)", key, where, error.status, error.code)
 
 
 def _without_mention(content: str, user_id: int) -> str:

@@ -15,8 +15,9 @@ import re
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
-from adapters.slack import limits
+from adapters.slack import delivery
 from adapters.slack.dedupe import SeenIds, SeenInProcess, delivery_id
+from adapters.slack.envelopes import BlockActions, ChatEvent, SlashCommand
 from adapters.slack.escape import clean, incoming_to_plain
 from adapters.slack.keys import slash_conversation_id, thread_key
 from adapters.slack.render import WHATIF_ACTION_PREFIX, conversation_id_from_block_id, render_reply
@@ -35,7 +36,8 @@ logger = logging.getLogger(__name__)
 ACK_TEXT = phrases.PLANNING_ACK
 DEFAULT_API_URL = "https://slack.com/api/"
 _PRIVATE_WORD = re.compile(r"\bprivate(ly)?\b", re.IGNORECASE)
-_RATE_LIMIT_RETRIES = 3
+# Shown by Bolt instead of its "please reinstall" text when auth.test fails past its retries.
+AUTHORIZE_ERROR_TEXT = "gpuplan could not confirm its Slack access just now. Please try again."
 
 
 class Conversation(Protocol):
@@ -43,16 +45,12 @@ class Conversation(Protocol):
 
 
 def make_client(token: str | None, api_url: str | None = None) -> AsyncWebClient:
-    """A Web API client for `api_url` (SLACK_API_URL) that waits out 429s as Slack asks."""
-    from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+    """A Web API client for `api_url` (SLACK_API_URL) that waits out 429s as Slack asks and
+    retries a 500/503 or a dropped connection (adapters.slack.delivery)."""
     from slack_sdk.web.async_client import AsyncWebClient
 
     base_url = (api_url or DEFAULT_API_URL).rstrip("/") + "/"  # slack_sdk urljoins method names
-    client = AsyncWebClient(token=token, base_url=base_url)
-    client.retry_handlers.append(
-        AsyncRateLimitErrorRetryHandler(max_retry_count=_RATE_LIMIT_RETRIES)
-    )
-    return client
+    return AsyncWebClient(token=token, base_url=base_url, retry_handlers=delivery.retry_handlers())
 
 
 def build_app(
@@ -75,6 +73,7 @@ def build_app(
         # `client`; from the settings alone it would build a client of its own for slack.com.
         installation_store=oauth_settings.installation_store if oauth_settings else None,
         process_before_response=True,
+        user_facing_authorize_error_message=AUTHORIZE_ERROR_TEXT,
     )
     bot = _SlackBot(conversation, threads or ThreadIndex(), files_enabled)
     seen_ids = seen or SeenInProcess()
@@ -83,16 +82,16 @@ def build_app(
     async def answer_each_delivery_once(body: dict, next_: Any) -> Any:
         from slack_bolt.response import BoltResponse
 
-        delivery = delivery_id(body)
-        if delivery and not await seen_ids.first_time(delivery):
-            logger.info("%s was answered already; acknowledging the repeat only", delivery)
+        repeat = delivery_id(body)
+        if repeat and not await seen_ids.first_time(repeat):
+            logger.info("%s was answered already; acknowledging the repeat only", repeat)
             return BoltResponse(status=200, body="")
         return await next_()
 
     @app.command(re.compile(r"^/"))
-    async def slash_command(ack: Any, command: dict, respond: Any) -> None:
+    async def slash_command(ack: Any, command: dict) -> None:
         await ack(response_type="ephemeral", text=ACK_TEXT)
-        bot.start(bot.on_command(command, respond))
+        bot.start(bot.on_command(command))
 
     @app.event("app_mention")
     async def app_mention(ack: Any, event: dict, context: Any, client: AsyncWebClient) -> None:
@@ -105,11 +104,9 @@ def build_app(
         bot.start(bot.on_message(event, context, client))
 
     @app.action(re.compile("^" + re.escape(WHATIF_ACTION_PREFIX)))
-    async def whatif_button(
-        ack: Any, body: dict, action: dict, client: AsyncWebClient, respond: Any
-    ) -> None:
+    async def whatif_button(ack: Any, body: dict, client: AsyncWebClient) -> None:
         await ack()
-        bot.start(bot.on_whatif(body, action, client, respond))
+        bot.start(bot.on_whatif(body, client))
 
     return app
 
@@ -130,69 +127,73 @@ class _SlackBot:
         try:
             await work
         except Exception:
-            # Slack already has its ack; a failed post (channel gone, token revoked) is only logged.
+            # Slack already has its ack; what failed in our own code is logged in full.
             logger.exception("answering on Slack failed")
 
-    async def on_command(self, command: dict, respond: Any) -> None:
-        text = incoming_to_plain(command.get("text", ""))
+    async def on_command(self, body: dict) -> None:
+        command = SlashCommand.model_validate(body)
+        text = incoming_to_plain(command.text)
         private = bool(_PRIVATE_WORD.search(text))
-        conversation_id = slash_conversation_id(command.get("trigger_id", ""))
-        key = thread_key(command.get("team_id", ""), command.get("channel_id", ""), conversation_id)
-        reply = await self._plan(key, _PRIVATE_WORD.sub(" ", text).strip(), command.get("user_id"))
+        conversation_id = slash_conversation_id(command.trigger_id)
+        key = thread_key(command.team_id, command.channel_id, conversation_id)
+        reply = await self._plan(key, _PRIVATE_WORD.sub(" ", text).strip(), command.user_id)
         ephemeral = private or reply.kind == "help"
-        await _respond_all(respond, reply, conversation_id, ephemeral)
+        payloads = render_reply(reply, conversation_id=conversation_id)
+        await delivery.to_response_url(command.response_url, payloads, key, ephemeral)
 
-    async def on_mention(self, event: dict, context: Any, client: AsyncWebClient) -> None:
-        if event.get("edited") or event.get("bot_id"):
+    async def on_mention(self, body: dict, context: Any, client: AsyncWebClient) -> None:
+        event = ChatEvent.model_validate(body)
+        if event.edited or event.bot_id:
             return
-        team, channel = _team(event, context), event["channel"]
-        root = event.get("thread_ts") or event["ts"]
+        team, channel = _team(event, context), event.channel
+        root = event.thread_ts or event.ts
         conversation_id = await self._threads.conversation_for(team, channel, root) or root
-        text = _without_mention(event.get("text", ""), context.bot_user_id)
-        await self._answer_in_thread(
-            client, team, channel, root, conversation_id, text, event.get("user", "")
-        )
+        text = _without_mention(event.text, context.bot_user_id)
+        await self._answer_in_thread(client, team, channel, root, conversation_id, text, event.user)
 
-    async def on_message(self, event: dict, context: Any, client: AsyncWebClient) -> None:
+    async def on_message(self, body: dict, context: Any, client: AsyncWebClient) -> None:
+        event = ChatEvent.model_validate(body)
         # Only plain human replies inside a gpuplan thread; mentions arrive as app_mention too.
-        root = event.get("thread_ts")
+        root = event.thread_ts
         if (
             not root
-            or event.get("bot_id")
-            or event.get("subtype") not in (None, "thread_broadcast")
-            or f"<@{context.bot_user_id}>" in event.get("text", "")
+            or event.bot_id
+            or event.subtype not in (None, "thread_broadcast")
+            or f"<@{context.bot_user_id}>" in event.text
         ):
             return
-        team, channel = _team(event, context), event["channel"]
+        team, channel = _team(event, context), event.channel
         conversation_id = await self._threads.conversation_for(team, channel, root)
         if conversation_id is None:
             return
-        text = incoming_to_plain(event.get("text", ""))
-        await self._answer_in_thread(
-            client, team, channel, root, conversation_id, text, event.get("user", "")
-        )
+        text = incoming_to_plain(event.text)
+        await self._answer_in_thread(client, team, channel, root, conversation_id, text, event.user)
 
-    async def on_whatif(
-        self, body: dict, action: dict, client: AsyncWebClient, respond: Any
-    ) -> None:
-        container = body.get("container", {})
-        team = (body.get("team") or {}).get("id", "")
-        channel = (body.get("channel") or {}).get("id", "") or container.get("channel_id", "")
-        user = (body.get("user") or {}).get("id", "")
-        root = container.get("thread_ts") or container.get("message_ts", "")
+    async def on_whatif(self, body: dict, client: AsyncWebClient) -> None:
+        click = BlockActions.model_validate(body)
+        action, container = click.actions[0], click.container
+        team = click.team.id if click.team else ""
+        channel = (click.channel.id if click.channel else "") or container.channel_id
+        root = container.thread_ts or container.message_ts
         conversation_id = (
-            conversation_id_from_block_id(action.get("block_id", ""))
+            conversation_id_from_block_id(action.block_id)
             or await self._threads.conversation_for(team, channel, root)
             or root
         )
-        text = incoming_to_plain(action.get("value", ""))
-        if container.get("is_ephemeral"):
+        text = incoming_to_plain(action.value)
+        if container.is_ephemeral:
             # Only the asker sees an ephemeral answer, so its what-ifs stay private too.
             key = thread_key(team, channel, conversation_id)
-            reply = await self._plan(key, text, user)
-            await _respond_all(respond, reply, conversation_id, ephemeral=True)
+            reply = await self._plan(key, text, click.user.id)
+            if click.response_url is None:
+                logger.warning("%s: a private what-if came without a response_url", key)
+                return
+            payloads = render_reply(reply, conversation_id=conversation_id)
+            await delivery.to_response_url(click.response_url, payloads, key, ephemeral=True)
             return
-        await self._answer_in_thread(client, team, channel, root, conversation_id, text, user)
+        await self._answer_in_thread(
+            client, team, channel, root, conversation_id, text, click.user.id
+        )
 
     async def _answer_in_thread(
         self,
@@ -207,9 +208,9 @@ class _SlackBot:
         key = thread_key(team, channel, conversation_id)
         reply = await self._plan(key, text, user)
         await self._threads.remember(team, channel, root, conversation_id)
-        for payload in render_reply(reply, conversation_id=conversation_id):
-            await client.chat_postMessage(channel=channel, thread_ts=root, **payload)
-        if self._files and reply.has_chart:
+        payloads = render_reply(reply, conversation_id=conversation_id)
+        posted = await delivery.to_thread(client, channel, root, payloads, key)
+        if posted and self._files and reply.has_chart:
             await self._upload_chart(client, channel, root, reply)
 
     async def _upload_chart(
@@ -236,24 +237,8 @@ class _SlackBot:
             return Reply(kind="error", title=phrases.ADAPTER_ERROR_TITLE, body=phrases.PLAN_FAILED)
 
 
-async def _respond_all(respond: Any, reply: Reply, conversation_id: str, ephemeral: bool) -> None:
-    payloads = render_reply(reply, conversation_id=conversation_id)
-    if len(payloads) > limits.RESPONSE_URL_MAX_POSTS:
-        logger.warning(
-            "answer needs %d messages; response_url takes %d",
-            len(payloads),
-            limits.RESPONSE_URL_MAX_POSTS,
-        )
-    for payload in payloads[: limits.RESPONSE_URL_MAX_POSTS]:
-        await respond(
-            response_type="ephemeral" if ephemeral else "in_channel",
-            replace_original=False,
-            **payload,
-        )
-
-
-def _team(event: dict, context: Any) -> str:
-    return context.team_id or event.get("team", "")
+def _team(event: ChatEvent, context: Any) -> str:
+    return context.team_id or event.team
 
 
 def _without_mention(text: str, bot_user_id: str | None) -> str:

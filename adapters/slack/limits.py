@@ -28,6 +28,10 @@ FALLBACK_TEXT_MAX_CHARS = 3000
 MESSAGE_BLOCKS_MAX_JSON_CHARS = 12_000
 
 ACK_DEADLINE_S = 3.0
+# Slack's request signing: a request signed more than 5 minutes ago is refused (replay window).
+SIGNATURE_MAX_AGE_S = 5 * 60
+# What the HTTP endpoint reads at most (aiohttp's default cap, kept): Slack's bodies are a few KB.
+REQUEST_MAX_BYTES = 1024 * 1024
 RESPONSE_URL_MAX_POSTS = 5
 # Slack retries undelivered events after ~1 min and ~5 min, and a signed request stays valid for
 # 5 min; remember event and trigger ids well past both.

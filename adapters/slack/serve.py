@@ -172,12 +172,18 @@ async def start_http(
     host: str,
     port: int,
     status: Callable[[], Awaitable[dict[str, object]]] | None = None,
+    *,
+    signing_secret: str,
 ) -> web.AppRunner:
-    """Serve `app` at EVENTS_PATH (plus the OAuth pages when configured) and, given the store's
-    `status`, GET HEALTH_PATH for load balancers; returns the runner."""
+    """Serve `app` at EVENTS_PATH (plus the OAuth pages when configured) behind the gate that
+    checks size and signature before Bolt parses anything, and, given the store's `status`,
+    GET HEALTH_PATH for load balancers; returns the runner."""
     from aiohttp import web
 
+    from adapters.slack.ingress import slack_gate
+
     web_app = app.web_app(path=EVENTS_PATH, port=port)
+    web_app.middlewares.append(slack_gate(signing_secret, EVENTS_PATH))
     if status is not None:
 
         async def health(request: web.Request) -> web.Response:
@@ -194,7 +200,11 @@ async def start_http(
 
 async def _serve_http(env: SlackEnv, stores: SlackStores, args: argparse.Namespace) -> None:
     runner = await start_http(
-        build_app_from_env(env, stores=stores), args.host, args.port, stores.status
+        build_app_from_env(env, stores=stores),
+        args.host,
+        args.port,
+        stores.status,
+        signing_secret=env.signing_secret,
     )
     host, bound_port = args.host, runner.addresses[0][1]
     print(f"gpuplan: Slack requests at http://{host}:{bound_port}{EVENTS_PATH}", flush=True)
@@ -209,9 +219,9 @@ async def _serve_http(env: SlackEnv, stores: SlackStores, args: argparse.Namespa
 
 async def connect_socket(app: AsyncApp, app_token: str) -> AsyncSocketModeHandler:
     """Open a Socket Mode connection (apps.connections.open, then the WSS it names)."""
-    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+    from adapters.slack.ingress import socket_handler
 
-    handler = AsyncSocketModeHandler(app, app_token=app_token)
+    handler = socket_handler(app, app_token)
     await handler.connect_async()
     return handler
 

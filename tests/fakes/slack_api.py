@@ -101,6 +101,8 @@ class FakeSlack:
         self.uploads: list[bytes] = []
         self.socket_acks: list[dict[str, Any]] = []
         self.rate_limit_next: dict[str, int] = {}  # method → how many 429s to answer first
+        # method (or "response_url") → how many 500s to answer first, as in a Slack outage
+        self.fail_next: dict[str, int] = {}
         self.installs: dict[str, str] = {}  # oauth code → team id
         # With token rotation on, an install hands out a token that expires this soon; a refresh
         # hands out one good for Slack's usual 12 hours.
@@ -157,6 +159,8 @@ class FakeSlack:
             params = dict(parse_qsl(await request.text()))
         params.update(request.query)  # slack_sdk sends some methods' arguments in the query
         params["_auth"] = request.headers.get("Authorization", "")
+        if await self._failing(method, params):
+            return web.json_response({"ok": False, "error": "fatal_error"}, status=500)
         if self.rate_limit_next.get(method):
             self.rate_limit_next[method] -= 1
             await self._record(lambda: self.calls.append((f"{method}#429", params)))
@@ -223,12 +227,22 @@ class FakeSlack:
 
     async def _response_url(self, request: web.Request) -> web.Response:
         name, body = request.match_info["name"], await request.json()
+        if await self._failing("response_url", {"_url": name, **body}):
+            return web.Response(status=500, text="internal_error")
         if sum(1 for url, _ in self.responses if url == name) >= limits.RESPONSE_URL_MAX_POSTS:
             return web.Response(status=404, text="used_url")
         if payload_problems(body):
             return web.Response(status=400, text="invalid_blocks")
         await self._record(lambda: self.responses.append((name, body)))
         return web.Response(text="ok")
+
+    async def _failing(self, method: str, params: dict[str, Any]) -> bool:
+        """Answer a 500 if `fail_next` says so, recording the attempt as `method#500`."""
+        if not self.fail_next.get(method):
+            return False
+        self.fail_next[method] -= 1
+        await self._record(lambda: self.calls.append((f"{method}#500", params)))
+        return True
 
     async def _upload(self, request: web.Request) -> web.Response:
         data = await request.read()
