@@ -6,7 +6,8 @@ once per (count, sharding) and every card reuses it.
 - verdict: "no" when required_gib > usable_gib, "tight" under 10 % headroom, else "fits";
 - hours = training hours + OVERHEAD_FRACTION of them for setup, evaluation and checkpoint saves
   (the seed guide budgets 20–30 %; we take 25 %), shown separately as overhead_hours;
-- cost_usd = hours × cheapest price per GPU-hour × GPUs; cost_usd_median with the median price.
+- cost_usd = hours × cheapest price per GPU-hour × GPUs (the trainer's and a vLLM server's);
+  cost_usd_median with the median price.
 
 Speed: a plan shows ~40 rows and its suggestions look at ~25 more cards per change. Only rows
 that end up in the Plan become pydantic Options, each built once from its numbers; a cheapest-run
@@ -177,6 +178,8 @@ class MarketContext:
     work: JobWork | None = None
     cards: MarketCards = field(init=False)
     total_tokens: float | None = field(init=False)
+    # A separate vLLM server's GPUs, rented with every row's trainer GPUs.
+    rollout_gpus: int = field(init=False)
     multi_gpu_sharding: Sharding = field(init=False)
     # Footprints at 1, 2, 4, 8 GPUs (sharded), filled as far as some card needs.
     _fit_footprints: list[Footprint] = field(init=False, default_factory=list)
@@ -186,6 +189,7 @@ class MarketContext:
             self.work = job_work(self.job)
         self.cards = market_cards(self.prices)
         self.total_tokens = training_tokens(self.job)
+        self.rollout_gpus = self.job.rollout_gpus or 0
         self.multi_gpu_sharding = multi_gpu_sharding(self.job)
 
     @property
@@ -331,14 +335,17 @@ def option_on(
     values["headroom_gib"] = round(usable_gib - required_gib, 2)
     if tokens_per_s:
         values["tokens_per_s"] = round(tokens_per_s, 1)
+    rented = count + context.rollout_gpus
+    if context.rollout_gpus:
+        values["rollout_gpus"] = context.rollout_gpus
     if tokens_per_s is not None and context.total_tokens is not None:
         train_hours = context.total_tokens / tokens_per_s / 3600
         hours = train_hours * (1 + OVERHEAD_FRACTION)
         values["hours"] = round(hours, 3)
         values["overhead_hours"] = round(train_hours * OVERHEAD_FRACTION, 3)
         if card.price is not None:
-            values["cost_usd"] = round(hours * card.usd_per_hour * count, 2)
-            values["cost_usd_median"] = round(hours * card.median_usd_per_hour * count, 2)
+            values["cost_usd"] = round(hours * card.usd_per_hour * rented, 2)
+            values["cost_usd_median"] = round(hours * card.median_usd_per_hour * rented, 2)
     return trusted_option(values)
 
 
@@ -392,7 +399,7 @@ def cheapest_run(context: MarketContext) -> Option | None:
         tokens_per_s = scaled_speed(context, card.speed, count, sharding)
         # The same arithmetic as make_option's cost, so the cheapest here is the cheapest there.
         hours = total_tokens / tokens_per_s / 3600 * (1 + OVERHEAD_FRACTION)
-        cost = hours * card.usd_per_hour * count
+        cost = hours * card.usd_per_hour * (count + context.rollout_gpus)
         # Compared in cents, as shown; a cost a cent or more above the best cannot round to it.
         if cost < best_cost + CENT:
             cents = round(cost, 2)

@@ -42,6 +42,9 @@ class MemoryEstimate(BaseModel):
     required_gib: float = Field(description="≈ nvidia-smi: what the card must hold")
     range_gib: tuple[float, float] = Field(description="[low, high] of required_gib")
     breakdown_gib: MemoryBreakdown
+    host_ram_gib: float | None = Field(
+        None, description="host (CPU) RAM the busiest node needs (planner.memory.host)"
+    )
 
 
 class ModelInfo(BaseModel):
@@ -74,10 +77,13 @@ class Option(BaseModel):
     hours: float | None = Field(description="total wall-clock hours, overhead included")
     overhead_hours: float | None
     usd_per_hour: float | None = Field(description="cheapest price per GPU-hour")
-    cost_usd: float | None = Field(description="hours × cheapest price × count")
+    cost_usd: float | None = Field(description="hours × cheapest price × (count + rollout_gpus)")
     cost_usd_median: float | None
     price_source: str | None
     price_date: str | None
+    rollout_gpus: int | None = Field(
+        None, description="GPUs of a separate vLLM server, the same card, in the cost"
+    )
 
 
 class Recommendation(BaseModel):

@@ -10,6 +10,7 @@ from planner.defaults import ResolvedJob, resolve
 from planner.errors import PlanningError, invalid_field
 from planner.market import attach_market
 from planner.memory import estimate_memory
+from planner.memory.host import host_ram_advice
 from planner.options import read_requested_card
 from planner.plan import ModelInfo, Plan, Recommendation
 from planner.spec import JobSpec
@@ -50,7 +51,7 @@ def memory_plan(job: ResolvedJob) -> Plan:
         spec=job.to_spec(),
         model=model_info(job.arch),
         assumptions=list(job.assumptions),
-        warnings=list(job.warnings),
+        warnings=[*job.warnings, *filter(None, [host_ram_advice(memory.host_ram_gib or 0.0)])],
         memory=memory,
         options=[],
         recommendation=Recommendation(),

@@ -47,6 +47,7 @@ REFERENCE_BY_DEFAULT = {
 COLOCATE_MEMORY_FRACTION = 0.3
 SERVER_MEMORY_FRACTION = 0.9
 DEFAULT_ROLLOUT_GPUS = 1
+GENERATION_BATCH_PER_GPU = 8
 # Fields that only online methods read.
 _ONLINE_ONLY = ("num_generations", "rollout", "rollout_memory_fraction", "rollout_gpus")
 
@@ -104,16 +105,18 @@ class PostTraining(PostTrainingFields):
 
     def grad_accum_for(self, micro_batch: int, num_gpus: int, said: list[str]) -> int:
         """Online methods generate once per optimizer step (TRL's steps_per_generation defaults
-        to gradient_accumulation_steps) and need at least one prompt's whole group per round
-        (generation_batch_size must divide by num_generations); others accumulate nothing."""
+        to gradient_accumulation_steps): a round of TRL's default generation batch per GPU
+        (per_device_train_batch_size 8), and at least one prompt's whole group
+        (generation_batch_size must divide by num_generations). Others accumulate nothing."""
         if not self.online or self.num_generations is None:
             return 1
-        accum = max(1, math.ceil(self.num_generations / (micro_batch * num_gpus)))
+        per_gpu = max(GENERATION_BATCH_PER_GPU, math.ceil(self.num_generations / num_gpus))
+        accum = max(1, math.ceil(per_gpu / micro_batch))
         if accum > 1:
             said.append(
                 f"gradient accumulation {accum}: one generation round of "
-                f"{accum * micro_batch * num_gpus} completions per optimizer step, so each "
-                f"prompt's {self.num_generations} completions are scored together"
+                f"{accum * micro_batch * num_gpus} completions per optimizer step (TRL's "
+                f"generation batch), each prompt's {self.num_generations} scored together"
             )
         return accum
 

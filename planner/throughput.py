@@ -92,9 +92,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
+from planner import post_training_time as post
 from planner.catalog.gpus import GpuSpec, gpu_by_key
 from planner.catalog.models import ModelArch, linear_params
-from planner.spec import Method, Precision, Quant, Sharding
+from planner.spec import Method, Objective, Precision, Quant, Sharding
 
 if TYPE_CHECKING:
     from planner.defaults import ResolvedJob
@@ -161,6 +162,8 @@ class JobWork(NamedTuple):
     memory_bytes_per_token: float = 0.0
     optimizer_bytes_per_token_one_gpu: float = 0.0
     trains_weights: bool = True
+    # Pushing weights to a separate vLLM server, per trained token of one GPU.
+    sync_seconds_per_token: float = 0.0
 
 
 @cache
@@ -170,6 +173,31 @@ def active_block_params(arch: ModelArch) -> int:
 
 
 def flops_per_token(job: ResolvedJob) -> float:
+    """FLOPs per trained token: the training step, and for preference and RL jobs their other
+    forwards, reward model and generation (planner.post_training_time)."""
+    step = training_step_flops_per_token(job)
+    if job.objective is Objective.sft:
+        return step
+    return (
+        step * post.training_passes(job)
+        + post.extra_forwards(job) * forward_flops_per_token(job)
+        + post.generation_flops_per_token(job, active_block_params(job.arch))
+        + post.reward_flops_per_token(job)
+    )
+
+
+def forward_flops_per_token(job: ResolvedJob) -> float:
+    """One no-grad forward of the policy: blocks, attention scores and the lm_head."""
+    arch = job.arch
+    attention_width = arch.num_heads * arch.head_dim
+    return float(
+        2 * active_block_params(arch)
+        + 4 * arch.num_layers * attention_width * job.seq_len
+        + 2 * arch.hidden_size * arch.vocab_size
+    )
+
+
+def training_step_flops_per_token(job: ResolvedJob) -> float:
     """Training FLOPs per trained token (forward, backward and any recompute)."""
     arch = job.arch
     block_params = active_block_params(arch)
@@ -266,6 +294,23 @@ def offload_seconds_per_token(job: ResolvedJob, count: int) -> float:
     return step_s / _tokens_per_optimizer_step(job)
 
 
+def memory_bytes_per_token(job: ResolvedJob) -> float:
+    """Memory-bound traffic of every GPU per trained token: the training step's elementwise,
+    loss and weight traffic, and for preference and RL jobs their other forwards' share of it
+    and generation's decode traffic (planner.post_training_time)."""
+    activations, weights = activation_bytes_per_token(job), weight_read_bytes_per_token(job)
+    step = activations + weights
+    if job.objective is Objective.sft:
+        return step
+    activation_passes = 1 + BACKWARD_TRAFFIC_FACTOR + (1 if job.gradient_checkpointing else 0)
+    forward = activations / activation_passes + weights / _weight_passes(job)
+    return (
+        step * post.training_passes(job)
+        + post.extra_forwards(job) * forward
+        + post.decode_bytes_per_token(job, ACHIEVED_BANDWIDTH_FRACTION)
+    )
+
+
 def job_work(job: ResolvedJob) -> JobWork:
     method_utilisation = UTILISATION[job.method]
     if job.precision == Precision.fp32:
@@ -275,9 +320,10 @@ def job_work(job: ResolvedJob) -> JobWork:
         method_utilisation=method_utilisation,
         dequant_bytes_per_token=dequant_bytes_per_token(job),
         offload_seconds_per_token_one_gpu=offload_seconds_per_token(job, 1),
-        memory_bytes_per_token=(activation_bytes_per_token(job) + weight_read_bytes_per_token(job)),
+        memory_bytes_per_token=memory_bytes_per_token(job),
         optimizer_bytes_per_token_one_gpu=optimizer_bytes_per_token(job),
         trains_weights=job.method == Method.full,
+        sync_seconds_per_token=post.weight_sync_seconds_per_token(job),
     )
 
 
@@ -412,6 +458,7 @@ def tokens_per_s_at(
         compute_seconds_per_token(work, speed)
         + bandwidth_seconds_per_token(work, speed, count)
         + work.offload_seconds_per_token_one_gpu / count
+        + work.sync_seconds_per_token
     )
     return count * efficiency / per_gpu_seconds_per_token
 

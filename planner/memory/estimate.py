@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from planner.catalog.models import ModelArch
 from planner.memory import components as comp
+from planner.memory.host import host_ram_bytes
 from planner.memory.placement import Components, per_gpu
 from planner.memory.profiles import (
     ALLOCATOR_SLACK_PACKED,
@@ -177,8 +178,10 @@ def estimate_memory(
     """Per-GPU memory of `job` on `num_gpus` GPUs sharded by `sharding` (default: the job's own
     layout; the sums are peak_bytes'), with the range a user should plan with. On a card of
     `card_gib` a colocated vLLM engine's pool is its gpu_memory_utilization share of the card."""
-    peak = peak_bytes(job, num_gpus or job.num_gpus, sharding or job.sharding)
+    count, layout = num_gpus or job.num_gpus, sharding or job.sharding
+    peak = peak_bytes(job, count, layout)
     share = peak.share
+    host = host_ram_bytes(job, component_job(job, count, layout), count, peak.paged_share)
     pool = 0.0
     if card_gib is not None and job.rollout is Rollout.vllm_colocate:
         fraction = job.rollout_memory_fraction
@@ -190,9 +193,10 @@ def estimate_memory(
         num_gpus=num_gpus or job.num_gpus,
         sharding=(sharding or job.sharding).value,
         peak_allocated_gib=round(allocated / GIB, 3),
-        peak_reserved_gib=round(peak.reserved / GIB, 3),
+        peak_reserved_gib=round((peak.reserved + pool) / GIB, 3),
         required_gib=round(required / GIB, 3),
         range_gib=(round(low / GIB, 2), round(high / GIB, 2)),
+        host_ram_gib=round(host / GIB, 1),
         breakdown_gib=MemoryBreakdown(
             weights=round(share.weights / GIB, 3),
             adapter=round(share.adapter / GIB, 3),
