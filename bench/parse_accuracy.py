@@ -94,7 +94,10 @@ def report_threads(show_misses: bool) -> None:
             turns += 1
             misses += lines
             by_lang.setdefault(thread["lang"], Counter()).update(verdicts.values())
-    print(f"\n### follow-up threads (tests/data/followup_threads.jsonl: {len(threads)} threads, ", end="")
+    print(
+        f"\n### follow-up threads (tests/data/followup_threads.jsonl: {len(threads)} threads, ",
+        end="",
+    )
     print(f"{turns} turns)\n")
     print("| language | fields right, turn by turn |")
     print("|---|---:|")

@@ -104,7 +104,7 @@ def main() -> None:
     hostile_ms = _latencies_ms(hostile)
     print(
         f"hostile 2,000-char inputs ({len(hostile)}): max {max(hostile_ms):.2f} ms "
-        f"(target < 50 ms each)"
+        f"(target < 20 ms each)"
     )
 
 

@@ -193,6 +193,8 @@ class Conversation:
         if result.spec is None:
             if result.error:
                 return _Outcome(Turn(message_reply("error", phrases.CANT_READ, result.error)))
+            if result.doubt:
+                return _one_question(result.doubt)
             if result.fields:  # a change ("what if 8k ctx?") with no job to apply it to
                 return _no_job_yet()
             body = result.clarify or phrases.WHICH_MODEL_BODY
@@ -213,6 +215,8 @@ class Conversation:
         result = self._parse(text)
         if result.error:
             return _Outcome(Turn(message_reply("error", phrases.CANT_READ, result.error)))
+        if result.doubt:
+            return _one_question(result.doubt)
         if result.unread:
             # A what-if changes exactly what was meant: if part of it is unreadable, change nothing.
             unread = [part[:40] for part in result.unread[:MAX_UNREAD_SHOWN]]
@@ -368,6 +372,11 @@ def _current_job(history: Sequence[SpecJson]) -> JobSpec | None:
 def _without_memory(turn: Turn) -> Turn:
     turn.reply.warnings.append(phrases.NO_MEMORY)
     return turn
+
+
+def _one_question(doubt: str) -> _Outcome:
+    """A reading too unsure to plan from: ask, and leave the thread's job as it is."""
+    return _Outcome(Turn(message_reply("clarify", phrases.ONE_QUESTION_TITLE, doubt)))
 
 
 def _no_job_yet() -> _Outcome:

@@ -45,6 +45,7 @@ NO_JOB_YET = Message(
     f"e.g. “{EXAMPLE}”.",
 )
 WHICH_MODEL_TITLE = "Which model?"
+ONE_QUESTION_TITLE = "One question first"
 WHICH_MODEL_BODY = f"Tell me the model or its size and the method, e.g. “{EXAMPLE}”."
 NO_CHANGE_READ = Message(
     "What should change?",

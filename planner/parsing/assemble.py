@@ -15,13 +15,15 @@ from planner.errors import validation_sentence
 from planner.parsing import budget, context, dataset, epochs, gpu, lora, method, model, vram
 from planner.parsing.batch import read_batch
 from planner.parsing.config import read_config
+from planner.parsing.contrast import read_corrections, read_ruled_out
 from planner.parsing.distributed import read_distributed
-from planner.parsing.ignored import read_ignored
+from planner.parsing.ignored import read_ignored, read_logs
 from planner.parsing.inverse import read_asked, read_asked_card
 from planner.parsing.normalize import fold_width, normalize
 from planner.parsing.numbers import TOO_MANY_DIGITS, BadNumber, expand_powers
 from planner.parsing.reading import Reading
 from planner.parsing.result import ParseResult
+from planner.parsing.size_names import read_size_in_names
 from planner.spec import JobSpec
 
 EXAMPLE = "13B QLoRA, 4k ctx, 20M tokens x3"
@@ -36,9 +38,14 @@ _READERS = (
     read_config,
     read_ignored,
     read_asked,
+    read_logs,
+    read_ruled_out,
+    dataset.read_steps,
     model.read_model,
+    read_size_in_names,
     method.read_method,
     budget.read_speed,
+    budget.read_gpu_hours,
     context.read_context,
     dataset.read_dataset,
     epochs.read_epochs,
@@ -51,6 +58,7 @@ _READERS = (
     model.read_sizes,
     context.read_loose_context,
     dataset.samples_to_tokens,
+    dataset.steps_to_tokens,
     epochs.read_times,
     read_asked_card,
 )
@@ -96,6 +104,7 @@ def parse(text: str) -> ParseResult:
     try:
         r.text, r.notes = expand_powers(r.text)
         r.source = r.text
+        read_corrections(r, _READERS)
         for reader in _READERS:
             reader(r)
         return _result(r)
@@ -115,6 +124,15 @@ def _result(r: Reading) -> ParseResult:
         jobs.append(spec)
     leftovers = _LEFTOVER.findall(r.text) if _DIGIT.search(r.text) else []
     unread = [*r.notes, *leftovers]
+    if r.doubt:
+        return ParseResult(
+            fields=fields,
+            assumptions=r.assumptions,
+            unread=unread,
+            clarify=r.doubt,
+            doubt=r.doubt,
+            alternative_fields=r.alternatives,
+        )
     # "The largest model I can QLoRA on a 4090?" names no model: the question is which.
     if "model" not in fields and "params_b" not in fields and fields.get("asked") != "params_b":
         return ParseResult(

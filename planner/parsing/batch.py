@@ -51,13 +51,20 @@ def read_batch(r: Reading) -> None:
     for m in r.matches_if(("batch",), _GLOBAL):
         effective = int(r.number(m, "num", "The batch size"))
         r.take(m)
+    micro_keyed = False
     for find, pattern in (
         (partial(r.matches_if, _MICRO_WORDS), _MICRO),
         (r.matches_at_numbers, _VALUE_MICRO),
     ):
         for m in find(pattern):
-            r.put("micro_batch", int(r.number(m, "num", "The batch size")))
+            value = int(r.number(m, "num", "The batch size"))
+            if micro_keyed and effective is None and value > r.fields["micro_batch"]:
+                # alpaca-lora's "--micro_batch_size 8 --batch_size 128": the plain one is a step's.
+                effective = value
+            micro_keyed = micro_keyed or "micro" in m.group(0)
+            r.put("micro_batch", value)
             r.take(m)
+    r.global_batch = effective
     if effective and "grad_accum" not in r.fields:
         micro = r.fields.get("micro_batch", 1)
         gpus = r.fields.get("num_gpus", 1)

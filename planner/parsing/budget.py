@@ -13,19 +13,19 @@ from planner.parsing.reading import Reading
 from planner.units import convert
 
 # A word every price or budget contains.
-_MONEY_WORDS = ("$", "usd", "dollar", "bucks", "美元", "美金")
+_MONEY_WORDS = ("$", "usd", "dollar", "bucks", "美元", "美金", "刀")
 _PER_HOUR = r"\s?(?:/\s?(?:h|hr|hour|gpu)|per\s(?:hour|hr|gpu)|an\shour|/小时|每小时)"
 _RATE = re.compile(
     r"(?:\$\s?(?P<num>" + NUM + r")|(?P<num2>" + NUM + r")\s?(?:\$|usd|dollars?))" + _PER_HOUR
 )
 _BUDGET = re.compile(
     r"(?:\$\s?(?P<num>" + NUM + r")\s?(?P<scale>k)?|(?P<num2>" + NUM + r")\s?(?P<scale2>k)?\s?"
-    r"(?:\$|usd|dollars?|bucks|美元|美金)(?![a-z]))"
+    r"(?:\$|usd|dollars?|bucks|美元|美金|刀)(?![a-z]))"
 )
 _UNIT_TIME = r"(?P<unit>hours?|hrs?|h|days?|d|weeks?|wk|minutes?|mins?|小时|天|周)"
 _DEADLINE = re.compile(
     r"(?:by|in|within|under|less\sthan|before|max(?:imum)?|deadline\s?(?:of|is|:)?|at\smost|only\s"
-    r"have|have)\s(?:about\s|~)?(?P<num>"
+    r"have|have|for|要在|需要在|不能超过|不超过|最多|限时)\s?(?:about\s|~)?(?P<num>"
     + NUM
     + r"|a|an)\s?"
     + _UNIT_TIME
@@ -35,6 +35,15 @@ _DEADLINE = re.compile(
     r"max(?![a-z])|or\sless)"
 )
 # A number (or "a", "an") then the first letter of a unit: part of every _DEADLINE match.
+# "ran for 48 hours", "it took 6 days": time already spent, not a deadline.
+_SPENT = re.compile(
+    r"(?:took|ran|run|running|trained|training|been|spent|last\stime|lasted)\W{0,3}(?:\w+\s){0,3}$"
+)
+# "200 GPU-hours", "200个GPU小时": compute, not a wall-clock deadline until the GPUs are known.
+_GPU_HOURS = re.compile(
+    r"(?<![a-z0-9_.])(?P<num>" + NUM + r")\s?(?P<k>k)?\s?(?:个\s?)?(?:[a-z0-9]{2,6}\s)?gpu[-\s]?"
+    r"(?:hours?|hrs?|h|小时)(?![a-z])"
+)
 _DEADLINE_HINT = re.compile(r"[\dan]\s?[hdwm小天周]")
 _NAMED_SPELLINGS = {
     r"by\s(?:tomorrow|tmr|tmrw)|明天": (24, "by tomorrow read as within 24 hours"),
@@ -66,6 +75,16 @@ def read_speed(r: Reading) -> None:
         r.take(m)
 
 
+def read_gpu_hours(r: Reading) -> None:
+    """Before the GPU reader, so "200 GPU-hours" is never 200 GPUs."""
+    for m in r.matches_at_numbers(_GPU_HOURS, needs=("gpu",)):
+        hours = r.number(m, "num", "The GPU-hours") * (1000 if m.group("k") else 1)
+        if not _SPENT.search(r.text, max(0, m.start() - 30), m.start()):
+            r.gpu_hours = hours
+        r.take(m)
+        return
+
+
 def read_budget(r: Reading) -> None:
     for m in r.matches_if(_MONEY_WORDS, _RATE):
         r.notes.append(f"{m.group(0).strip()} is a price per hour, not a budget")
@@ -87,5 +106,19 @@ def read_budget(r: Reading) -> None:
         written = m.group(group)
         value = 1.0 if written in ("a", "an") else r.number(m, group, "The deadline")
         unit = m.group("unit") or m.group("unit2")
+        if m.group(0).startswith("for") and _SPENT.search(
+            r.text, max(0, m.start() - 30), m.start()
+        ):
+            continue
         r.put("deadline_hours", whole(round(convert(value, unit, "hour"), 2)))
         r.take(m)
+    if r.gpu_hours is not None and "deadline_hours" not in r.fields:
+        gpus = r.fields.get("num_gpus")
+        if gpus:
+            hours = whole(round(r.gpu_hours / gpus, 2))
+            said = f"{whole(r.gpu_hours)} GPU-hours on {gpus} GPUs read as a {hours}-hour deadline"
+            r.put("deadline_hours", hours, said)
+        else:
+            r.doubt = (
+                r.doubt or f"On how many GPUs will you spend the {whole(r.gpu_hours)} GPU-hours?"
+            )

@@ -37,13 +37,14 @@ _KEY_VALUE = re.compile(
     # "平均长度1500", "每条长度": the length of a sample, read with the dataset.
     r"(?<![a-z])(?<!平均)(?<!每条)-{0,2}"
     + _KEYS
-    + r"s?\s?(?:of|=|:|is|at|to|设置为|设置成|设为|为|是)?\s?(?:about|around|~|up\sto)?\s?"
+    + r"s?\s?(?:of|=|:|is|at|to|设置为|设置成|设为|为|是|只要|只有|需要|要|改成|改为)?\s?"
+    + r"(?:about|around|~|up\sto)?\s?"
     + _VALUE
 )
 _VALUE_KEY = re.compile(
     r"(?<![a-z0-9_.])"
     + _VALUE
-    + r"\s?(?:tokens?\s|-token\s|-)?(?:token\s)?(?:context|ctx|seq(?:uence)?"
+    + r"\s?(?:tokens?\s|-token\s|-)?(?:token\s)?(?:context|ctx|max_seq_len(?:gth)?|seq(?:uence)?"
     r"(?:\s?len(?:gth)?)?|cutoff|max\slength|长度|上下文)(?![a-z])"
 )
 _AT_HINT = re.compile(r"(?:@|at|w/?)\s?[\d.]")
@@ -55,6 +56,30 @@ _SPLIT = re.compile(
 )
 _N_TOKENS = re.compile(
     r"(?<![a-z0-9_.,])(?P<num>\d{2,6})\s?(?:-\s?)?tokens?(?![a-z0-9_]|\.\d)(?!\s?(?:per|/|a\s))"
+)
+# "has to stay under 1k tokens", "max 2k tokens per example", "最长不超过1k token": a limit on
+# each sequence is the context length, not a dataset size.
+_PER_ITEM = (
+    r"(?:\s?(?:per|each|/|a)\s?(?:example|sample|sequence|conversation|row|item|entry|prompt|"
+    r"response|output|trace))?"
+)
+_LIMIT = re.compile(
+    r"(?<![a-z])(?:max(?:imum)?|under|up\sto|at\smost|below|less\sthan|no\smore\sthan|not\sexceed\w*|"
+    r"最长(?:不超过)?|不超过|最多|最长不超过)\s?(?:of\s|about\s|~)?(?P<num>\d{1,6})\s?(?P<k>k)?\s?"
+    r"(?:个\s?)?(?:tokens?|toks?)(?![a-z])" + _PER_ITEM
+)
+_LIMIT_WORDS = ("max", "under", "up to", "at most", "below", "less", "more than", "exceed", "最")
+_LIMIT_WORDS += ("不超过",)
+# "300–400 tokens per sample", "每条300到400个token": the context holds the longest; the dataset
+# counts the middle of the range.
+_RANGE = re.compile(
+    r"(?<![a-z0-9_.])(?P<low>\d{2,6})\s?(?:-|–|—|~|to|到|至)\s?(?P<num>\d{2,6})\s?(?:个\s?)?"
+    r"(?:tokens?|toks?)(?![a-z])" + _PER_ITEM
+)
+_RANGE_HINT = re.compile(r"\d\s?(?:-|–|—|~|to|到|至)\s?\d")
+# "4k or 8k ctx": the first length is the job, the other a comparison.
+_COMPARED_BEFORE = re.compile(
+    r"(?<![a-z0-9_.])(?P<num>\d{1,6})\s?(?P<k>k)?\s?(?:or|vs\.?|versus|/|还是)\s?$"
 )
 _BARE_K = re.compile(
     r"(?<![a-z0-9_.$])(?P<num>1|2|4|8|16|32|64|128|256)\s?(?P<k>k)(?![a-z0-9_]|\.\d)"
@@ -76,6 +101,22 @@ def read_context(r: Reading) -> None:
         total = int(m.group("a")) + int(m.group("b"))
         r.put("seq_len", total, f"{m.group('first')} + {m.group('second')} read as {total} tokens")
         r.take(m)
+    for m in r.matches_when(_RANGE_HINT, _RANGE):
+        low, high = int(m.group("low")), int(m.group("num"))
+        if low < high:
+            r.put("seq_len", high, f"{low}–{high} tokens per sample: a {high}-token context")
+            r.sample_tokens = (low + high) / 2
+            r.take(m)
+    for m in r.matches_if(_LIMIT_WORDS, _LIMIT):
+        tokens = _tokens(r, m)
+        if tokens >= 16:
+            r.put(
+                "seq_len",
+                tokens,
+                f"a limit of {m.group('num')}{m.group('k') or ''} tokens "
+                "per sequence read as the context length",
+            )
+            r.take(m)
     for pattern, find in (
         (_KEY_VALUE, partial(r.matches_if, _KEY_WORDS)),
         (_VALUE_KEY, r.matches_at_numbers),
@@ -83,6 +124,11 @@ def read_context(r: Reading) -> None:
         for m in find(pattern):
             tokens = _tokens(r, m)
             if tokens >= 16:
+                compared = _COMPARED_BEFORE.search(r.text, max(0, m.start() - 16), m.start())
+                if compared and "seq_len" not in r.fields:
+                    r.put("seq_len", _tokens(r, compared))
+                    r.alternatives.append({"seq_len": tokens})
+                    r.take(compared)
                 r.put("seq_len", tokens)
                 r.take(m)
 

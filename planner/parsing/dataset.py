@@ -139,6 +139,10 @@ def read_dataset(r: Reading) -> None:
 def _samples_with_length(r: Reading, samples: float) -> None:
     """Samples × the per-sample length the text gives; without one, wait for the context length
     (a bare "2k" is read last) in `samples_to_tokens`."""
+    if r.sample_tokens is not None:
+        note = f"{whole(samples):,} samples × {whole(r.sample_tokens)} tokens (the range's middle)"
+        r.put("dataset_tokens", whole(samples * r.sample_tokens), note)
+        return
     for m in r.matches(_PER_SAMPLE):
         group = next(g for g in ("num", "num2", "num3") if m.group(g))
         length = r.number(m, group, "The sample length") * (1000 if m.group("k") else 1)
@@ -168,3 +172,48 @@ def samples_to_tokens(r: Reading) -> None:
             whole(samples * TYPICAL_SAMPLE_TOKENS),
             f"{shown} samples of ~{TYPICAL_SAMPLE_TOKENS} tokens assumed (say the average length)",
         )
+
+
+_STEPS = re.compile(
+    r"(?<![a-z0-9_.])(?P<steps>" + NUM + r")\s?(?P<k>k)?\+?\s?(?:training\s|optimi[sz]er\s)?"
+    r"(?:steps|iterations|iters|步)\s?(?:,\s?)?(?:of|with|at|x|\*|每步)?\s?(?:a\s)?"
+    r"(?:global\s|effective\s)?(?:batch(?:\s?size)?|bs)\s?(?:of\s|=|:)?\s?(?P<batch>\d{1,6})(?![\d.])"
+)
+_STEP_KEYS = re.compile(
+    r"(?<![a-z])(?:train_iters|train_steps)\s?[=:]?\s?(?P<steps>\d{1,9})(?![\d.])"
+)
+
+
+def read_steps(r: Reading) -> None:
+    """ "3000 steps of batch 64", "训练3000步，每步batch 64", "train_iters=2000": steps × batch
+    × context becomes the tokens (in `steps_to_tokens`); the batch is a whole step's, not a GPU's.
+    """
+    for m in r.matches_at_numbers(_STEPS, needs=("step", "iter", "步")):
+        steps = r.number(m, "steps", "The number of steps") * (1000 if m.group("k") else 1)
+        r.steps = (steps, int(m.group("batch")))
+        r.take(m)
+        return
+    for m in r.matches_if(("train_",), _STEP_KEYS):
+        r.steps = (float(m.group("steps")), None)
+        r.take(m)
+        return
+
+
+def steps_to_tokens(r: Reading) -> None:
+    if r.steps is None or "dataset_tokens" in r.fields:
+        return
+    steps, batch = r.steps
+    batch = batch or r.global_batch
+    seq_len = r.fields.get("seq_len")
+    if batch is None or seq_len is None:
+        r.doubt = r.doubt or (
+            f"How many tokens does each of the {whole(steps):,} steps hold (batch size and "
+            "sequence length)?"
+        )
+        return
+    tokens = whole(steps * batch * seq_len)
+    r.put(
+        "dataset_tokens",
+        tokens,
+        f"{whole(steps):,} steps × batch {batch} × {seq_len} tokens read as {tokens:,} tokens",
+    )

@@ -80,6 +80,8 @@ _COUNT_WORDS = {
     "a 2nd": 2,
     "a second": 2,
     "pair of": 2,
+    "a pair of": 2,
+    "my": 1,
 }
 _WORD = "|".join(sorted(map(re.escape, _COUNT_WORDS), key=len, reverse=True))
 # "a free Colab T4", "a spare 4090": words between the count and the card.
@@ -102,7 +104,7 @@ _CARD_START = r"(?=[0-9abdghklmnpqrstvx单双])"
 _NAME_START = r"(?=[0-9abghklmpqrtv])"
 _CARD = re.compile(
     _CARD_START
-    + r"(?<![a-wyz])"
+    + r"(?<![a-wyz])(?<!=)(?<!=\s)"
     + _NODES
     + _COUNT
     + r"(?:(?P<vram_before>\d{1,3})\s?"
@@ -113,7 +115,8 @@ _CARD = re.compile(
     + _GB
     + r"(?!\s?(?:vram\s|gpu\smemory\s)?(?:total|in"
     r"\stotal|combined))\)?(?:'?s)?|-(?P<vram_bare>16|24|32|40|48|80|94|141)(?![a-z0-9_.]))?"
-    r"(?:\s?(?:x|\*)\s?(?P<count_after>\d{1,4})(?![\d.]|\s?(?:gb|g|b|k|bit)\b))?"
+    r"(?:\s?(?:x|\*)\s?(?P<count_after>\d{1,4})(?!\d|\.\d|\s?(?:gb|g|b|k|bit)\b)|"
+    r"\s?(?P<count_cn>\d{1,3})\s?(?:张|块)(?!\d))?"
     r"(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
     r"(?![a-z0-9])"
 )
@@ -138,6 +141,10 @@ _UNNAMED = re.compile(
     + r"\s?显存)?(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
     r"|(?P<word_cn>单卡|双卡|单张卡)(?!显存)"
 )
+# "A100 80GB (8 of them)", "on 8 of them": a count of the card already named.
+_OF_THEM = re.compile(
+    r"(?<![\d.])(?P<count>\d{1,4})\s(?:of\s(?:them|those|these)|such\scards)(?![a-z])"
+)
 _CARD_WORDS = re.compile(r"gpu|card|device|卡|单张")
 # "2 x 24GB": a count of cards of that size, no name needed.
 _COUNT_VRAM = re.compile(r"(?<![a-z0-9_.])(?P<count>\d{1,4})\s?[x*]\s?(?P<vram>\d{1,3})\s?" + _GB)
@@ -149,6 +156,7 @@ _GPU_HOURS = re.compile(
 _NODES_EACH = re.compile(
     r"(?<![\d.])(?P<nodes>\d{1,3})\s?(?:台|nodes?|machines?|servers?)\s?(?:机器|服务器)?\s?[,，]?\s?"
     r"(?:每台|each\s(?:with|has|having)|with\s(?=\d{1,3}\s?(?:x\s?)?\S{1,12}\seach))"
+    r"(?=\s?(?P<per_node>\d{1,3})?)"
 )
 _NODE_WORDS = re.compile(r"台|node|machine|server")
 _NODE_PRODUCT = re.compile(
@@ -189,12 +197,12 @@ def _vram_gb(m: re.Match[str], group: str) -> int | float | None:
 def _count(m: re.Match[str], r: Reading) -> int | None:
     found = m.groupdict()
     count: int | None = None
-    for group in ("count", "xcount", "count_after"):
+    for group in ("count", "xcount", "count_after", "count_cn"):
         if found.get(group):
             count = int(found[group])
     word = found.get("word") or found.get("word_cn")
-    if word and not count:
-        count = _COUNT_WORDS[word]
+    if word and not count and not (word == "my" and m.group(0).endswith("s")):
+        count = _COUNT_WORDS[word]  # "my 4090s" is more than one, "my 4090" is one
     nodes, nodes_after = found.get("nodes"), found.get("nodes_after")
     if nodes and not count:
         # "2x3090": the only count sits where a node count could be.
@@ -212,13 +220,21 @@ def _count(m: re.Match[str], r: Reading) -> int | None:
 
 
 def read_gpus(r: Reading) -> None:
-    nodes = None
+    nodes = per_node_written = None
     for m in r.matches_at_numbers(_NODES_EACH) if _NODE_WORDS.search(r.text) else ():
         nodes = int(m.group("nodes"))
+        per_node_written = m.group("per_node")
         r.take(m)
     _read_cards(r)
-    if nodes and r.fields.get("num_gpus"):
-        per_node = r.fields["num_gpus"]
+    total = r.fields.get("num_gpus")
+    if nodes and per_node_written and total == nodes * int(per_node_written):
+        # "16张A100（两台机器，每台8张）": the count before the nodes was already the total.
+        r.assume(f"{nodes} nodes × {per_node_written} GPUs each: {total} GPUs in total")
+        per_node = re.search(rf"(?<![\d.]){per_node_written}\s?(?:张|卡|gpus?)", r.text)
+        if per_node:
+            r.take(per_node)
+    elif nodes and total:
+        per_node = total
         r.fields["num_gpus"] = per_node * nodes
         r.assume(f"{nodes} nodes × {per_node} GPUs each read as {per_node * nodes} GPUs")
 
@@ -253,6 +269,9 @@ def _read_cards(r: Reading) -> None:
         vram = _vram_gb(m, "vram") or _vram_gb(m, "vram_cn")
         if vram:
             r.put("gpu_vram_gb", vram)
+        r.take(m)
+    for m in r.matches_if(("of th", "such"), _OF_THEM):
+        r.put("num_gpus", int(m.group("count")))
         r.take(m)
     for m in r.matches_if(("gpus", "proc"), _GPU_KEY):
         r.put("num_gpus", int(m.group("count")))

@@ -36,3 +36,17 @@ _IGNORED = re.compile(
 def read_ignored(r: Reading) -> None:
     for m in r.matches_if(_IGNORED_WORDS, _IGNORED):
         r.take(m)
+
+
+# "{'loss': 1.83, 'epoch': 0.37}": a training log's progress, not how many epochs the run has.
+_LOG_EPOCH = re.compile(r"(?<![a-z_])epoch\s{0,2}[=:]\s?\d{1,4}\.\d{1,6}")
+# "--config llama3_1/8B_lora": a recipe's file name, not the model the question names.
+_CONFIG_FILE = re.compile(r"--config(?:_file|-name)?\s?[=\s]\s?\S{1,120}")
+
+
+def read_logs(r: Reading) -> None:
+    if "loss" in r.text:
+        for m in r.matches_if(("epoch",), _LOG_EPOCH):
+            r.take(m)
+    for m in r.matches_if(("--config",), _CONFIG_FILE):
+        r.take(m)

@@ -11,9 +11,9 @@ from planner.parsing.reading import Reading
 
 _SEP = r"\s?(?:=|:|of|is)?\s?"
 _RANK = re.compile(
-    r"(?<![a-z])-{0,2}(?:(?:lora_r|lora_rank|lora\srank|lora\sr|rank)"
-    + _SEP
-    + r"|r\s?[=:]\s?|r\s)"
+    r"(?:(?:(?<![a-z])-{0,2}(?:lora_r|lora_rank|lora\srank|lora\sr|rank)|秩)"
+    + r"\s?(?:=|:|of|is|改成|改为|设为|为|是)?\s?"
+    + r"|(?<![a-z])-{0,2}(?:r\s?[=:]\s?|r\s))"
     + r"(?P<num>\d{1,5})(?![a-z0-9_]|\.\d)"
 )
 _RANK_AFTER = re.compile(
@@ -25,7 +25,7 @@ _ALPHA = re.compile(
 _ALL_LINEAR = re.compile(
     r"all[-_\s]linear(?:\slayers)?|all\s(?:the\s)?linear\s(?:layers|modules)|all\sproj\w*|"
     # LLaMA-Factory's "--lora_target all"
-    r"lora_target\s?[=:]?\s?['\"]?all(?![a-z_-])"
+    r"lora_target\s?[=:]?\s?['\"]?all(?![a-z_-])|lora_target_linear\s?[=:]\s?true"
 )
 _TARGET_LIST = re.compile(
     r"(?:target_modules|lora_target_modules|lora_target|targets?|modules?)\s?[=:]?\s?[\[(]?\s?"
@@ -42,7 +42,7 @@ _SHORT_LIST = re.compile(
 # Quick patterns every match of the rank patterns contains.
 _R_NUMBER = re.compile(r"r\d")
 _RANK_AFTER_HINT = re.compile(r"r(?:ank|\d)")
-_RANK_HINT = re.compile(r"rank|r\s?(?:=|:|of|is|to|设置为|设为|为|是)?\s?\d")
+_RANK_HINT = re.compile(r"rank|秩|r\s?(?:=|:|of|is|to|设置为|设为|为|是)?\s?\d")
 _RANK_ALPHA = re.compile(r"(?<![a-z])r(?P<rank>\d{1,4})\s?a(?P<alpha>\d{1,4})(?![a-z0-9])")
 
 
@@ -61,7 +61,7 @@ def read_lora(r: Reading) -> None:
     for m in r.matches_if(("alpha",), _ALPHA):
         r.put("lora_alpha", whole(r.number(m, "num", "The LoRA alpha")))
         r.take(m)
-    for m in r.matches_if(("all",), _ALL_LINEAR):
+    for m in r.matches_if(("all", "target_linear"), _ALL_LINEAR):
         r.put("lora_targets", "all-linear")
         r.take(m)
     for m in r.matches_if(("_proj",), _TARGET_LIST):

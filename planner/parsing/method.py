@@ -13,8 +13,11 @@ import re
 from planner.parsing.reading import COMPARING, Reading
 
 _QLORA = re.compile(r"(?<![a-z])q[-\s]?lora(?![a-z])|量化微调")
-_LORA = re.compile(r"(?<![a-z])(?:lora|peft|adapters?|dora)(?![a-z])")
-_NOT_LORA = re.compile(r"(?:not|without|no|instead\sof|rather\sthan)\s(?:a\s)?q?lora")
+_LORA = re.compile(r"(?<![a-z])(?:lora|peft|adapters?|dora)(?![a-z_])")
+# "lora_r 16" names LoRA only in a whole question: alone, in a follow-up ("with --lora_r 32"), it
+# changes the rank of whichever adapter the thread has.
+_LORA_KEY = re.compile(r"(?<![a-z])lora_(?:r|rank|alpha|target\w*|dropout)(?![a-z])")
+_SIZE_HINT = re.compile(r"\d\s?[bm](?![a-z0-9])|/")
 # "full" alone is the method ("7b full 4xa100") unless it describes something else: "the full
 # dataset", "full precision", "full shard", "full three epochs".
 _FULL_ALONE = (
@@ -44,9 +47,10 @@ _OPTIMIZER_SPELLINGS = [
     (r"(?<![a-z])adamw?(?:_torch(?:_fused)?|_hf)?(?![a-z0-9])", "adamw"),
 ]
 _BITS = re.compile(
-    r"(?<![a-z0-9_.])(?:load_in_|train_|quantization_bit\s?[=:]?\s?|bits\s?[=:]\s?|int|in\s)?"
+    r"(?<![a-z0-9_.])(?:quantization_bit\s?[=:]?\s?(?P<qbits>[48])(?![\d.])|(?:load_in_|train_|"
+    r"quantization_bit\s?[=:]?\s?|bits\s?[=:]\s?|int|in\s)?"
     r"(?P<bits>[248])\s?[-_]?\s?bits?(?![a-z])|(?<![a-z])(?P<kind>nf4|int4|int8|gptq|awq|bnb|"
-    r"bitsandbytes|fp4)(?![a-z])|load_in_(?P<load>[48])bit"
+    r"bitsandbytes|fp4)(?![a-z])|load_in_(?P<load>[48])bit)"
 )
 _PRECISION_SPELLINGS = [
     (r"(?<![a-z])(?:pure\sbf16|bf16\sonly|bf16[-_]true)(?![a-z])", "bf16"),
@@ -58,7 +62,8 @@ _PRECISION_SPELLINGS = [
     (r"(?<![a-z])(?:fp32|float32|full\sprecision|32[-\s]?bit\sprecision)(?![a-z0-9])", "fp32"),
 ]
 _OFF = (
-    r"(?:without|no|disable[ds]?|turn(?:ed)?\soff|w/o|not\susing|don'?t\suse|skip)\s"
+    r"(?:(?:without|no|disable[ds]?|turn(?:ed)?\soff|w/o|not\susing|don'?t\suse|skip)\s|"
+    r"不开|不用|关闭|关掉|不要)"
     r"(?:the\s|any\s)?"
 )
 _SWITCHES = {
@@ -100,16 +105,15 @@ _SWITCH_PATTERNS = {
 def read_method(r: Reading) -> None:
     _read_optimizer(r)
     quant = _read_bits(r)
-    if _NOT_LORA.search(r.text):
-        r.put("method", "full")
-        r.take(_NOT_LORA.search(r.text))
     compared = _compared_methods(r.text)
     if len(compared) > 1:
         r.put("method", compared[0])
         r.alternatives.extend({"method": other} for other in compared[1:])
     if _QLORA.search(r.text):
         r.put("method", "qlora")
-    elif _LORA.search(r.text):
+    elif _LORA.search(r.text) or (
+        _LORA_KEY.search(r.text) and ("model" in r.fields or _SIZE_HINT.search(r.text))
+    ):
         r.put("method", "qlora" if quant else "lora")
         if quant:
             r.assume(f"LoRA on a {quant} base read as QLoRA")
@@ -119,6 +123,13 @@ def read_method(r: Reading) -> None:
         r.put("method", "qlora", f"{quant} quantisation read as QLoRA")
     elif _SFT.search(r.text):
         r.put("method", "full", "SFT with no adapter mentioned read as full fine-tuning")
+    elif r.ruled_out & {"lora", "qlora"} and "full" not in r.ruled_out:
+        # "finetune the model itself, not lora": with adapters ruled out, the weights are trained;
+        # with only QLoRA ruled out ("no qlora"), the adapter trains on a 16-bit base.
+        if "lora" in r.ruled_out:
+            r.put("method", "full", "LoRA ruled out: planned as full fine-tuning")
+        else:
+            r.put("method", "lora", "QLoRA ruled out: planned as LoRA on a 16-bit base")
     # Method words stay in the text: "lora_r 8" still has to give the LoRA reader its rank.
     rl = _RL.search(r.text) if "po" in r.text or "kto" in r.text or "rlhf" in r.text else None
     if rl:
@@ -151,7 +162,7 @@ def _read_optimizer(r: Reading) -> None:
 def _read_bits(r: Reading) -> str | None:
     quant = None
     for m in r.matches_if(("bit", "int", "nf4", "gptq", "awq", "bnb", "fp4"), _BITS):
-        bits = m.group("bits") or m.group("load")
+        bits = m.group("bits") or m.group("load") or m.group("qbits")
         kind = m.group("kind")
         if bits == "2":
             r.notes.append("2-bit training is not planned; read as 4-bit")

@@ -16,7 +16,7 @@ _CN_BIG = {"万": 10_000, "亿": 100_000_000}
 
 # A run of Chinese numerals that ends at 十/百/千 or a digit; 万/亿 scale whatever precedes them.
 _CN_RUN = re.compile(r"[零〇一二两俩三四五六七八九十百千]{1,8}")
-_CN_SCALE = re.compile(r"(\d{1,9}(?:\.\d{1,6})?)\s?(万亿|亿|万|千)")
+_CN_SCALE = re.compile(r"(\d{1,9}(?:\.\d{1,6})?)\s?(万亿|千万|亿|万|千)")
 
 _WORD_NUMBERS = {
     "one": 1,
@@ -110,8 +110,14 @@ def _chinese_run_value(run: str) -> int | None:
 
 def _chinese_numerals(text: str) -> str:
     def run_to_digits(match: re.Match[str]) -> str:
-        value = _chinese_run_value(match.group())
-        return match.group() if value is None else str(value)
+        run, before = match.group(), text[match.start() - 1 : match.start()]
+        if before.isdigit() and run[0] in _CN_UNITS:
+            return run  # "5千万": a digit's scale, read by _CN_SCALE
+        value = _chinese_run_value(run)
+        if value is None:
+            return run
+        # "3090一张": the numeral is a count of its own, not more digits of the card.
+        return (" " if before.isascii() and before.isalnum() else "") + str(value)
 
     text = _CN_RUN.sub(run_to_digits, text)
 

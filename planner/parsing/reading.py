@@ -36,6 +36,18 @@ class Reading:
     notes: list[str] = field(default_factory=list)
     # Samples counted but not yet turned into tokens (that needs the context length).
     samples: float | None = None
+    # The middle of a per-sample length range ("300–400 tokens per sample"), for the dataset.
+    sample_tokens: float | None = None
+    # Training steps and the batch each holds ("3000 steps of batch 64"), for the dataset.
+    steps: tuple[float, int | None] | None = None
+    # The whole step's batch ("global_batch_size=256"), from the batch reader.
+    global_batch: int | None = None
+    # Compute the user has in GPU-hours ("200 GPU-hours"), a deadline once the GPUs are known.
+    gpu_hours: float | None = None
+    # A question to ask instead of guessing (one short line), see assemble.py.
+    doubt: str | None = None
+    # Methods the user ruled out ("not QLoRA", "full FT is overkill"), see contrast.py.
+    ruled_out: set[str] = field(default_factory=set)
     # Number starts in `text`, recomputed only when `take` has changed it.
     _number_starts: tuple[str, list[int]] = field(default=("", []), repr=False)
 

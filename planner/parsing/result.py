@@ -17,6 +17,10 @@ class ParseResult(BaseModel):
     ("7B/13B", "4090 vs H100"), `spec` being the first; `alternative_fields` holds the same
     comparison as patches like `fields`, so a follow-up such as "4090 vs H100?" still compares.
     `fields["asked"]` names the limit an inverse question asks for ("max context?").
+
+    `doubt` is set when a reading is too unsure to plan from ("200 GPU-hours" with no GPU count,
+    steps with no sequence length): then `spec` is None and `clarify` is that one short question,
+    asked instead of a guess.
     """
 
     spec: JobSpec | None = None
@@ -24,6 +28,7 @@ class ParseResult(BaseModel):
     assumptions: list[str] = []
     unread: list[str] = []
     clarify: str | None = None
+    doubt: str | None = None
     alternatives: list[JobSpec] = []
     alternative_fields: list[dict[str, Any]] = []
     error: str | None = None
