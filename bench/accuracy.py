@@ -36,6 +36,8 @@ class Row:
     ours_gib: float
     rule_gib: float
     num_gpus: int
+    classes: tuple[str, ...] = ()
+    in_range: bool | None = None
     ours_right: bool | None = None
     rule_right: bool | None = None
 
@@ -51,6 +53,34 @@ class Row:
 def rule_of_thumb_gib(method: str, params_b: float) -> float:
     per_param = {"full": 16.0, "lora": 2.0 * 1.01, "qlora": 0.5 * 1.01}[method]
     return (params_b * 1e9 * per_param + 1.5e9) / GIB
+
+
+PRE_AMPERE = ("t4", "v100", "p100", "p40", "2080", "1080", "titan")
+LOSS_SHRINKING_STACKS = ("torchtune", "unsloth")
+
+
+def row_classes(raw: dict, truth: dict) -> tuple[str, ...]:
+    """The classes the memory issue names, from what a row states (a row can be in several)."""
+    classes = []
+    gpu = str(raw.get("gpu", "")).lower()
+    precision = raw.get("precision")
+    if raw.get("method") == "full" and precision != "bf16-mixed":
+        classes.append("full, not fp32-master")
+    if raw.get("framework") in LOSS_SHRINKING_STACKS or raw.get("loss_kernel"):
+        classes.append("loss-shrinking stack")
+    if any(card in gpu for card in PRE_AMPERE):
+        classes.append("before Ampere")
+    if raw.get("quant") == "int8":
+        classes.append("8-bit base")
+    if (raw.get("num_gpus") or 1) > 1:
+        classes.append("multi-GPU")
+        if raw.get("sharding") in ("zero3", "fsdp"):
+            classes.append("ZeRO-3/FSDP")
+    if not raw.get("packing"):
+        classes.append("unpacked data")
+    if truth.get("metric", "unknown") == "unknown":
+        classes.append("metric unknown")
+    return tuple(classes)
 
 
 def score_row(record: dict) -> Row:
@@ -75,7 +105,11 @@ def score_row(record: dict) -> Row:
         ours_gib=predicted,
         rule_gib=rule,
         num_gpus=plan.memory.num_gpus,
+        classes=row_classes(record["spec"], truth),
     )
+    if truth["kind"] == "measurement":
+        low_gib, high_gib = memory.range_gib
+        row.in_range = low_gib <= row.truth_gib <= high_gib
     capacity = truth.get("capacity_gib")
     if truth["kind"] == "fits_claim":
         row.ours_gib = memory.peak_reserved_gib
@@ -99,19 +133,24 @@ def _within(errors: list[float]) -> str:
 def table(rows: list[Row]) -> str:
     measured = [r for r in rows if r.kind == "measurement"]
     lines = [
-        "| rows | n | MAPE gpuplan | MAPE rule of thumb | within 10 % gpuplan | within 10 % rule |",
-        "|---|---|---|---|---|---|",
+        "| rows | n | MAPE gpuplan | median error | MAPE rule of thumb | within 10 % gpuplan "
+        "| within 10 % rule | range holds |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     groups = [("all measurements", measured)] + [
         (m, [r for r in measured if r.method == m]) for m in ("full", "lora", "qlora")
     ]
-    groups.append(("multi-GPU", [r for r in measured if r.num_gpus > 1]))
+    names = sorted({name for r in measured for name in r.classes})
+    groups += [(name, [r for r in measured if name in r.classes]) for name in names]
     for label, group in groups:
         ours = [abs(r.ours_error) for r in group]
         rule = [abs(r.rule_error) for r in group]
+        median = f"{100 * statistics.median(ours):.1f} %" if ours else "–"
+        held = sum(bool(r.in_range) for r in group)
         lines.append(
-            f"| {label} | {len(group)} | {_pct(ours)} | {_pct(rule)} | "
-            f"{_within(ours)} | {_within(rule)} |"
+            f"| {label} | {len(group)} | {_pct(ours)} | {median} | {_pct(rule)} | "
+            f"{_within(ours)} | {_within(rule)} | {held}/{len(group)} "
+            f"({100 * held / len(group):.0f} %) |"
         )
     verdicts = [r for r in rows if r.ours_right is not None]
     ours_right = sum(bool(r.ours_right) for r in verdicts)
@@ -119,7 +158,7 @@ def table(rows: list[Row]) -> str:
     lines.append(
         f"| fits/OOM claims | {len(verdicts)} | {ours_right}/{len(verdicts)} right "
         f"({100 * ours_right / len(verdicts):.0f} %) | {rule_right}/{len(verdicts)} right "
-        f"({100 * rule_right / len(verdicts):.0f} %) | | |"
+        f"({100 * rule_right / len(verdicts):.0f} %) | | | | |"
     )
     return "\n".join(lines)
 

@@ -40,7 +40,10 @@ class MemoryEstimate(BaseModel):
         description="≈ torch.cuda.max_memory_reserved (allocator pool)"
     )
     required_gib: float = Field(description="≈ nvidia-smi: what the card must hold")
-    range_gib: tuple[float, float] = Field(description="[low, high] of required_gib")
+    range_gib: tuple[float, float] = Field(
+        description="[low, high]: the measured peak's 90 % interval, however it is read "
+        "(planner.memory.range)"
+    )
     breakdown_gib: MemoryBreakdown
     host_ram_gib: float | None = Field(
         None, description="host (CPU) RAM the busiest node needs (planner.memory.host)"

@@ -17,6 +17,7 @@ from planner.memory.profiles import (
     NCCL_BUFFERS_GIB,
     PROFILES,
 )
+from planner.memory.range import range_bytes
 from planner.plan import MemoryBreakdown, MemoryEstimate
 from planner.spec import (
     PREFERENCE_OBJECTIVES,
@@ -31,11 +32,6 @@ from planner.spec import (
 
 if TYPE_CHECKING:  # planner.defaults imports our profiles
     from planner.defaults import ResolvedJob
-
-# The 10th and 90th percentiles of measured ÷ estimated peaks on the dev set (bench/accuracy.py):
-# the range a user should plan with.
-RANGE_LOW_FRACTION = 0.11
-RANGE_HIGH_FRACTION = 0.26
 
 
 def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.Job:
@@ -187,8 +183,7 @@ def estimate_memory(
         fraction = job.rollout_memory_fraction
         pool = rollout_pool_excess_gib(fraction, share.rollout / GIB, card_gib) * GIB
     allocated, required = peak.allocated + pool, peak.required + pool
-    low = required * (1 - RANGE_LOW_FRACTION)
-    high = required * (1 + RANGE_HIGH_FRACTION) + peak.paged_share
+    low, high = range_bytes(job.raw, allocated, required, peak.paged_share)
     return MemoryEstimate(
         num_gpus=num_gpus or job.num_gpus,
         sharding=(sharding or job.sharding).value,
