@@ -5,19 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
+from planner.units import hours_text
+
 
 def gib(value_gib: float) -> str:
     return f"{value_gib:.1f} GiB"
 
 
 def hours(value_h: float | None) -> str:
-    if value_h is None:
-        return "–"
-    if value_h < 1:
-        return f"{max(1, round(value_h * 60))} min"
-    if value_h < 48:
-        return f"{value_h:.1f} h"
-    return f"{value_h / 24:.1f} days"
+    return "–" if value_h is None else hours_text(value_h)
 
 
 def usd(value_usd: float | None) -> str:

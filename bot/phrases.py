@@ -147,8 +147,27 @@ def on_requested(need: str, verdict: str, card: str, cost: str) -> str:
     return f"{need}; {VERDICT_WORDS[verdict]} on {card}{cost}"
 
 
-def more_cards_hold(card: str) -> str:
-    return f"; {card} with FSDP/ZeRO-3 hold it"
+def more_cards_hold(card: str, *, first: bool) -> str:
+    return f"; {card} hold it" if first else f"; or {card} hold it"
+
+
+def fits_with(change: str, required_gib: float) -> str:
+    return f", but it fits with {change} ({fmt.gib(required_gib)} per GPU)"
+
+
+# How each multi-GPU layout places the job, said wherever a run on several GPUs is named.
+LAYOUTS = {
+    "ddp": "DDP (each GPU holds a full copy)",
+    "fsdp": "FSDP (the model sharded across the GPUs)",
+    "zero3": "ZeRO-3 (the model sharded across the GPUs)",
+    "zero2": "ZeRO-2 (gradients and optimizer state sharded; each GPU holds the weights)",
+    "device_map": "device_map (the layers split across the GPUs, one GPU busy at a time)",
+    "none": "no sharding (each GPU holds the whole job)",
+}
+
+
+def with_layout(card: str, sharding: str) -> str:
+    return f"{card} with {LAYOUTS.get(sharding, sharding)}"
 
 
 def pick_line(label: str, card: str, cost: str) -> str:
@@ -216,6 +235,12 @@ BEST_VALUE = "best value"
 WITHIN_BUDGET = "within budget"
 MEETS_DEADLINE = "meets deadline"
 
+DOES_NOT_FIT = "does not fit"
+CHART_VERDICTS = {
+    "fits": "fits",
+    "tight": "tight (under 10 % headroom)",
+    "no": "does not fit: no hours, no cost",
+}
 NONE_FITS = "none fits"
 YOUR_CARD = "your card"
 ON = "on"

@@ -7,7 +7,7 @@ from collections.abc import Collection
 from bot import format as fmt
 from bot import phrases, solve_reply
 from bot.reply import CardRow, MemoryLine, Reply, ReplyKind, WhatIf
-from planner.plan import Option, Plan
+from planner.plan import Option, Plan, Suggestion
 from planner.spec import Method
 
 MAX_TABLE_ROWS = 10
@@ -69,11 +69,13 @@ def verdict(plan: Plan) -> str:
     need = phrases.needs(memory.required_gib, low_gib, high_gib)
     if plan.requested is not None:
         option = plan.requested
-        card = fmt.card(option.gpu_name, option.count)
-        line = phrases.on_requested(need, option.verdict, card, _cost(option))
+        line = phrases.on_requested(need, option.verdict, _layout_card(option), _cost(option))
+        software = software_fix(plan)
+        if software is not None:
+            line += phrases.fits_with(software.label, software.required_gib_after)
         enough = _fewest_of_requested(plan)
         if enough is not None:
-            line += phrases.more_cards_hold(fmt.card(enough.gpu_name, enough.count))
+            line += phrases.more_cards_hold(_layout_card(enough), first=software is None)
         return line + "."
     if not plan.options:
         return f"{need}."
@@ -86,6 +88,18 @@ def verdict(plan: Plan) -> str:
         return phrases.cheapest_to_rent(need, fmt.card(cheapest.gpu_name, cheapest.count))
     card = fmt.card(cheapest.gpu_name, cheapest.count)
     return phrases.cheapest_run(need, card, _cost(cheapest))
+
+
+def software_fix(plan: Plan) -> Suggestion | None:
+    """The first suggested change of software or settings that makes the job fit the card and
+    count the user named: the answer leads with it, before renting more cards."""
+    return next((s for s in plan.suggestions if s.fits_as_asked), None)
+
+
+def _layout_card(option: Option) -> str:
+    """ "8× H100 with DDP (each GPU holds a full copy)": a multi-GPU run says how it is laid out."""
+    card = fmt.card(option.gpu_name, option.count)
+    return phrases.with_layout(card, option.sharding) if option.count > 1 else card
 
 
 def _fewest_of_requested(plan: Plan) -> Option | None:

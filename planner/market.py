@@ -2,8 +2,9 @@
 
 Options: every card at one GPU, plus, where one card cannot hold the job, the fewest GPUs (2, 4
 or 8, sharded with FSDP/ZeRO-3) that can (planner/options.py). Recommendation: the cheapest, the
-fastest, the best value, and with a budget or deadline the cheapest run that meets it. Best value
-is the option with the smallest cost × hours (dollar-hours): a run that costs a little more but
+fastest, the best value, and with a budget or deadline the cheapest run that meets it, all over
+the same runs: every option that fits, the requested one included (`candidates`). Best value is
+the option with the smallest cost × hours (dollar-hours): a run that costs a little more but
 finishes in a fraction of the time beats a marginally cheaper slow one.
 """
 
@@ -16,35 +17,78 @@ from planner.catalog.prices import price_date_label
 from planner.options import (
     Footprint,
     MarketContext,
-    cheapest_priced,
     make_option,
     market_options,
-    priced_options,
     read_requested_card,
     training_tokens,
 )
 from planner.plan import Option, Plan, Recommendation
 from planner.spec import Rollout, Sharding
 from planner.suggestions import suggest
+from planner.units import hours_text
 
 if TYPE_CHECKING:
     from planner.defaults import ResolvedJob
 
 
 def _describe(option: Option) -> str:
+    text = f"{option.count}× {option.gpu_name}, {hours_text(option.hours)}"
+    if option.cost_usd is None:
+        return text
     return (
-        f"{option.count}× {option.gpu_name}, {option.hours:.1f} h, ${option.cost_usd:,.2f} "
-        f"at ${option.usd_per_hour:.2f}/GPU-h ({option.price_date})"
+        f"{text}, ${option.cost_usd:,.2f} at ${option.usd_per_hour:.2f}/GPU-h ({option.price_date})"
     )
 
 
-def recommend(options: list[Option], job: ResolvedJob) -> Recommendation:
-    priced = priced_options(options)
+def candidates(options: list[Option], requested: Option | None) -> list[Option]:
+    """Every run the answer shows that can happen (fits or tight) and has hours: the catalog's
+    rows and the requested one, which the sweep may not hold (8× H100 when 2 suffice)."""
+    rows = [*options]
+    if requested is not None and all(
+        (o.gpu, o.count, o.sharding) != (requested.gpu, requested.count, requested.sharding)
+        for o in options
+    ):
+        rows.append(requested)
+    return [o for o in rows if o.verdict != "no" and o.hours is not None]
+
+
+def cheapest_of(runs: list[Option]) -> Option | None:
+    """The lowest cost among priced runs; equal costs go to the shorter run."""
+    priced = [o for o in runs if o.cost_usd is not None]
+    return min(priced, key=lambda o: (o.cost_usd, o.hours)) if priced else None
+
+
+def fastest_of(runs: list[Option]) -> Option | None:
+    """The fewest hours; equal hours go to the cheaper run, then the one listed first."""
+    return min(runs, key=_fastest_order) if runs else None
+
+
+def best_value_of(runs: list[Option]) -> Option | None:
+    """The lowest cost × hours (dollar-hours) among priced runs: a run that costs a little more
+    but finishes in a fraction of the time beats a marginally cheaper slow one."""
+    priced = [o for o in runs if o.cost_usd is not None]
+    return min(priced, key=lambda o: (o.cost_usd * o.hours, o.cost_usd)) if priced else None
+
+
+def _fastest_order(option: Option) -> tuple[float, float]:
+    return (option.hours, option.cost_usd if option.cost_usd is not None else float("inf"))
+
+
+def recommend(
+    options: list[Option], job: ResolvedJob, requested: Option | None = None
+) -> Recommendation:
+    """The picks over every run that can happen, the requested one included (see candidates)."""
+    runs = candidates(options, requested)
+    priced = [o for o in runs if o.cost_usd is not None]
     if not priced:
-        return Recommendation(summary=_nothing_summary(options, job))
-    cheapest = cheapest_priced(priced)
-    fastest = min(priced, key=lambda o: (o.hours, o.cost_usd))
-    best_value = min(priced, key=lambda o: (o.cost_usd * o.hours, o.cost_usd))
+        fastest = fastest_of(runs)
+        summary = _nothing_summary(options, job)
+        if fastest is not None:
+            summary = f"Fastest: {_describe(fastest)}. {summary}"
+        return Recommendation(fastest=fastest, summary=summary)
+    cheapest = cheapest_of(priced)
+    fastest = fastest_of(runs)
+    best_value = best_value_of(runs)
     budget, deadline = job.budget_usd, job.deadline_hours
     both = cheapest
     if budget is not None or deadline is not None:
@@ -54,10 +98,13 @@ def recommend(options: list[Option], job: ResolvedJob) -> Recommendation:
             if (budget is None or o.cost_usd <= budget)
             and (deadline is None or o.hours <= deadline)
         ]
-        both = cheapest_priced(within)
+        both = cheapest_of(within)
     within_budget = both if budget is not None else None
     meets_deadline = both if deadline is not None else None
-    lines = [f"Cheapest: {_describe(cheapest)}.", f"Fastest: {_describe(fastest)}."]
+    if fastest is cheapest:
+        lines = [f"Cheapest and fastest: {_describe(cheapest)}."]
+    else:
+        lines = [f"Cheapest: {_describe(cheapest)}.", f"Fastest: {_describe(fastest)}."]
     if best_value is not cheapest and best_value is not fastest:
         lines.append(f"Best value (lowest cost × hours): {_describe(best_value)}.")
     lines.append(_constraint_sentence(job, both, cheapest, fastest))
@@ -86,7 +133,7 @@ def _constraint_sentence(
         return f"Cheapest within {wanted}: {_describe(both)}."
     return (
         f"Nothing meets {wanted}: the cheapest run costs ${cheapest.cost_usd:,.2f} and the "
-        f"fastest takes {fastest.hours:.1f} h."
+        f"fastest takes {hours_text(fastest.hours)}."
     )
 
 
@@ -130,8 +177,8 @@ def attach_market(plan: Plan, job: ResolvedJob) -> Plan:
     if requested is not None and context.measured_ratio is not None:
         requested = make_option(context, card.gpu, count, sharding)
     options = market_options(context)
-    recommendation = recommend(options, job)
-    suggestions = suggest(context, card.gpu, requested, options)
+    recommendation = recommend(options, job, requested)
+    suggestions = suggest(context, card.gpu, requested, options, recommendation.cheapest)
     chosen = recommendation.cheapest or requested
     return plan.model_copy(
         update={

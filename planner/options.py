@@ -7,7 +7,8 @@ once per (count, sharding) and every card reuses it.
 - hours = training hours + OVERHEAD_FRACTION of them for setup, evaluation and checkpoint saves
   (the seed guide budgets 20–30 %; we take 25 %), shown separately as overhead_hours;
 - cost_usd = hours × cheapest price per GPU-hour × GPUs (the trainer's and a vLLM server's);
-  cost_usd_median with the median price.
+  cost_usd_median with the median price;
+- a "no" row has no hours and no cost (null): it is a run that cannot happen.
 
 Speed: a plan shows ~40 rows and its suggestions look at ~25 more cards per change. Only rows
 that end up in the Plan become pydantic Options, each built once from its numbers; a cheapest-run
@@ -338,7 +339,8 @@ def option_on(
     rented = count + context.rollout_gpus
     if context.rollout_gpus:
         values["rollout_gpus"] = context.rollout_gpus
-    if tokens_per_s is not None and context.total_tokens is not None:
+    # A run that cannot happen has no hours and no cost: nothing downstream can quote them.
+    if tokens_per_s is not None and context.total_tokens is not None and values["verdict"] != "no":
         train_hours = context.total_tokens / tokens_per_s / 3600
         hours = train_hours * (1 + OVERHEAD_FRACTION)
         values["hours"] = round(hours, 3)
@@ -461,16 +463,3 @@ def requested_card(name: str | None, vram_gb: float | None) -> RequestedCard:
         warnings.append(f"Unknown card '{name}'; the closest known cards are {nearest}.")
     gpu = generic_card(vram_gb) if vram_gb else None
     return RequestedCard(gpu, tuple(assumptions), tuple(warnings))
-
-
-def priced_options(options: list[Option]) -> list[Option]:
-    return [o for o in options if o.verdict != "no" and o.cost_usd is not None]
-
-
-def cheapest_of(options: list[Option]) -> Option | None:
-    return cheapest_priced(priced_options(options))
-
-
-def cheapest_priced(priced: list[Option]) -> Option | None:
-    """cheapest_of for rows already filtered by priced_options."""
-    return min(priced, key=lambda o: (o.cost_usd, o.hours)) if priced else None

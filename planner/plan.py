@@ -102,6 +102,12 @@ class Suggestion(BaseModel):
     """A concrete change to the job and its effect, e.g. gradient checkpointing 31 → 19 GiB."""
 
     change: str = Field(description="plain-language change and its effect")
+    label: str = Field("", description="the change alone, e.g. '8-bit AdamW'")
+    fits_as_asked: bool = Field(
+        False,
+        description="a change of software or settings only that makes the job fit the named "
+        "card at the named count",
+    )
     patch: dict[str, object] = Field(description="JobSpec fields to set for this change")
     required_gib_before: float
     required_gib_after: float

@@ -20,7 +20,6 @@ from planner.catalog.gpus import GpuSpec, all_gpus, gpu_by_key
 from planner.options import (
     GENERIC_PREFIX,
     MarketContext,
-    cheapest_of,
     cheapest_run,
     multi_gpu_sharding,
     speed_on,
@@ -28,6 +27,7 @@ from planner.options import (
 )
 from planner.plan import Option, Suggestion
 from planner.spec import Framework, Method, Optimizer, Quant, Sharding
+from planner.units import hours_text
 
 MAX_SUGGESTIONS = 6
 # Stacks that run the HF Trainer's eager loss and in-GPU checkpoints, which Unsloth replaces.
@@ -38,6 +38,21 @@ POOR_VALUE_RATIO = 1.5
 SHORTEST_CONTEXT_SUGGESTED = 512
 # A change that leaves the job too big is worth showing only if it cuts memory by 5 % or more.
 MEANINGFUL_CUT = 0.95
+# Fields whose change is software or settings (the stack, LoRA's quantisation, the optimizer,
+# what is recomputed or offloaded), not where the job runs nor what data it trains on.
+SOFTWARE_FIELDS = frozenset(
+    {
+        "framework",
+        "method",
+        "quant",
+        "optimizer",
+        "gradient_checkpointing",
+        "cpu_offload",
+        "micro_batch",
+        "grad_accum",
+    }
+)
+SHARDING_NAMES = {Sharding.fsdp: "FSDP", Sharding.zero3: "ZeRO-3"}
 
 
 class Change(NamedTuple):
@@ -92,7 +107,7 @@ def _more_gpus(context: MarketContext, card: GpuSpec | None) -> list[Change]:
                 continue
             required = context.memory(count, sharding).on(gpu.usable_gib)
             if verdict_for(required, gpu.usable_gib) != "no":
-                label = f"{count}× {_card_label(gpu)} with FSDP/ZeRO-3"
+                label = f"{count}× {_card_label(gpu)} with {SHARDING_NAMES[sharding]}"
                 patch = {"num_gpus": count, "sharding": sharding, "gpu": gpu.key}
                 if gpu.key.startswith(GENERIC_PREFIX):
                     patch = {"num_gpus": count, "sharding": sharding}
@@ -223,8 +238,18 @@ def _evaluate(
             f"; cheapest run then {cheapest_after.count}× {cheapest_after.gpu_name}, "
             f"${cheapest_after.cost_usd:,.2f}"
         )
+    fits_as_asked = (
+        requested is not None
+        and requested.verdict == "no"
+        and SOFTWARE_FIELDS.issuperset(change.patch)
+        # A full fine-tune that becomes an adapter is a different result, not a setting.
+        and not (context.job.method is Method.full and "method" in change.patch)
+        and verdict_for(after_gib, requested.usable_gib) != "no"
+    )
     suggestion = Suggestion(
         change=text,
+        label=change.label,
+        fits_as_asked=fits_as_asked,
         patch={key: getattr(value, "value", value) for key, value in change.patch.items()},
         required_gib_before=before_gib,
         required_gib_after=after_gib,
@@ -271,10 +296,11 @@ def _same_run(after: Option | None, before: Option) -> bool:
 
 def _switch_card(requested: Option, cheapest: Option) -> Suggestion:
     return Suggestion(
+        label=f"rent {cheapest.count}× {cheapest.gpu_name} instead",
         change=(
             f"rent {cheapest.count}× {cheapest.gpu_name} instead: ${cheapest.cost_usd:,.2f} "
-            f"and {cheapest.hours:.1f} h against ${requested.cost_usd:,.2f} and "
-            f"{requested.hours:.1f} h on {requested.count}× {requested.gpu_name}"
+            f"and {hours_text(cheapest.hours)} against ${requested.cost_usd:,.2f} and "
+            f"{hours_text(requested.hours)} on {requested.count}× {requested.gpu_name}"
         ),
         patch={"gpu": cheapest.gpu, "num_gpus": cheapest.count},
         required_gib_before=requested.required_gib,
@@ -285,11 +311,15 @@ def _switch_card(requested: Option, cheapest: Option) -> Suggestion:
 
 
 def suggest(
-    context: MarketContext, card: GpuSpec | None, requested: Option | None, options: list[Option]
+    context: MarketContext,
+    card: GpuSpec | None,
+    requested: Option | None,
+    options: list[Option],
+    cheapest: Option | None,
 ) -> list[Suggestion]:
     """Concrete changes for a job that doesn't fit the named card (or any single card), a named
-    card that is poor value, and checkpointing that only costs time."""
-    cheapest = cheapest_of(options)
+    card that is poor value, and checkpointing that only costs time; `cheapest` is the
+    recommendation's, so every part of the answer compares against the same run."""
     suggestions: list[Suggestion] = []
     single_fits = any(o.count == 1 and o.verdict != "no" for o in options)
     stuck = (requested is not None and requested.verdict != "fits") or not single_fits

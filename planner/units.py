@@ -110,3 +110,13 @@ def _factor(source: str, wanted: str) -> float:
     """How many `wanted` make one `source`: asked of pint once per pair (every unit in units.txt
     is a plain multiple, so one factor converts any value)."""
     return float(registry().Quantity(1.0, source).to(wanted).magnitude)
+
+
+def hours_text(value_h: float) -> str:
+    """How a duration reads everywhere (plan summaries, suggestions, replies): minutes under an
+    hour ("12 min", never "0.0 h"), hours under two days, then days."""
+    if value_h < 1:
+        return f"{max(1, round(value_h * 60))} min"
+    if value_h < 48:
+        return f"{value_h:.1f} h"
+    return f"{value_h / 24:.1f} days"

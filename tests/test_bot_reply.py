@@ -88,7 +88,10 @@ def test_follow_up_hints_fit_the_plan() -> None:
 def test_how_many_of_my_card_is_answered_in_the_verdict_and_the_table() -> None:
     reply = plan_reply(_plan("全参微调 7B 需要几张4090"))
     assert "does not fit on 1× NVIDIA GeForce RTX 4090" in reply.verdict
-    assert "× NVIDIA GeForce RTX 4090 with FSDP/ZeRO-3 hold it" in reply.verdict
+    assert "× NVIDIA GeForce RTX 4090 with FSDP (the model sharded across the GPUs) hold it" in (
+        reply.verdict
+    )
+    assert "but it fits with" not in reply.verdict  # LoRA is another result, not a setting
     fewest = [row for row in reply.table if row.highlight == "fewest of your card"]
     assert len(fewest) == 1 and fewest[0].count > 1 and fewest[0].verdict != "no"
 

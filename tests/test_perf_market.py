@@ -9,10 +9,10 @@ import pytest
 
 from planner.catalog.gpus import all_gpus, gpu_by_key
 from planner.defaults import resolve
+from planner.market import candidates, cheapest_of
 from planner.memory import estimate_memory
 from planner.options import (
     MarketContext,
-    cheapest_of,
     cheapest_run,
     make_option,
     market_options,
@@ -58,7 +58,7 @@ def test_a_trusted_option_behaves_like_any_pydantic_model() -> None:
 def test_cheapest_run_is_the_cheapest_row_of_the_full_market(spec: JobSpec) -> None:
     context = _context(spec)
     fast = cheapest_run(context)
-    slow = cheapest_of(market_options(context))
+    slow = cheapest_of(candidates(market_options(context), None))
     if slow is None:
         assert fast is None
         return

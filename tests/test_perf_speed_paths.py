@@ -7,11 +7,11 @@ import pytest
 
 from planner.catalog.gpus import all_gpus
 from planner.defaults import resolve
+from planner.market import candidates, cheapest_of
 from planner.memory import estimate_memory
 from planner.memory.estimate import required_gib
 from planner.options import (
     MarketContext,
-    cheapest_of,
     cheapest_run,
     make_option,
     market_cards,
@@ -160,12 +160,13 @@ def test_suggestions_price_only_the_changes_they_show(spec: JobSpec) -> None:
     requested = make_plan(spec).requested
     options = market_options(context)
     expected = _every_change_priced(context, card, requested, options)
-    assert suggest(context, card, requested, options) == expected
+    cheapest = cheapest_of(candidates(options, None))
+    assert suggest(context, card, requested, options, cheapest) == expected
 
 
 def _every_change_priced(context, card, requested, options):
     """suggest as round 2 wrote it: every candidate change evaluated, then the top six."""
-    cheapest = cheapest_of(options)
+    cheapest = cheapest_of(candidates(options, None))
     suggestions = []
     single_fits = any(o.count == 1 and o.verdict != "no" for o in options)
     if (requested is not None and requested.verdict != "fits") or not single_fits:
