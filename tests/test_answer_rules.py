@@ -20,22 +20,20 @@ EIGHT_H100 = "llama 3.1 8b full fine-tune 4k ctx on 8xH100 with zero3, 1B tokens
 GEMMA_3090 = "gemma-2-9b lora 4k ctx on a 3090"
 
 # Jobs over sizes, methods, contexts, cards and counts: the rules hold for every one.
+_AXES = {
+    "params_b": (1.0, 8.0, 13.0, 70.0),
+    "method": ("full", "lora", "qlora"),
+    "seq_len": (2048, 16384),
+    "placement": ((None, None), ("4090", 1), ("H100", 4), ("A100 40GB", 8)),
+}
 MANY_JOBS = [
     JobSpec(
-        params_b=params_b,
-        method=method,
-        seq_len=seq_len,
-        gpu=gpu,
-        num_gpus=count,
-        dataset_tokens=tokens,
+        **dict(zip(("params_b", "method", "seq_len"), values[:3], strict=True)),
+        gpu=values[3][0],
+        num_gpus=values[3][1],
+        dataset_tokens=50e6,
     )
-    for params_b, method, seq_len, (gpu, count), tokens in itertools.product(
-        (1.0, 8.0, 13.0, 70.0),
-        ("full", "lora", "qlora"),
-        (2048, 16384),
-        ((None, None), ("4090", 1), ("H100", 4), ("A100 40GB", 8)),
-        (50e6,),
-    )
+    for values in itertools.product(*_AXES.values())
 ]
 
 
