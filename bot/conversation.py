@@ -139,7 +139,7 @@ class Conversation:
                     state = self.store.load(thread)
                 except StoreUnavailable as error:
                     logger.warning("answering %s without thread memory: %s", thread, error)
-                    return _without_memory(self._answer((), intent).turn)
+                    return _without_memory(self._answer((), intent).turn, error, read=True)
                 outcome = self._answer(state.history, intent)
                 try:
                     if outcome.history is None or self.store.save(
@@ -148,7 +148,7 @@ class Conversation:
                         return outcome.turn
                 except StoreUnavailable as error:
                     logger.warning("could not save %s: %s", thread, error)
-                    return _without_memory(outcome.turn)
+                    return _without_memory(outcome.turn, error, read=False)
                 delay_s = next(retry_delays, None)
                 if delay_s is None:
                     break
@@ -369,8 +369,8 @@ def _current_job(history: Sequence[SpecJson]) -> JobSpec | None:
         return None
 
 
-def _without_memory(turn: Turn) -> Turn:
-    turn.reply.warnings.append(phrases.NO_MEMORY)
+def _without_memory(turn: Turn, error: StoreUnavailable, *, read: bool) -> Turn:
+    turn.reply.warnings.append(error.user_sentence(read=read))
     return turn
 
 

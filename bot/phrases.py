@@ -61,6 +61,24 @@ NO_MEMORY = (
     "Thread memory is unavailable right now, so I answered this as a new question and will not "
     "remember it for follow-ups."
 )
+# What went wrong with the thread store, said to users without paths or codes (the log has both).
+STORE_TROUBLE = {
+    "disk_full": "The bot's disk is full",
+    "read_only": "The bot's thread store is read-only",
+    "locked": "The bot's thread store is locked by another program",
+    "corrupt": "The bot's thread store is damaged",
+    "unavailable": "The bot cannot open its thread store",
+}
+
+
+def store_not_read(kind: str) -> str:
+    return f"{STORE_TROUBLE[kind]}, so I answered this as a new question and did not save it."
+
+
+def store_not_saved(kind: str) -> str:
+    return f"{STORE_TROUBLE[kind]}, so this answer was not saved: a follow-up will not know it."
+
+
 CANT_READ = "I can't read that"
 CANT_PLAN = "I can't plan that"
 CANT_USE = "I can't use that"

@@ -7,15 +7,19 @@ whose version is stale loses and re-reads.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+
+from bot import phrases
 
 DEFAULT_TTL_S = 7 * 24 * 3600.0
 DB_NAME = "threads.db"
@@ -34,6 +38,63 @@ class ThreadState:
 class StoreUnavailable(RuntimeError):
     """The shared store could not be reached in time (Redis down or slow); the message says which
     and when it is tried again. Callers answer without it rather than fail."""
+
+    def user_sentence(self, *, read: bool) -> str:
+        """What to tell the user, who was answered without the thread's job (`read` False) or
+        whose answer was not saved."""
+        return phrases.NO_MEMORY
+
+
+class StoreFailed(StoreUnavailable):
+    """The SQLite state file failed. `kind` says how, in words a user can take (disk_full,
+    read_only, locked, corrupt, unavailable); the message, for the log, says where and SQLite's
+    or the OS's own words."""
+
+    def __init__(self, kind: str, path: Path, cause: BaseException) -> None:
+        super().__init__(f"thread store {path}: {kind.replace('_', ' ')} ({_reason(cause)})")
+        self.kind = kind
+        self.path = path
+
+    def user_sentence(self, *, read: bool) -> str:
+        return phrases.store_not_read(self.kind) if read else phrases.store_not_saved(self.kind)
+
+    @classmethod
+    def from_error(cls, path: Path, error: BaseException) -> StoreFailed:
+        kind = _kind_of(error)
+        if kind == "io_error":
+            # SQLite reports a full disk met while growing its shared-memory file as a plain I/O
+            # error; the file system can say whether that is what happened.
+            kind = "disk_full" if _no_space_left(path.parent) else "unavailable"
+        return cls(kind, path, error)
+
+
+# SQLite's primary result codes (sqlite.org/rescode.html) and what each means for the user.
+_SQLITE_KINDS = {5: "locked", 6: "locked", 8: "read_only", 10: "io_error", 11: "corrupt",
+                 13: "disk_full", 26: "corrupt"}  # fmt: skip
+_ERRNO_KINDS = {errno.ENOSPC: "disk_full", errno.EDQUOT: "disk_full", errno.EROFS: "read_only",
+                errno.EACCES: "read_only", errno.EPERM: "read_only"}  # fmt: skip
+
+
+def _kind_of(error: BaseException) -> str:
+    if isinstance(error, sqlite3.Error):
+        code = getattr(error, "sqlite_errorcode", None)
+        return _SQLITE_KINDS.get(code & 0xFF, "unavailable") if code is not None else "unavailable"
+    if isinstance(error, OSError) and error.errno is not None:
+        return _ERRNO_KINDS.get(error.errno, "unavailable")
+    return "unavailable"
+
+
+def _no_space_left(directory: Path) -> bool:
+    try:
+        return os.statvfs(directory).f_bavail == 0
+    except OSError:
+        return False
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error) or type(error).__name__
 
 
 class StateStore(Protocol):
@@ -98,20 +159,41 @@ class SQLiteStore:
         *,
         ttl_s: float | None = None,
         clock: Callable[[], float] = time.time,
+        busy_timeout_s: float = BUSY_TIMEOUT_S,
     ) -> None:
-        self.path = state_db_path(directory)
+        self.path = (directory if directory is not None else state_dir()) / DB_NAME
         self.ttl_s = ttl_s if ttl_s is not None else ttl_from_env()
         self._clock = clock
-        self._use_wal()
-        with self._connect() as connection:
-            connection.execute(
-                "CREATE TABLE IF NOT EXISTS threads ("
-                " key TEXT PRIMARY KEY, history TEXT NOT NULL,"
-                " version INTEGER NOT NULL, updated_at REAL NOT NULL)"
-            )
-            connection.execute(
-                "CREATE INDEX IF NOT EXISTS threads_updated_at ON threads(updated_at)"
-            )
+        self._busy_timeout_s = busy_timeout_s
+        # Set when the file can be read but not written: loads work, every save says why not.
+        self.read_only: StoreFailed | None = None
+        try:
+            with self._failures():
+                state_db_path(self.path.parent)
+        except StoreFailed as failure:
+            if failure.kind != "read_only" or not self.path.is_file():
+                raise
+            self.read_only = failure
+            return
+        with self._failures():
+            self._use_wal()
+            with self._connect() as connection:
+                connection.execute(
+                    "CREATE TABLE IF NOT EXISTS threads ("
+                    " key TEXT PRIMARY KEY, history TEXT NOT NULL,"
+                    " version INTEGER NOT NULL, updated_at REAL NOT NULL)"
+                )
+                connection.execute(
+                    "CREATE INDEX IF NOT EXISTS threads_updated_at ON threads(updated_at)"
+                )
+
+    @contextmanager
+    def _failures(self) -> Iterator[None]:
+        """SQLite's and the OS's errors as StoreFailed, naming this file and what went wrong."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as error:
+            raise StoreFailed.from_error(self.path, error) from error
 
     def _use_wal(self) -> None:
         """Switch a new file to WAL (the mode then sticks to the file). SQLite refuses the switch
@@ -130,7 +212,7 @@ class SQLiteStore:
                 time.sleep(WAL_SWITCH_RETRY_S)
 
     def load(self, key: str) -> ThreadState:
-        with self._connect() as connection:
+        with self._failures(), self._connect() as connection:
             row = connection.execute(
                 "SELECT history, version, updated_at FROM threads WHERE key = ?", (key,)
             ).fetchone()
@@ -142,8 +224,10 @@ class SQLiteStore:
         return ThreadState(history=decode_history(history_json), version=version)
 
     def save(self, key: str, history: Sequence[SpecJson], expected_version: int) -> bool:
+        if self.read_only is not None:
+            raise self.read_only
         now = self._clock()
-        with self._connect() as connection:
+        with self._failures(), self._connect() as connection:
             # IMMEDIATE takes the write lock before reading the version, so two processes
             # cannot both see the same version and both write.
             connection.execute("BEGIN IMMEDIATE")
@@ -163,21 +247,31 @@ class SQLiteStore:
                 connection.execute("DELETE FROM threads WHERE updated_at < ?", (now - self.ttl_s,))
                 connection.execute("COMMIT")
             except BaseException:
-                connection.execute("ROLLBACK")
+                # SQLite has already rolled back after some errors (a full disk at COMMIT); a
+                # second ROLLBACK would fail and hide the real cause.
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
                 raise
         return True
 
     def _connect(self) -> _Connection:
-        return _Connection(self.path)
+        return _Connection(self.path, self._busy_timeout_s, read_only=self.read_only is not None)
 
 
 class _Connection:
     """A short-lived autocommit connection, closed on exit (sqlite3's own context manager only
     commits)."""
 
-    def __init__(self, path: Path) -> None:
-        self._connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-        self._connection.execute("PRAGMA synchronous=NORMAL")
+    def __init__(self, path: Path, busy_timeout_s: float, *, read_only: bool = False) -> None:
+        # Read-only, SQLite cannot create the WAL index (-shm) it needs to read a WAL file, so
+        # it is told the file cannot change: it reads the main file, as the last writer's clean
+        # close left it (a crashed writer's last commits, still in -wal, are not seen).
+        target = f"{path.resolve().as_uri()}?mode=ro&immutable=1" if read_only else str(path)
+        self._connection = sqlite3.connect(
+            target, timeout=busy_timeout_s, isolation_level=None, uri=read_only
+        )
+        if not read_only:
+            self._connection.execute("PRAGMA synchronous=NORMAL")
 
     def __enter__(self) -> sqlite3.Connection:
         return self._connection

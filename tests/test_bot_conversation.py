@@ -322,11 +322,11 @@ def test_a_writer_that_loses_for_the_whole_budget_says_the_thread_is_busy(
 ) -> None:
     store = RivalWinsFirst(tmp_path, [])
     Conversation(store, limit_rate=False).handle(_key(), SEED)
-    store.rival_texts = [f"{n} epochs" for n in range(1, 60)]
+    store.rival_texts = [f"{2 + n % 2} epochs" for n in range(1000)]
     conversation = Conversation(
         store,
         limit_rate=False,
-        save_backoff=Backoff(first_delay_s=0.001, max_delay_s=0.004, budget_s=0.05),
+        save_backoff=Backoff(first_delay_s=0.001, max_delay_s=0.004, budget_s=0.5),
     )
     reply = conversation.handle(_key(), "what if 8k ctx?")
     assert (reply.kind, reply.title) == ("error", "This thread is busy")

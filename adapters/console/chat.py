@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import secrets
-import sqlite3
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from bot.conversation import Turn
+    from bot.store import StateStore
 
 EXIT_WORDS = {"quit", "exit", ":q"}
 
@@ -32,7 +32,6 @@ def run(args: argparse.Namespace) -> int:
     from adapters.console import logs
     from adapters.console.text import render_text, wants_colour
     from bot.conversation import Conversation
-    from bot.store import state_dir
     from bot.threads import ThreadKey
 
     logs.configure()
@@ -44,15 +43,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     thread = args.thread or secrets.token_hex(4)
     interactive = sys.stdin.isatty()
-    try:
-        conversation = Conversation(limit_rate=False)
-    except (OSError, sqlite3.Error) as error:
-        reason = getattr(error, "strerror", None) or error
-        print(
-            f"gpuplan chat: cannot open the thread store in {state_dir()}: {reason}",
-            file=sys.stderr,
-        )
-        return 1
+    conversation = Conversation(_thread_store(), limit_rate=False)
     key = ThreadKey(platform="console", thread=thread)
     colour = wants_colour(sys.stdout) and not args.json
     if interactive or not args.thread:
@@ -71,6 +62,21 @@ def run(args: argparse.Namespace) -> int:
             print(f"> {text}")
         print(render_text(turn.reply, colour=colour) + "\n", flush=True)
     return 0
+
+
+def _thread_store() -> StateStore:
+    """The configured store; one that cannot be written to still lets the chat answer (from
+    memory for this session), and says so once, naming the file and what is wrong with it."""
+    from bot.store import MemoryStore, SQLiteStore, StoreUnavailable, open_thread_store
+
+    try:
+        store = open_thread_store()
+    except StoreUnavailable as error:
+        print(f"gpuplan chat: {error}; answering without saving", file=sys.stderr)
+        return MemoryStore()
+    if isinstance(store, SQLiteStore) and store.read_only is not None:
+        print(f"gpuplan chat: {store.read_only}; answering without saving", file=sys.stderr)
+    return store
 
 
 def _messages(interactive: bool) -> Iterator[str]:

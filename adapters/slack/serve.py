@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 
     from adapters.slack.state import SlackStores
+    from bot.state_url import StateBackend
 
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
@@ -96,6 +97,9 @@ def run(args: argparse.Namespace) -> int:
     except StateUrlError as error:
         print(f"gpuplan serve slack: {error}", file=sys.stderr)
         return 2
+    if problem := _state_file_problem(backend):
+        print(f"gpuplan serve slack: {problem}", file=sys.stderr)
+        return 1
     from adapters.slack.state import open_stores
 
     stores = open_stores(backend)
@@ -106,6 +110,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"gpuplan serve slack: {error.strerror or error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _state_file_problem(backend: StateBackend) -> str | None:
+    """Why the SQLite state file cannot be written, naming it; None when it can (or on Redis).
+    A bot that cannot save threads, thread links or installs should not start."""
+    if backend.redis_url is not None:
+        return None
+    from bot.store import SQLiteStore, StoreUnavailable
+
+    try:
+        store = SQLiteStore()
+    except StoreUnavailable as error:
+        return str(error)
+    return str(store.read_only) if store.read_only is not None else None
 
 
 def read_env(*, socket: bool, files_flag: bool = False) -> tuple[SlackEnv, list[str]]:
