@@ -18,7 +18,7 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
-from adapters.slack import serve
+from adapters.slack import manifest, serve
 from adapters.slack.app import ACK_TEXT
 from bot.reply import Reply
 from bot.threads import ThreadKey
@@ -160,21 +160,23 @@ async def test_oauth_pages_answer_junk_queries_without_a_500(oauth_bot, caplog) 
     assert "Traceback" not in caplog.text
 
 
-def _manifest_list(section: str) -> list[str]:
-    """The `- item` lines right under `section:` in manifest.yaml (no YAML library needed)."""
-    lines = (Path(serve.__file__).with_name("manifest.yaml")).read_text().splitlines()
-    start = next(n for n, line in enumerate(lines) if line.strip() == f"{section}:")
-    items = []
-    for line in lines[start + 1 :]:
-        if not line.strip().startswith("- "):
-            break
-        items.append(line.strip()[2:])
-    return items
-
-
 def test_manifest_asks_for_what_the_bot_uses() -> None:
-    assert _manifest_list("bot") == serve.BOT_SCOPES
-    assert _manifest_list("bot_events") == ["app_mention", "message.channels", "message.groups"]
-    manifest = Path(serve.__file__).with_name("manifest.yaml").read_text()
-    assert f"https://YOUR-HOST{serve.EVENTS_PATH}" in manifest
-    assert f"https://YOUR-HOST{serve.OAUTH_REDIRECT_PATH}" in manifest
+    assert serve.BOT_SCOPES == [
+        "app_mentions:read",
+        "channels:history",
+        "chat:write",
+        "commands",
+        "files:write",
+        "groups:history",
+        "im:history",
+    ]
+    assert manifest.bot_events() == (
+        "app_mention",
+        "message.channels",
+        "message.groups",
+        "message.im",
+    )
+    text = manifest.MANIFEST_PATH.read_text()
+    assert "messages_tab_enabled: true" in text and "messages_tab_read_only_enabled: false" in text
+    assert f"https://YOUR-HOST{serve.EVENTS_PATH}" in text
+    assert f"https://YOUR-HOST{serve.OAUTH_REDIRECT_PATH}" in text

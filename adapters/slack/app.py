@@ -16,6 +16,7 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 from adapters.slack import delivery
+from adapters.slack.blocked import BlockedChannels
 from adapters.slack.dedupe import SeenIds, SeenInProcess, delivery_id
 from adapters.slack.envelopes import BlockActions, ChatEvent, SlashCommand
 from adapters.slack.escape import clean, incoming_to_plain
@@ -117,6 +118,7 @@ class _SlackBot:
         self._threads = threads
         self._files = files
         self._running: set[asyncio.Task[None]] = set()  # asyncio keeps only weak references
+        self._blocked = BlockedChannels()
 
     def start(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.ensure_future(self._logged(work))
@@ -153,20 +155,25 @@ class _SlackBot:
 
     async def on_message(self, body: dict, context: Any, client: AsyncWebClient) -> None:
         event = ChatEvent.model_validate(body)
-        # Only plain human replies inside a gpuplan thread; mentions arrive as app_mention too.
-        root = event.thread_ts
+        # Plain human replies inside a gpuplan thread (mentions arrive as app_mention too), and
+        # anything said in a DM with the bot, where Slack sends no app_mention.
+        in_dm = event.channel_type == "im"
         if (
-            not root
-            or event.bot_id
+            event.bot_id
             or event.subtype not in (None, "thread_broadcast")
-            or f"<@{context.bot_user_id}>" in event.text
+            or (not in_dm and f"<@{context.bot_user_id}>" in event.text)
         ):
             return
         team, channel = _team(event, context), event.channel
-        conversation_id = await self._threads.conversation_for(team, channel, root)
-        if conversation_id is None:
-            return
-        text = incoming_to_plain(event.text)
+        root = event.thread_ts
+        conversation_id = root and await self._threads.conversation_for(team, channel, root)
+        if not conversation_id:
+            if not in_dm:
+                return
+            # A DM opens a job like a mention does, answered in a thread under it.
+            root = root or event.ts
+            conversation_id = root
+        text = _without_mention(event.text, context.bot_user_id)
         await self._answer_in_thread(client, team, channel, root, conversation_id, text, event.user)
 
     async def on_whatif(self, body: dict, client: AsyncWebClient) -> None:
@@ -192,7 +199,7 @@ class _SlackBot:
             await delivery.to_response_url(click.response_url, payloads, key, ephemeral=True)
             return
         await self._answer_in_thread(
-            client, team, channel, root, conversation_id, text, click.user.id
+            client, team, channel, root, conversation_id, text, click.user.id, click.response_url
         )
 
     async def _answer_in_thread(
@@ -204,13 +211,21 @@ class _SlackBot:
         conversation_id: str,
         text: str,
         user: str,
+        response_url: str | None = None,
     ) -> None:
         key = thread_key(team, channel, conversation_id)
         reply = await self._plan(key, text, user)
         await self._threads.remember(team, channel, root, conversation_id)
         payloads = render_reply(reply, conversation_id=conversation_id)
         posted = await delivery.to_thread(client, channel, root, payloads, key)
-        if posted and self._files and reply.has_chart:
+        if posted.refused:
+            notice = self._blocked.explain(
+                posted.refused, team=team, channel=channel, needed=posted.needed
+            )
+            if response_url:  # a button press: its response_url reaches the asker anyway
+                await delivery.to_response_url(response_url, [{"text": notice}], key, True)
+            return
+        if posted.ok and self._files and reply.has_chart:
             await self._upload_chart(client, channel, root, reply)
 
     async def _upload_chart(

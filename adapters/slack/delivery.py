@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -22,6 +22,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 
 from adapters.slack import limits
+from adapters.slack.blocked import REFUSALS
 from bot.backoff import Backoff
 from bot.threads import ThreadKey
 
@@ -85,27 +86,37 @@ async def to_response_url(
             return
 
 
+class Posted(NamedTuple):
+    ok: bool
+    refused: str = ""  # Slack's code when it will not let the bot post there (blocked.REFUSALS)
+    needed: str = ""  # with missing_scope: the scope Slack says is needed
+
+
 async def to_thread(
     client: AsyncWebClient,
     channel: str,
     root: str,
     payloads: Sequence[dict[str, Any]],
     key: ThreadKey,
-) -> bool:
-    """chat.postMessage each payload into the thread; False (and a log line) if one failed."""
+) -> Posted:
+    """chat.postMessage each payload into the thread. A failure is logged here, except a refusal
+    of the channel itself, which the caller explains (adapters.slack.blocked)."""
     from slack_sdk.errors import SlackApiError
 
     for part, payload in enumerate(payloads, start=1):
         try:
             await client.chat_postMessage(channel=channel, thread_ts=root, **payload)
         except SlackApiError as error:
+            code = _code(error)
+            if code in REFUSALS:
+                return Posted(ok=False, refused=code, needed=str(error.response.get("needed", "")))
             status = error.response.status_code
-            _lost(key, "chat.postMessage", part, len(payloads), f"HTTP {status} {_code(error)}")
-            return False
+            _lost(key, "chat.postMessage", part, len(payloads), f"HTTP {status} {code}")
+            return Posted(ok=False)
         except Exception as error:  # the connection, after its retries
             _lost(key, "chat.postMessage", part, len(payloads), type(error).__name__)
-            return False
-    return True
+            return Posted(ok=False)
+    return Posted(ok=True)
 
 
 def _code(error: Any) -> str:

@@ -19,7 +19,7 @@ class _Slack(BaseModel):
 
 
 class ChatEvent(_Slack):
-    """An `app_mention` or a `message` (channels, groups): what the bot answers in threads."""
+    """An `app_mention` or a `message` (channels, groups, DMs): what the bot answers."""
 
     type: Literal["app_mention", "message"]
     channel: str
@@ -28,6 +28,7 @@ class ChatEvent(_Slack):
     user: str = ""
     team: str = ""
     thread_ts: str | None = None
+    channel_type: str | None = None  # "im" in a DM with the bot
     subtype: str | None = None
     bot_id: str | None = None
     edited: dict[str, Any] | None = None

@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from adapters.slack.manifest import bot_scopes
+
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
@@ -27,15 +29,8 @@ EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
 INSTALL_PATH = "/slack/install"
 OAUTH_REDIRECT_PATH = "/slack/oauth_redirect"
-# What an OAuth install asks for; keep in step with manifest.yaml.
-BOT_SCOPES = [
-    "app_mentions:read",
-    "channels:history",
-    "chat:write",
-    "commands",
-    "files:write",
-    "groups:history",
-]
+# What an OAuth install asks for: the manifest's bot scopes.
+BOT_SCOPES = list(bot_scopes())
 
 
 @dataclass(frozen=True)

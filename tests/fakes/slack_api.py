@@ -21,6 +21,7 @@ from slack_sdk.errors import SlackObjectFormationError
 from slack_sdk.models.blocks import Block
 
 from adapters.slack import limits
+from adapters.slack.serve import BOT_SCOPES
 from tests.fakes.loopback import serve_on_loopback, stop_loopback
 
 BOT_USER_ID = "U0BOT"
@@ -108,6 +109,11 @@ class FakeSlack:
         # hands out one good for Slack's usual 12 hours.
         self.install_expires_in_s: int | None = None
         self.refreshes = 0
+        # What the app's install granted (Slack names it in every answer's x-oauth-scopes).
+        self.granted_scopes: list[str] = list(BOT_SCOPES)
+        self.auth_error: str | None = None  # e.g. "invalid_auth": auth.test refuses the token
+        self.socket_error: str | None = None  # e.g. "missing_scope": apps.connections.open refuses
+        self.channel_errors: dict[str, str] = {}  # channel → chat.postMessage's error there
         self._changed = asyncio.Condition()
         self._sockets: list[web.WebSocketResponse] = []
         self._ts = 1_700_000_000_000_000
@@ -168,13 +174,30 @@ class FakeSlack:
                 {"ok": False, "error": "ratelimited"}, status=429, headers={"Retry-After": "0"}
             )
         await self._record(lambda: self.calls.append((method, params)))
-        return web.json_response(self._answer(method, params))
+        return web.json_response(
+            self._answer(method, params), headers={"x-oauth-scopes": ",".join(self.granted_scopes)}
+        )
 
     def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "auth.test" and self.auth_error:
+            return {"ok": False, "error": self.auth_error}
         if method == "auth.test":
             token = params["_auth"].removeprefix("Bearer ")
             team = token.removeprefix("xoxb-") if token.startswith("xoxb-T") else TEAM_ID
-            return {"ok": True, "team_id": team, "user_id": BOT_USER_ID, "bot_id": "B0BOT"}
+            return {
+                "ok": True,
+                "team": "fake workspace",
+                "team_id": team,
+                "user_id": BOT_USER_ID,
+                "bot_id": "B0BOT",
+            }
+        if method == "chat.postMessage" and params.get("channel") in self.channel_errors:
+            error = self.channel_errors[params["channel"]]
+            return {
+                "ok": False,
+                "error": error,
+                **({"needed": "chat:write"} if error == "missing_scope" else {}),
+            }
         if method == "chat.postMessage":
             problems = payload_problems(params)
             if problems:
@@ -192,6 +215,8 @@ class FakeSlack:
         if method == "apps.connections.open":
             if not params["_auth"].startswith("Bearer xapp-"):
                 return {"ok": False, "error": "invalid_auth"}
+            if self.socket_error:
+                return {"ok": False, "error": self.socket_error}
             return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/link/?ticket=t"}
         if method == "oauth.v2.access" and params.get("grant_type") == "refresh_token":
             team = params.get("refresh_token", "").removeprefix("xoxe-1-")
