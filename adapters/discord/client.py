@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import discord
 
 from adapters.discord import deliver, limits
+from adapters.discord.blocked import Blocked
 from adapters.discord.commands import build_tree
 from adapters.discord.keys import key_for_interaction, key_for_message
 from adapters.discord.views import WhatIfButton
@@ -50,6 +51,7 @@ class GpuplanClient(discord.AutoShardedClient):
         )
         self.conversation = conversation
         self.sync_guild_id = sync_guild_id
+        self.blocked = Blocked()
         self.tree = build_tree(self)
 
     async def setup_hook(self) -> None:
@@ -87,12 +89,17 @@ class GpuplanClient(discord.AutoShardedClient):
             return
         text = _without_mention(message.content, me.id)
         if not text:
-            if not mentioned:  # blank: a thread reply seen without the message_content intent
+            if not mentioned:
+                await self._blank_reply(message)
                 return
             text = "help"
         key = key_for_message(message)
-        async with channel.typing():
-            reply = await self.plan(key, text, str(message.author.id))
+        try:
+            async with channel.typing():  # the first thing a channel that mutes the bot refuses
+                reply = await self.plan(key, text, str(message.author.id))
+        except discord.Forbidden as error:
+            self.blocked.refused(channel.id, error.text or str(error.status))
+            return
         target: discord.abc.Messageable = channel
         reference: discord.Message | None = message
         # A plan in a channel gets a thread for its what-ifs; help, questions back and errors
@@ -103,8 +110,22 @@ class GpuplanClient(discord.AutoShardedClient):
                 target, reference = thread, None
         try:
             await deliver.to_channel(target, reply, reference=reference)
+        except discord.Forbidden as error:
+            self.blocked.refused(channel.id, error.text or str(error.status))
         except discord.HTTPException as error:  # after discord.py's own retries of 5xx and 429
             _lost(key, "the channel", error)
+
+    async def _blank_reply(self, message: discord.Message) -> None:
+        """A reply in our thread with no text: unreadable without the intent, so say how to ask."""
+        if self.intents.message_content:
+            return  # an image or sticker alone: nothing to plan
+        notice = self.blocked.unreadable(message.channel.id)
+        if notice is None:
+            return
+        try:
+            await message.channel.send(notice, allowed_mentions=discord.AllowedMentions.none())
+        except discord.HTTPException as error:
+            self.blocked.refused(message.channel.id, error.text or str(error.status))
 
     async def answer(self, interaction: discord.Interaction, text: str, *, ephemeral: bool) -> None:
         """Defer first (the 3 s deadline), then plan, then fill in the answer."""
