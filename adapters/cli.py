@@ -19,6 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "models": ("adapters.console.models_cmd", "list known models: total/active params, context"),
     "render": ("adapters.console.render_cmd", "print the exact Slack or Discord payload"),
     "serve": ("adapters.serve", "run the Slack or Discord bot"),
+    "doctor": ("adapters.doctor.cli", "check a Slack or Discord set-up, one line per check"),
     "discord-commands": ("adapters.discord.commands_cmd", "print the synced command JSON"),
     "bench": ("adapters.console.bench_cmd", "parse + plan throughput and latency in-process"),
 }

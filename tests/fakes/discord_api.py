@@ -65,6 +65,14 @@ class FakeDiscord:
     bot_token: str | None = None
     calls: list[Call] = field(default_factory=list)
     identify: dict[str, Any] | None = None
+    # The application as the Developer Portal left it, and the servers the bot was invited to.
+    application_flags: int = 0
+    interactions_endpoint_url: str | None = None
+    guilds: list[dict[str, Any]] = field(
+        default_factory=lambda: [{"id": str(GUILD_ID), "name": "fake guild"}]
+    )
+    # Registered commands by scope, as PUT by a sync: "global" or a guild id.
+    commands: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     dispatched_at_s: dict[str, float] = field(default_factory=dict)
     _ids: itertools.count = field(default_factory=lambda: itertools.count(APP_ID + 1000))
     _seq: itertools.count = field(default_factory=lambda: itertools.count(1))
@@ -216,8 +224,11 @@ class FakeDiscord:
                 "bot_require_code_grant": False,
                 "owner": USER,
                 "verify_key": "0" * 64,
-                "flags": 0,
+                "flags": self.application_flags,
+                "interactions_endpoint_url": self.interactions_endpoint_url,
             }
+        if path == "/users/@me/guilds":
+            return self.guilds
         if path == "/gateway/bot":
             return {
                 "url": self.gateway_url,
@@ -229,16 +240,19 @@ class FakeDiscord:
                     "max_concurrency": 1,
                 },
             }
-        if method == "PUT" and path.endswith("/commands"):
-            return [
-                {
-                    **command,
-                    "id": str(next(self._ids)),
-                    "application_id": str(APP_ID),
-                    "version": "1",
-                }
-                for command in body
-            ]
+        if path.endswith("/commands"):
+            scope = path.split("/guilds/")[1].split("/")[0] if "/guilds/" in path else "global"
+            if method == "PUT":
+                self.commands[scope] = [
+                    {
+                        **command,
+                        "id": str(next(self._ids)),
+                        "application_id": str(APP_ID),
+                        "version": "1",
+                    }
+                    for command in body
+                ]
+            return self.commands.get(scope, [])
         if method in ("POST", "PATCH") and isinstance(body, dict):
             return _message(str(next(self._ids)), body)
         return {}

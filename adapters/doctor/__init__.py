@@ -1,0 +1,1 @@
+"""`gpuplan doctor slack|discord`: check a bot's set-up in order; name the fix for each fault."""

@@ -1,0 +1,75 @@
+"""Checks every platform shares: the state store takes a write, and how old the prices are."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+
+import aiohttp
+
+from adapters.doctor.report import Check, fail, ok, warn
+
+# What a request that got no usable answer raises: refused, DNS, TLS, a dropped connection, time.
+NETWORK_ERRORS = (aiohttp.ClientError, OSError, TimeoutError)
+
+# The doctor writes this one thread (with no jobs) to prove the store takes writes.
+PROBE_KEY = "gpuplan-doctor:probe"
+# Older than this, the bundled quotes are likely off by more than the spread between providers.
+STALE_PRICES_DAYS = 180
+
+
+def state_store() -> Check:
+    """Save to the same store, through the same interface, the bot saves threads with."""
+    from bot.store import SQLiteStore, state_dir
+
+    where = state_dir()
+    fix = (
+        "set GPUPLAN_STATE_DIR to a directory this user can write (threads, Slack thread links "
+        "and installs live there)"
+    )
+    try:
+        store = SQLiteStore()
+        state = store.load(PROBE_KEY)
+        store.save(PROBE_KEY, [], state.version)  # losing a race to another writer also proves it
+    except (OSError, sqlite3.Error) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        return fail("state store", f"cannot write {where}: {reason}", fix)
+    return ok("state store", f"{store.path} takes writes")
+
+
+def prices(today: date | None = None) -> Check:
+    """How old the newest quote behind the prices in use is.
+
+    Hook for live prices: when refreshed feeds exist, this is where their snapshot's age goes;
+    until then the prices are the bundled, dated table (plus any GPUPLAN_PRICES override).
+    """
+    from planner.catalog.prices import PRICES_ENV, price_date_label, price_table
+    from planner.errors import PlanningError
+
+    try:
+        table = price_table()
+        label = price_date_label()
+    except PlanningError as error:
+        return fail("prices", error.message, f"fix or unset {PRICES_ENV}")
+    dates = [_day(quote.date) for card in table.values() for quote in card.quotes]
+    known = [day for day in dates if day is not None]
+    if not known:
+        return warn("prices", f"{label}: no quote says when it was taken")
+    age_days = ((today or date.today()) - max(known)).days
+    detail = f"bundled table, {label}; the newest is {age_days} days old (no live feeds yet)"
+    if age_days > STALE_PRICES_DAYS:
+        return warn("prices", detail, f"put your own quotes in a CSV named by {PRICES_ENV}")
+    return ok("prices", detail)
+
+
+def _day(text: str) -> date | None:
+    """'2026-09-09', '2026-05' (the first of the month) or anything else (None)."""
+    head = text[:10].split(" ")[0]
+    try:
+        return date.fromisoformat(head if len(head) == 10 else f"{head[:7]}-01")
+    except ValueError:
+        return None
+
+
+def unreachable(name: str, where: str, error: Exception, fix: str) -> Check:
+    return fail(name, f"no answer from {where}: {str(error) or type(error).__name__}", fix)
