@@ -286,8 +286,28 @@ def test_an_unwritable_state_dir_fails_with_the_variable_to_set(
 
 def test_the_state_store_check_writes_through_the_bots_store() -> None:
     check = common.state_store()
-    assert check.status == "ok" and "threads.db" in check.detail
+    assert check.status == "ok" and "SQLite at" in check.detail and "threads.db" in check.detail
     assert common.state_store().status == "ok"  # the probe row is rewritten, not a second row
+
+
+def test_the_state_store_check_uses_redis_when_the_url_names_it(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPUPLAN_STATE_URL", redis_url)
+    check = common.state_store()
+    assert check.status == "ok" and check.detail.startswith("Redis at redis://127.0.0.1")
+
+
+def test_an_unreachable_redis_fails_with_what_to_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPUPLAN_STATE_URL", f"redis://127.0.0.1:{_free_port()}/0")
+    check = common.state_store()
+    assert check.status == "fail" and "start Redis" in check.fix
+
+
+def test_a_malformed_state_url_fails_naming_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPUPLAN_STATE_URL", "postgres://db/1")
+    check = common.state_store()
+    assert check.status == "fail" and "GPUPLAN_STATE_URL" in check.fix
 
 
 def test_prices_say_their_age_and_warn_when_stale() -> None:

@@ -67,7 +67,9 @@ async def test_a_button_in_a_private_channel_without_the_bot_says_invite_it(
         answered = len(fake.responses)
         with caplog.at_level(logging.WARNING):
             for message_ts in ("60.1", "60.2"):
-                await bot.click(button, {"message_ts": message_ts, "is_ephemeral": False})
+                await bot.click(
+                    button, {"message_ts": message_ts, "is_ephemeral": False}, trigger=message_ts
+                )
             await fake.wait_for(lambda: len(fake.responses) >= answered + 2)
     notices = [body for _, body in fake.responses[answered:]]
     assert all(n["response_type"] == "ephemeral" for n in notices)

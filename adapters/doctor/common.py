@@ -19,22 +19,30 @@ STALE_PRICES_DAYS = 180
 
 
 def state_store() -> Check:
-    """Save to the same store, through the same interface, the bot saves threads with."""
-    from bot.store import SQLiteStore, state_dir
+    """Save to the store GPUPLAN_STATE_URL selects, through the interface the bot saves with."""
+    from bot.state_url import StateUrlError, backend_from_env
+    from bot.store import StoreUnavailable, open_thread_store
 
-    where = state_dir()
-    fix = (
-        "set GPUPLAN_STATE_DIR to a directory this user can write (threads, Slack thread links "
-        "and installs live there)"
-    )
+    name = "state store"
     try:
-        store = SQLiteStore()
+        backend = backend_from_env()
+    except StateUrlError as error:
+        return fail(name, str(error), "fix or unset GPUPLAN_STATE_URL")
+    if backend.redis_url is None:
+        fix = (
+            "set GPUPLAN_STATE_DIR to a directory this user can write (threads, Slack thread "
+            "links and installs live there)"
+        )
+    else:
+        fix = "start Redis, or point GPUPLAN_STATE_URL at one this machine reaches"
+    try:
+        store = open_thread_store()
         state = store.load(PROBE_KEY)
         store.save(PROBE_KEY, [], state.version)  # losing a race to another writer also proves it
-    except (OSError, sqlite3.Error) as error:
+    except (OSError, sqlite3.Error, StoreUnavailable) as error:
         reason = getattr(error, "strerror", None) or str(error)
-        return fail("state store", f"cannot write {where}: {reason}", fix)
-    return ok("state store", f"{store.path} takes writes")
+        return fail(name, f"cannot write to {backend.describe()}: {reason}", fix)
+    return ok(name, f"{backend.describe()} takes writes")
 
 
 def prices(today: date | None = None) -> Check:
