@@ -46,7 +46,7 @@ async def _serve_bot(fake: FakeSlack, secret: str = SECRET) -> tuple[object, str
     app = build_app(
         Conversation(), signing_secret=secret, client=make_client(BOT_TOKEN, fake.base_url)
     )
-    runner = await start_http(app, "127.0.0.1", 0)
+    runner = await start_http(app, "127.0.0.1", 0, signing_secret=secret)
     return runner, f"http://127.0.0.1:{runner.addresses[0][1]}{EVENTS_PATH}"
 
 
