@@ -34,6 +34,7 @@ from bot.followups import (
     compared_cards,
     patch_from_fields,
     read_intent,
+    relative_patch,
 )
 from bot.ratelimit import Limiter, open_rate_limiter, wait_text
 from bot.reply import Reply
@@ -195,7 +196,7 @@ class Conversation:
                 return _Outcome(Turn(message_reply("error", phrases.CANT_READ, result.error)))
             if result.doubt:
                 return _one_question(result.doubt)
-            if result.fields:  # a change ("what if 8k ctx?") with no job to apply it to
+            if result.fields or result.relative:  # a change ("what if 8k ctx?") with no job
                 return _no_job_yet()
             body = result.clarify or phrases.WHICH_MODEL_BODY
             return _Outcome(Turn(message_reply("clarify", phrases.WHICH_MODEL_TITLE, body)))
@@ -223,6 +224,12 @@ class Conversation:
             return _Outcome(Turn(message_reply("clarify", *phrases.unread_change(unread))))
         cards = compared_cards(result.fields, result.alternative_fields)
         patch = patch_from_fields(result.fields)
+        if result.relative:  # "double the context": of the thread's value, or the plan's default
+            planned = self._plan(_validated(apply_patch(_as_json(current), patch))).spec
+            changed, unknown = relative_patch(_as_json(current), result.relative, planned)
+            if unknown and not (patch or changed):
+                return _Outcome(Turn(message_reply("clarify", *phrases.nothing_to_scale(unknown))))
+            patch |= changed
         if result.asked:  # "and the max batch?": solved on the thread's job, as changed
             base = _validated(apply_patch(_as_json(current), patch))
             plan, job = self._solved(base, result.asked)

@@ -4,9 +4,11 @@ and, for everything else, the parser's fields as a patch onto the thread's last 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from planner.parsing.result import RelativeChange
 from planner.spec import JobSpec
 
 SpecJson = dict[str, Any]
@@ -99,3 +101,28 @@ def apply_patch(spec: SpecJson, patch: SpecJson) -> SpecJson:
                 patched.pop(linked, None)
     patched.update(patch)
     return patched
+
+
+# Fields counted in whole units: a relative change rounds to the nearest, and never below one.
+_WHOLE_FIELDS = {"seq_len", "micro_batch", "grad_accum", "num_gpus", "lora_rank"}
+
+
+def relative_patch(
+    spec: SpecJson, relative: Mapping[str, RelativeChange], planned: JobSpec
+) -> tuple[SpecJson, list[str]]:
+    """The patch "double the context", "half the batch" or "one more epoch" makes: applied to the
+    thread's value, else to the value the plan assumed (`planned`, every default filled). Also the
+    fields that have no value to change (a dataset size never given)."""
+    patch: SpecJson = {}
+    unknown: list[str] = []
+    for name, change in relative.items():
+        base = spec.get(name, getattr(planned, name, None))
+        if base is None:
+            unknown.append(name)
+            continue
+        value = base * change.by if change.op == "times" else base + change.by
+        if name in _WHOLE_FIELDS:
+            value = max(1, round(value))
+        if value > 0:
+            patch[name] = value
+    return patch, unknown

@@ -93,6 +93,14 @@ UNDELIVERABLE = "Sorry, Discord would not take that answer. Try asking again."
 PLANNING_ACK = "Planning… (the answer follows in a moment)"
 
 
+def nothing_to_scale(fields: Sequence[str]) -> Message:
+    names = ", ".join(name.replace("_", " ") for name in fields)
+    return Message(
+        "What should it be?",
+        f"This job has no {names} yet to change; say the value, e.g. “and 50M tokens?”.",
+    )
+
+
 def rate_limited(wait_text: str) -> Message:
     return Message("One moment", f"That is a lot of questions at once. Try again in {wait_text}.")
 

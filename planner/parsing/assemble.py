@@ -22,7 +22,8 @@ from planner.parsing.inverse import read_asked, read_asked_card
 from planner.parsing.normalize import fold_width, normalize
 from planner.parsing.numbers import TOO_MANY_DIGITS, BadNumber, expand_powers
 from planner.parsing.reading import Reading
-from planner.parsing.result import ParseResult
+from planner.parsing.relative import read_relative
+from planner.parsing.result import ParseResult, RelativeChange
 from planner.parsing.size_names import read_size_in_names
 from planner.spec import JobSpec
 
@@ -40,6 +41,7 @@ _READERS = (
     read_asked,
     read_logs,
     read_ruled_out,
+    read_relative,
     dataset.read_steps,
     model.read_model,
     read_size_in_names,
@@ -122,6 +124,7 @@ def _result(r: Reading) -> ParseResult:
         if isinstance(spec, str):
             return ParseResult(error=spec)
         jobs.append(spec)
+    relative = {name: RelativeChange(op=op, by=by) for name, (op, by) in r.relative.items()}
     leftovers = _LEFTOVER.findall(r.text) if _DIGIT.search(r.text) else []
     unread = [*r.notes, *leftovers]
     if r.doubt:
@@ -141,6 +144,7 @@ def _result(r: Reading) -> ParseResult:
             unread=unread,
             clarify=CLARIFY,
             alternative_fields=r.alternatives,
+            relative=relative,
         )
     assumptions = list(r.assumptions)
     if "method" not in fields:
@@ -152,6 +156,7 @@ def _result(r: Reading) -> ParseResult:
         unread=unread,
         alternatives=jobs[1:],
         alternative_fields=r.alternatives,
+        relative=relative,
     )
 
 

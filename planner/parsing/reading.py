@@ -46,6 +46,8 @@ class Reading:
     gpu_hours: float | None = None
     # A question to ask instead of guessing (one short line), see assemble.py.
     doubt: str | None = None
+    # Changes relative to the thread's job ("double the context"): field → ("times"|"plus", by).
+    relative: dict[str, tuple[str, float]] = field(default_factory=dict)
     # Methods the user ruled out ("not QLoRA", "full FT is overkill"), see contrast.py.
     ruled_out: set[str] = field(default_factory=set)
     # Number starts in `text`, recomputed only when `take` has changed it.

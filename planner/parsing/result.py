@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from planner.spec import JobSpec
+
+
+class RelativeChange(BaseModel):
+    """A change to a value the thread already has: multiply it (`times`) or add to it (`plus`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    op: Literal["times", "plus"]
+    by: float
 
 
 class ParseResult(BaseModel):
@@ -21,6 +30,9 @@ class ParseResult(BaseModel):
     `doubt` is set when a reading is too unsure to plan from ("200 GPU-hours" with no GPU count,
     steps with no sequence length): then `spec` is None and `clarify` is that one short question,
     asked instead of a guess.
+
+    `relative` holds changes relative to a thread's job ("double the context" → seq_len times 2,
+    "one more epoch" → epochs plus 1), which only the conversation can apply.
     """
 
     spec: JobSpec | None = None
@@ -29,6 +41,7 @@ class ParseResult(BaseModel):
     unread: list[str] = []
     clarify: str | None = None
     doubt: str | None = None
+    relative: dict[str, RelativeChange] = {}
     alternatives: list[JobSpec] = []
     alternative_fields: list[dict[str, Any]] = []
     error: str | None = None
