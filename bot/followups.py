@@ -63,6 +63,12 @@ LINKED_FIELDS: dict[str, tuple[str, ...]] = {
     "params_b": ("model",),
     "method": ("quant",),
     "gpu": ("gpu_vram_gb",),
+    # Each objective has its own reference default; a new rollout its own fraction and GPUs; an
+    # RL dataset is counted in prompts or in tokens, not both.
+    "objective": ("reference_model",),
+    "rollout": ("rollout_memory_fraction", "rollout_gpus"),
+    "dataset_prompts": ("dataset_tokens",),
+    "dataset_tokens": ("dataset_prompts",),
 }
 
 

@@ -8,7 +8,7 @@ from bot import format as fmt
 from bot import phrases, solve_reply
 from bot.reply import CardRow, MemoryLine, Reply, ReplyKind, WhatIf
 from planner.plan import Option, Plan, Suggestion
-from planner.spec import Method
+from planner.spec import Method, Objective
 
 MAX_TABLE_ROWS = 10
 MAX_WHATIFS = 5  # one row of buttons on Discord
@@ -55,6 +55,9 @@ def plan_reply(
 def title(plan: Plan) -> str:
     spec = plan.spec
     parts = [plan.model.name, phrases.METHOD_LABELS[Method(spec.method).value]]
+    if spec.objective is not None and spec.objective is not Objective.sft:
+        generations = f", G={spec.num_generations}" if (spec.num_generations or 1) > 1 else ""
+        parts[1] += f" {spec.objective.value.upper()}{generations}"
     if spec.seq_len:
         parts.append(f"{spec.seq_len:,} ctx")
     if spec.dataset_tokens:

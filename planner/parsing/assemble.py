@@ -12,7 +12,18 @@ from typing import Any
 from pydantic import ValidationError
 
 from planner.errors import validation_sentence
-from planner.parsing import budget, context, dataset, epochs, gpu, lora, method, model, vram
+from planner.parsing import (
+    budget,
+    context,
+    dataset,
+    epochs,
+    gpu,
+    lora,
+    method,
+    model,
+    objective,
+    vram,
+)
 from planner.parsing.batch import read_batch
 from planner.parsing.config import read_config
 from planner.parsing.contrast import read_corrections, read_ruled_out
@@ -43,8 +54,10 @@ _READERS = (
     read_ruled_out,
     read_relative,
     dataset.read_steps,
+    objective.read_reward_model,
     model.read_model,
     read_size_in_names,
+    objective.read_objective,
     method.read_method,
     budget.read_speed,
     budget.read_gpu_hours,

@@ -33,7 +33,6 @@ _FULL = re.compile(
     r"finetuning_type\s?[=:]\s?full|" + _FULL_ALONE
 )
 _SFT = re.compile(r"(?<![a-z])sft(?![a-z])")
-_RL = re.compile(r"(?<![a-z])(grpo|dpo|ppo|orpo|kto|rlhf)(?![a-z])")
 
 _OPTIMIZER_SPELLINGS = [
     (r"paged[-_\s]?adamw?[-_\s]?8[-_\s]?bit", "paged_adamw_8bit"),
@@ -131,10 +130,6 @@ def read_method(r: Reading) -> None:
         else:
             r.put("method", "lora", "QLoRA ruled out: planned as LoRA on a 16-bit base")
     # Method words stay in the text: "lora_r 8" still has to give the LoRA reader its rank.
-    rl = _RL.search(r.text) if "po" in r.text or "kto" in r.text or "rlhf" in r.text else None
-    if rl:
-        r.assume(f"{rl.group(1).upper()} planned with the memory of supervised fine-tuning")
-        r.take(rl)
     _read_precision(r)
     _read_switches(r)
 
