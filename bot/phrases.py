@@ -203,7 +203,7 @@ def pick_line(label: str, card: str, cost: str) -> str:
 def after_training_line(adapter_mb: float | None, serve_bf16_gib: float, serve_4bit_gib: float):
     adapter = f"adapter ≈ {adapter_mb:,.0f} MB; " if adapter_mb else ""
     return (
-        f"After training: {adapter}serving needs ≈ {fmt.gib(serve_bf16_gib)} in bf16, "
+        f"After training: {adapter}serving needs ≈ {fmt.gib(serve_bf16_gib)} in 16-bit, "
         f"{fmt.gib(serve_4bit_gib)} in 4-bit"
     )
 

@@ -7,8 +7,10 @@ which is what most fine-tuning runs use; each choice becomes a plain-language as
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
+from planner.catalog.gpus import read_gpu
 from planner.catalog.models import ModelArch, resolve_model
 from planner.errors import PlanningError
 from planner.memory.profiles import PROFILES
@@ -116,9 +118,31 @@ def _model(spec: JobSpec, arch: ModelArch | None) -> tuple[ModelArch, list[str],
     return found, assumptions, warnings
 
 
+@lru_cache(maxsize=512)
+def _card_without_bf16(name: str | None) -> str | None:
+    """The named card's name when it has no bf16 (before Ampere: T4, V100), else None."""
+    match = read_gpu(name) if name else None
+    if match is None or match.gpu.supports_bf16:
+        return None
+    return match.gpu.name
+
+
 def _precision(
-    spec: JobSpec, framework: Framework, sharding: Sharding, said: list[str]
+    spec: JobSpec, framework: Framework, sharding: Sharding, said: list[str], warned: list[str]
 ) -> Precision:
+    no_bf16 = _card_without_bf16(spec.gpu)
+    if no_bf16 is not None and spec.precision in (Precision.bf16, Precision.bf16_mixed):
+        warned.append(
+            f"the {no_bf16} has no bf16 (it predates Ampere): PyTorch refuses or emulates it "
+            "slowly; train in fp16 mixed precision (say 'fp16') on this card"
+        )
+    elif no_bf16 is not None and spec.precision is None:
+        said.append(
+            f"fp16 mixed precision: the {no_bf16} has no bf16 (it predates Ampere), so the "
+            "trained parameters keep an fp32 master copy and the loss is scaled (Trainer's "
+            "fp16=True)"
+        )
+        return Precision.fp16_mixed
     if sharding in (Sharding.zero2, Sharding.zero3) and spec.precision is not Precision.fp32:
         said.append(
             "DeepSpeed trains 16-bit weights and gradients and keeps fp32 master weights with "
@@ -233,7 +257,7 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
         said.append("HF Trainer + PEFT (as axolotl, LLaMA-Factory and ms-swift run it)")
     num_gpus = spec.num_gpus or 1
     sharding = _sharding(spec, framework, num_gpus, said)
-    precision = _precision(spec, framework, sharding, said)
+    precision = _precision(spec, framework, sharding, said, warned)
     optimizer = _optimizer(spec, framework, num_gpus, said)
     peft = spec.method is not Method.full
 

@@ -102,7 +102,8 @@ if TYPE_CHECKING:
 
 UTILISATION: dict[Method, float] = {Method.full: 0.86, Method.lora: 0.68, Method.qlora: 0.59}
 CARD_CLASS_FACTOR = {"datacenter": 1.0, "workstation": 0.80, "consumer": 0.99}
-MATMUL_SHARE_VS_A100 = {"hopper": 0.93, "cdna2": 0.65, "cdna3": 0.65}
+# CDNA4 (MI355X) has no measured matmul share yet: taken as CDNA3's, the same ROCm stack.
+MATMUL_SHARE_VS_A100 = {"hopper": 0.93, "cdna2": 0.65, "cdna3": 0.65, "cdna4": 0.65}
 SCALING_PER_DOUBLING = {"nvlink": 0.95, "pcie": 0.88, "consumer": 0.80}
 # Weight-sized volumes moved per step, relative to a sharded full fine-tune's three.
 SHARDED = frozenset({Sharding.fsdp, Sharding.zero3})
@@ -123,6 +124,7 @@ POWER_REFERENCE_CARD: dict[str, tuple[str, float]] = {
     "blackwell-gb100": ("b200", 1.0),
     "cdna2": ("mi250x", 1.0),
     "cdna3": ("mi300x", 1.0),
+    "cdna4": ("mi355x", 1.0),  # its only catalog card: liquid-cooled at 1,400 W
 }
 
 BYTES_PER_ELEMENT = {Precision.fp32: 4.0}

@@ -81,8 +81,10 @@ def test_one_row_per_card_and_the_fewest_gpus_where_one_is_too_small(seed: Plan)
 
 def test_cheapest_and_fastest_are_named(seed: Plan) -> None:
     recommendation = seed.recommendation
-    fitting = [o for o in seed.options if o.verdict != "no" and o.cost_usd is not None]
-    assert recommendation.cheapest.cost_usd == min(o.cost_usd for o in fitting)
+    fitting = [o for o in seed.options if o.verdict != "no" and o.hours is not None]
+    priced = [o for o in fitting if o.cost_usd is not None]
+    assert recommendation.cheapest.cost_usd == min(o.cost_usd for o in priced)
+    # Fastest is over every run that fits, priced or not (a card you own has no rental price).
     assert recommendation.fastest.hours == min(o.hours for o in fitting)
     assert recommendation.best_value is not None
     assert recommendation.cheapest.gpu_name in recommendation.summary
@@ -208,10 +210,10 @@ def test_only_a_size_gives_a_generic_card() -> None:
 
 
 def test_unknown_card_names_the_closest_known_cards() -> None:
-    plan = make_plan(JobSpec(**{**SEED, "gpu": "RTX 4070"}))
+    plan = make_plan(JobSpec(**{**SEED, "gpu": "RTX 3060"}))
     assert plan.requested is None
     warning = " ".join(plan.warnings)
-    assert "RTX 4070" in warning and "RTX 4080" in warning and "RTX 4090" in warning
+    assert "RTX 3060" in warning and "RTX 3090" in warning
 
 
 def test_a_bare_family_name_is_stated_as_an_assumption() -> None:

@@ -121,3 +121,13 @@ def test_mixed_precision_keeps_a_lora_base_16_bit_in_hf_stacks_but_not_in_litgpt
     litgpt_mixed = make_plan(litgpt).memory.breakdown_gib.weights
     assert hf_mixed == pytest.approx(plain)
     assert litgpt_mixed > 2.5 * plain
+
+
+def test_a_card_before_ampere_trains_in_fp16_mixed_and_says_so() -> None:
+    job = resolve(JobSpec(params_b=7, method="lora", gpu="T4"))
+    assert job.precision is Precision.fp16_mixed
+    assert any("no bf16" in said and "fp16" in said for said in job.assumptions)
+    asked_bf16 = resolve(JobSpec(params_b=7, method="lora", gpu="V100", precision="bf16"))
+    assert asked_bf16.precision is Precision.bf16
+    assert any("no bf16" in warned for warned in asked_bf16.warnings)
+    assert resolve(JobSpec(params_b=7, method="lora", gpu="A100")).precision is Precision.bf16
