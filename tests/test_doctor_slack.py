@@ -23,7 +23,7 @@ from adapters.doctor.slack_checks import (
     token_shape,
 )
 from adapters.slack.app import build_app, make_client
-from adapters.slack.serve import EVENTS_PATH, read_env, start_http
+from adapters.slack.serve import EVENTS_PATH, build_app_from_env, read_env, start_http
 from bot.conversation import Conversation
 from tests.fakes.slack_api import FakeSlack
 
@@ -321,3 +321,39 @@ def test_a_broken_price_override_fails(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("GPUPLAN_PRICES", str(tmp_path / "missing.csv"))
     check = common.prices()
     assert check.status == "fail" and "GPUPLAN_PRICES" in check.fix
+
+
+async def test_an_oauth_setup_checks_its_credentials_and_the_install_page(
+    fake: FakeSlack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SLACK_BOT_TOKEN")  # each workspace's token comes from its install
+    monkeypatch.setenv("SLACK_CLIENT_ID", "1111.2222")
+    monkeypatch.setenv("SLACK_CLIENT_SECRET", "abcdef0123456789" * 2)
+    env, _ = read_env(socket=False)
+    app = build_app_from_env(env, Conversation())
+    runner = await start_http(app, "127.0.0.1", 0, signing_secret=SECRET)
+    url = f"http://127.0.0.1:{runner.addresses[0][1]}{EVENTS_PATH}"
+    try:
+        checks = await _doctor(url)
+    finally:
+        await runner.cleanup()
+    assert checks["SLACK_BOT_TOKEN"].status == "note"
+    assert checks["SLACK_CLIENT_ID"].status == checks["SLACK_CLIENT_SECRET"].status == "ok"
+    assert checks["install page"].status == "ok"
+    assert "https://YOUR-HOST/slack/oauth_redirect" in checks["install page"].detail
+    assert exit_code(checks.values()) == 0
+
+
+async def test_oauth_settings_against_a_server_started_without_them_fail(
+    fake: FakeSlack, bot_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SLACK_CLIENT_ID", "not-an-id")
+    monkeypatch.setenv("SLACK_CLIENT_SECRET", "abcdef0123456789" * 2)
+    checks = await _doctor(bot_url)
+    assert (
+        checks["SLACK_CLIENT_ID"].status == "fail"
+        and "App Credentials" in checks["SLACK_CLIENT_ID"].fix
+    )
+    assert (
+        checks["install page"].status == "fail" and "SLACK_CLIENT_ID" in checks["install page"].fix
+    )

@@ -17,14 +17,21 @@ from typing import TYPE_CHECKING
 from adapters.doctor.common import NETWORK_ERRORS, unreachable
 from adapters.doctor.report import Check, fail, note, ok, skip, warn
 from adapters.slack.manifest import bot_events
-from adapters.slack.serve import BOT_SCOPES, EVENTS_PATH, SlackEnv
+from adapters.slack.serve import (
+    BOT_SCOPES,
+    EVENTS_PATH,
+    INSTALL_PATH,
+    OAUTH_REDIRECT_PATH,
+    SlackEnv,
+)
 
 if TYPE_CHECKING:
     from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 REQUEST_TIMEOUT_S = 10.0
 APPS_PAGE = "https://api.slack.com/apps"
-_SIGNING_SECRET = re.compile(r"[0-9a-f]{32}")
+_SIGNING_SECRET = re.compile(r"[0-9a-f]{32}")  # the Client Secret has the same shape
+_CLIENT_ID = re.compile(r"\d+\.\d+")
 _TOKEN_CHARACTERS = re.compile(r"[A-Za-z0-9-]+")
 
 # What stops working without each manifest scope, said the way a user notices it.
@@ -91,6 +98,8 @@ async def slack_checks(env: SlackEnv, options: SlackDoctorOptions) -> list[Check
     else:
         checks.append(token_shape("SLACK_BOT_TOKEN", env.bot_token, "xoxb-", _BOT_TOKEN_WHERE))
         bot_token_ok = checks[-1].status == "ok"
+    if env.oauth:
+        checks += client_credentials(env.client_id or "", env.client_secret or "")
     if not options.socket:
         checks.append(signing_secret_shape(env.signing_secret))
     if bot_token_ok:
@@ -104,6 +113,8 @@ async def slack_checks(env: SlackEnv, options: SlackDoctorOptions) -> list[Check
             checks.append(skip("Socket Mode", "SLACK_APP_TOKEN"))
     else:
         checks += await http_reachable(env.signing_secret, options)
+        if env.oauth:
+            checks.append(await install_page(options))
     checks.append(event_subscriptions(options))
     return checks
 
@@ -126,6 +137,21 @@ def token_shape(variable: str, value: str | None, prefix: str, where: str) -> Ch
     if not _TOKEN_CHARACTERS.fullmatch(value) or len(value) < len(prefix) + 8:
         return fail(variable, f"starts with {prefix} but is cut short or has odd characters", fix)
     return ok(variable, f"set ({prefix}…, {len(value)} characters)")
+
+
+def client_credentials(client_id: str, client_secret: str) -> list[Check]:
+    """OAuth installs (many workspaces): the app's Client ID and Client Secret, by shape."""
+    fix = f"copy it from {APPS_PAGE} → your app → Basic Information → App Credentials"
+    if _CLIENT_ID.fullmatch(client_id):
+        id_check = ok("SLACK_CLIENT_ID", "set (digits.digits)")
+    else:
+        id_check = fail("SLACK_CLIENT_ID", "does not look like a Client ID (digits.digits)", fix)
+    if _SIGNING_SECRET.fullmatch(client_secret):
+        secret_check = ok("SLACK_CLIENT_SECRET", "set (32 hex characters)")
+    else:
+        found = "does not look like a Client Secret (32 hex characters)"
+        secret_check = fail("SLACK_CLIENT_SECRET", found, fix)
+    return [id_check, secret_check]
 
 
 def signing_secret_shape(secret: str) -> Check:
@@ -293,6 +319,34 @@ async def url_verification(name: str, url: str, secret: str, *, unreachable_fix:
             "something other than gpuplan answers there: check the port and the tunnel's target",
         )
     return ok(name, f"{url} answers Slack's signed url_verification")
+
+
+async def install_page(options: SlackDoctorOptions) -> Check:
+    """In OAuth mode the server also serves the install page, which links to Slack's authorize."""
+    import aiohttp
+
+    name = "install page"
+    url = options.local_url.removesuffix(EVENTS_PATH) + INSTALL_PATH
+    try:
+        async with (
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_S)) as http,
+            http.get(url) as response,
+        ):
+            status, text = response.status, await response.text()
+    except NETWORK_ERRORS as error:
+        return _unreachable(name, url, error, fix="start the bot with the same environment")
+    if status != 200 or "slack.com/oauth/v2/authorize" not in text:
+        return fail(
+            name,
+            f"{url} answered {status} without a link to Slack's authorize page",
+            "the server runs without SLACK_CLIENT_ID and SLACK_CLIENT_SECRET: restart it with them",
+        )
+    public = (options.public_url or "https://YOUR-HOST").rstrip("/")
+    return ok(
+        name,
+        f"served; people install at {public}{INSTALL_PATH}, and Slack needs "
+        f"{public}{OAUTH_REDIRECT_PATH} under OAuth & Permissions → Redirect URLs",
+    )
 
 
 async def socket_connects(app_token: str, api_url: str | None) -> Check:
