@@ -38,6 +38,7 @@ class Row:
     num_gpus: int
     classes: tuple[str, ...] = ()
     in_range: bool | None = None
+    moe: bool = False
     ours_right: bool | None = None
     rule_right: bool | None = None
 
@@ -96,6 +97,7 @@ def score_row(record: dict) -> Row:
         "max_memory_allocated": memory.peak_allocated_gib,
         "nvidia-smi": memory.required_gib,
     }.get(metric, memory.peak_reserved_gib)
+    moe = plan.model.active_params_b is not None
     row = Row(
         id=record["id"],
         method=spec.method.value,
@@ -105,7 +107,8 @@ def score_row(record: dict) -> Row:
         ours_gib=predicted,
         rule_gib=rule,
         num_gpus=plan.memory.num_gpus,
-        classes=row_classes(record["spec"], truth),
+        classes=row_classes(record["spec"], truth) + (("mixture of experts",) if moe else ()),
+        moe=moe,
     )
     if truth["kind"] == "measurement":
         low_gib, high_gib = memory.range_gib
@@ -179,13 +182,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="?", default=str(DEFAULT_DATA))
     parser.add_argument("--rows", action="store_true", help="also print every row")
+    parser.add_argument("--moe", action="store_true", help="also print the MoE rows")
     args = parser.parse_args()
     with open(args.data, encoding="utf-8") as handle:
         rows = [score_row(json.loads(line)) for line in handle if line.strip()]
     print(table(rows))
-    if args.rows:
+    if args.rows or args.moe:
         print()
-        print(detail(rows))
+        print(detail([r for r in rows if r.moe or args.rows]))
 
 
 if __name__ == "__main__":

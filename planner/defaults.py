@@ -14,12 +14,14 @@ from planner.catalog.gpus import read_gpu
 from planner.catalog.models import ModelArch, resolve_model
 from planner.errors import PlanningError
 from planner.memory.profiles import PROFILES
+from planner.model_switches import resolve_model_switches
 from planner.post_training import PostTrainingFields, resolve_post_training
 from planner.spec import (
     ALL_LINEAR,
     Framework,
     JobSpec,
     LoraTarget,
+    LossKernel,
     Method,
     Optimizer,
     Precision,
@@ -78,6 +80,12 @@ class ResolvedJob(PostTrainingFields):
     tokens_per_s: float | None
     budget_usd: float | None
     deadline_hours: float | None
+    # Architecture switches (planner.model_switches): MoE expert parallelism, VLM images.
+    expert_parallel: int
+    loss_kernel: LossKernel | None  # None: the framework's own loss
+    train_vision_tower: bool
+    images_per_sample: float
+    image_tokens: int  # what one sample's images add; inside seq_len
     assumptions: tuple[str, ...]
     warnings: tuple[str, ...]
 
@@ -287,6 +295,8 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
     if seq_len is None:
         seq_len = min(DEFAULT_SEQ_LEN, model_arch.max_context or DEFAULT_SEQ_LEN)
         said.append(f"sequence length {seq_len:,} tokens")
+    switches = resolve_model_switches(spec, model_arch, num_gpus, said, warned)
+    seq_len += switches.image_tokens
     micro_batch = spec.micro_batch
     if micro_batch is None:
         micro_batch = DEFAULT_MICRO_BATCH
@@ -358,6 +368,7 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
         budget_usd=spec.budget_usd,
         deadline_hours=spec.deadline_hours,
         **post.fields(),
+        **switches.fields(),
         assumptions=tuple(said),
         warnings=tuple(warnings),
     )

@@ -52,6 +52,8 @@ CENT = 0.01
 FLOOR_ROUNDING_MARGIN = 1 - 1e-9
 MULTI_GPU_COUNTS = (2, 4, 8)
 FIT_COUNTS = (1, *MULTI_GPU_COUNTS)
+# 2–8 nodes of 8 NVLink GPUs, tried only when no single node holds the job (671B, 1T models).
+MULTI_NODE_COUNTS = (16, 32, 64)
 # JobSpec fields that say where the job runs, not what it is.
 PLACEMENT_FIELDS = frozenset({"num_gpus", "sharding", "gpu", "gpu_vram_gb"})
 SHARDING_STRATEGIES = (Sharding.fsdp, Sharding.zero3)
@@ -224,10 +226,21 @@ class MarketContext:
             self.known[key] = known
         return known
 
-    def fewest_gpus(self, usable_gib: float) -> int | None:
-        """The fewest GPUs (1, else sharded 2, 4 or 8) of `usable_gib` each that hold the job."""
+    @property
+    def needs_nodes(self) -> bool:
+        """No card of the catalog holds the job on one node of 8 GPUs: only then are 2–8 nodes
+        offered (671B and 1T models)."""
+        largest = max(card.gpu.usable_gib for card in self.cards.every)
+        return self.memory(FIT_COUNTS[-1], self.multi_gpu_sharding).on(largest) > largest
+
+    def fewest_gpus(self, usable_gib: float, multi_node: bool = False) -> int | None:
+        """The fewest GPUs (1, else sharded 2, 4 or 8; with `multi_node` when no node of any
+        card holds the job, then 2, 4 or 8 nodes of 8) of `usable_gib` each that hold it."""
         footprints = self._fit_footprints
-        for index, count in enumerate(FIT_COUNTS):
+        counts = FIT_COUNTS
+        if multi_node and self.needs_nodes:
+            counts = (*FIT_COUNTS, *MULTI_NODE_COUNTS)
+        for index, count in enumerate(counts):
             if index == len(footprints):
                 footprints.append(self.memory(count, self.multi_gpu_sharding))
             if footprints[index].on(usable_gib) <= usable_gib:
@@ -245,6 +258,11 @@ _NON_PLACEMENT_FIELDS = tuple(
     for name in ResolvedJob.__dataclass_fields__
     if name not in PLACEMENT_FIELDS | {"raw", "assumptions", "warnings"}
 )
+
+
+def in_nodes(gpu: GpuSpec) -> bool:
+    """Cards rented as multi-node clusters: datacenter cards in NVLink nodes of 8."""
+    return gpu.link == "nvlink" and gpu.card_class == "datacenter"
 
 
 def verdict_for(required_gib: float, usable_gib: float) -> Verdict:
@@ -361,7 +379,7 @@ def market_options(context: MarketContext) -> list[Option]:
         usable_gib = card.gpu.usable_gib
         if usable_gib >= single.on(usable_gib):
             continue  # one card holds it: fewest_gpus would say 1
-        count = context.fewest_gpus(usable_gib)
+        count = context.fewest_gpus(usable_gib, in_nodes(card.gpu))
         if count is not None:
             memory = context.memory(count, sharding)
             options.append(option_on(context, card, count, sharding, memory))
@@ -383,7 +401,7 @@ def cheapest_run(context: MarketContext) -> Option | None:
     floor_per_matmul_price = (
         total_tokens
         * work.flops_per_token
-        / work.method_utilisation
+        / (work.method_utilisation * work.fp8_speedup)
         / 3600
         * (1 + OVERHEAD_FRACTION)
         / (context.measured_ratio or 1.0)
@@ -394,7 +412,7 @@ def cheapest_run(context: MarketContext) -> Option | None:
     for matmul_price, position, card in context.cards.by_matmul_price:
         if matmul_price * floor_per_matmul_price * FLOOR_ROUNDING_MARGIN >= best_cost + CENT:
             break
-        count = context.fewest_gpus(card.gpu.usable_gib)
+        count = context.fewest_gpus(card.gpu.usable_gib, in_nodes(card.gpu))
         if count is None:
             continue
         sharding = context.multi_gpu_sharding if count > 1 else Sharding.none

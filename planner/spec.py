@@ -29,6 +29,9 @@ class Precision(StrEnum):
     bf16 = "bf16"
     fp16_mixed = "fp16-mixed"
     fp32 = "fp32"
+    # FP8 matmuls (Transformer Engine / torchao float8) on Hopper and Blackwell: weights,
+    # gradients and optimizer states stay as in bf16; only the GEMMs run in FP8.
+    fp8 = "fp8"
 
 
 class Optimizer(StrEnum):
@@ -48,6 +51,17 @@ class LoraTarget(StrEnum):
     gate = "gate"
     up = "up"
     down = "down"
+
+
+class LossKernel(StrEnum):
+    """How the loss is computed over the vocabulary (architectures-2026.md §5.2): stock HF
+    logits, torchtune-style chunked upcast, Liger's fused linear cross-entropy, or Apple's Cut
+    Cross-Entropy."""
+
+    hf = "hf"
+    chunked = "chunked"
+    liger = "liger"
+    cce = "cce"
 
 
 class Sharding(StrEnum):
@@ -177,4 +191,17 @@ class JobSpec(BaseModel):
     )
     dataset_prompts: float | None = Field(
         None, ge=0, le=MAX_TOKENS, description="an RL dataset counted in prompts"
+    )
+    # Mixture-of-experts, vision-language bases and kernels (README "Models").
+    expert_parallel: int | None = Field(
+        None, ge=1, le=MAX_GPUS, description="MoE expert-parallel size (EP); 1 = none"
+    )
+    loss_kernel: LossKernel | None = Field(
+        None, description="hf | chunked | liger | cce; null = the framework's own loss"
+    )
+    train_vision_tower: bool | None = Field(
+        None, description="train a VLM's vision tower too (default: frozen)"
+    )
+    images_per_sample: float | None = Field(
+        None, ge=0, le=10_000, description="images in each training sample (VLMs)"
     )

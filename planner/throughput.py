@@ -95,6 +95,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from planner import post_training_time as post
 from planner.catalog.gpus import GpuSpec, gpu_by_key
 from planner.catalog.models import ModelArch, linear_params
+from planner.model_switches import FP8_CHIP_FAMILIES
 from planner.spec import Method, Objective, Precision, Quant, Sharding
 
 if TYPE_CHECKING:
@@ -105,6 +106,9 @@ CARD_CLASS_FACTOR = {"datacenter": 1.0, "workstation": 0.80, "consumer": 0.99}
 # CDNA4 (MI355X) has no measured matmul share yet: taken as CDNA3's, the same ROCm stack.
 MATMUL_SHARE_VS_A100 = {"hopper": 0.93, "cdna2": 0.65, "cdna3": 0.65, "cdna4": 0.65}
 SCALING_PER_DOUBLING = {"nvlink": 0.95, "pcie": 0.88, "consumer": 0.80}
+# Past one node of GPUS_PER_NODE each doubling crosses InfiniBand/RoCE (400 Gb/s per GPU, about
+# a tenth of NVLink's bandwidth): a stated prior between NVLink's and consumer PCIe's figures.
+INTER_NODE_SCALING_PER_DOUBLING = 0.85
 # Weight-sized volumes moved per step, relative to a sharded full fine-tune's three.
 SHARDED = frozenset({Sharding.fsdp, Sharding.zero3})
 FULL_SHARDED_VOLUMES = 3
@@ -166,12 +170,48 @@ class JobWork(NamedTuple):
     trains_weights: bool = True
     # Pushing weights to a separate vLLM server, per trained token of one GPU.
     sync_seconds_per_token: float = 0.0
+    # FP8 matmuls' speed-up on cards that have them (1 when the job is not FP8).
+    fp8_speedup: float = 1.0
+    # MoE expert parallelism: bytes each GPU sends and receives per token in all-to-all.
+    all_to_all_bytes_per_token: float = 0.0
+    expert_parallel: int = 1
 
 
 @cache
 def active_block_params(arch: ModelArch) -> int:
     """Weights of the transformer blocks' linears a token passes through (MoE: routed experts)."""
     return linear_params(arch, active_only=True)
+
+
+@cache
+def routed_active_params(arch: ModelArch) -> int:
+    """The part of active_block_params in routed experts (top-k of each MoE layer)."""
+    if not arch.is_moe:
+        return 0
+    return arch.routed_expert_params * (arch.experts_per_token or 1) // (arch.num_experts or 1)
+
+
+# Attention types whose score matrix spans the whole sequence; sliding/chunked layers see a
+# window, Gated DeltaNet (linear) layers none (O(S·d²), inside the 6·N term).
+_FULL_SPAN = ("full", "nope", "mla", "cross")
+
+
+@cache
+def attention_span_layers(arch: ModelArch, seq_len: int) -> float:
+    """Σ over layers of the keys a query sees, in units of the sequence (architectures-2026.md
+    §3.1: S_eff = S for full causal attention, ≈ 2·W for a window W ≪ S)."""
+    window = arch.attention_window or seq_len
+    windowed = min(1.0, 2 * window / seq_len)
+    span = 0.0
+    for layer in arch.layer_types or ("full+dense",) * arch.num_layers:
+        kind = layer.split("+")[0]
+        span += 1.0 if kind in _FULL_SPAN else (0.0 if kind == "linear" else windowed)
+    return span
+
+
+def _block_pass_factor(job: ResolvedJob) -> int:
+    """FLOPs per block weight per token: 6 (full) or 4 (frozen weights), +2 for recompute."""
+    return (6 if job.method == Method.full else 4) + (2 if job.gradient_checkpointing else 0)
 
 
 def flops_per_token(job: ResolvedJob) -> float:
@@ -194,7 +234,7 @@ def forward_flops_per_token(job: ResolvedJob) -> float:
     attention_width = arch.num_heads * arch.head_dim
     return float(
         2 * active_block_params(arch)
-        + 4 * arch.num_layers * attention_width * job.seq_len
+        + 4 * attention_span_layers(arch, job.seq_len) * attention_width * job.seq_len
         + 2 * arch.hidden_size * arch.vocab_size
     )
 
@@ -203,15 +243,79 @@ def training_step_flops_per_token(job: ResolvedJob) -> float:
     """Training FLOPs per trained token (forward, backward and any recompute)."""
     arch = job.arch
     block_params = active_block_params(arch)
-    trains_weights = job.method == Method.full
-    pass_factor = 6 if trains_weights else 4
+    pass_factor = 6 if job.method == Method.full else 4
     recompute = job.gradient_checkpointing
     attention_width = arch.num_heads * arch.head_dim
     seq_len = job.seq_len
-    blocks = (pass_factor + (2 if recompute else 0)) * block_params
-    attention = (12 + (4 if recompute else 0)) * arch.num_layers * attention_width * seq_len
+    blocks = _block_pass_factor(job) * block_params
+    span = attention_span_layers(arch, seq_len)
+    attention = (12 + (4 if recompute else 0)) * span * attention_width * seq_len
     logits = pass_factor * arch.hidden_size * arch.vocab_size
     return float(blocks + attention + logits)
+
+
+# Routed experts' matmuls are many small GEMMs, each over the ≈ T·k/E tokens routed to one
+# expert of a micro-batch of T tokens (architectures-2026.md §2.6: small per-expert GEMMs, the
+# permute/unpermute around them and load imbalance are why MoE MFU is low). A GEMM over m tokens
+# is taken to run at m / (m + MOE_HALF_RATE_TOKENS) of the dense rate: at 128 tokens half of
+# it (Qwen3-30B-A3B at 2k tokens: 2048·8/128 = 128 per expert), near all of it past a few
+# thousand (Mixtral-8x7B at 8k tokens: 2,048 per expert, 0.94). A stated prior [U], set so the
+# dev set's one MoE throughput row (Mixtral-8x7B QLoRA on 2×A100, fms-acceleration) stays
+# within 25 %; Megatron-Bridge's pre-training MFUs (12–24 % of peak for Qwen3/GPT-OSS MoE
+# against 75 % dense) also carry all-to-all, counted here apart (all_to_all_seconds_per_token).
+MOE_HALF_RATE_TOKENS = 128.0
+
+
+def expert_matmul_share(job: ResolvedJob) -> float:
+    """The routed experts' GEMM rate relative to a dense GEMM's (MOE_HALF_RATE_TOKENS)."""
+    arch = job.arch
+    tokens_per_expert = (
+        _tokens_per_micro_batch(job) * (arch.experts_per_token or 1) / (arch.num_experts or 1)
+    )
+    return tokens_per_expert / (tokens_per_expert + MOE_HALF_RATE_TOKENS)
+
+
+def moe_matmul_factor(job: ResolvedJob) -> float:
+    """The job's matmul rate relative to a dense model's: the FLOPs-weighted harmonic mean of
+    the dense rate (attention, shared experts, head) and expert_matmul_share (routed)."""
+    routed = routed_active_params(job.arch)
+    if not routed:
+        return 1.0
+    total = flops_per_token(job)
+    expert = _block_pass_factor(job) * routed
+    return total / (total - expert + expert / expert_matmul_share(job))
+
+
+# FP8 GEMM speed-ups (architectures-2026.md §4.2: torchao 1.25× at 8B to 1.5× at 405B for
+# large dense pre-training; gains need large GEMMs): large dense full fine-tunes 1.3, smaller
+# dense 1.15, MoE experts and LoRA's frozen base 1.05; QLoRA's 4-bit base is dequantised to
+# bf16 for its matmuls, so none.
+FP8_SPEEDUP_LARGE_DENSE = 1.3
+FP8_SPEEDUP_DENSE = 1.15
+FP8_SPEEDUP_SMALL_GEMMS = 1.05
+FP8_LARGE_FROM_PARAMS_B = 30.0
+
+
+def fp8_speedup(job: ResolvedJob) -> float:
+    if job.precision is not Precision.fp8 or job.method is Method.qlora:
+        return 1.0
+    if job.arch.is_moe or job.method is Method.lora:
+        return FP8_SPEEDUP_SMALL_GEMMS
+    if job.arch.params_b >= FP8_LARGE_FROM_PARAMS_B:
+        return FP8_SPEEDUP_LARGE_DENSE
+    return FP8_SPEEDUP_DENSE
+
+
+def all_to_all_bytes_per_token(job: ResolvedJob) -> float:
+    """EP's dispatch and combine (architectures-2026.md §2.6): 4·k·h·b·(EP−1)/EP per MoE layer
+    per token over forward and backward (6 with a recomputed forward)."""
+    arch, ep = job.arch, job.expert_parallel
+    if ep <= 1 or not arch.moe_layers:
+        return 0.0
+    exchanges = 6 if job.gradient_checkpointing else 4
+    element = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
+    k = arch.experts_per_token or 1
+    return exchanges * k * arch.hidden_size * element * arch.moe_layers * (ep - 1) / ep
 
 
 def _weight_passes(job: ResolvedJob) -> int:
@@ -314,7 +418,7 @@ def memory_bytes_per_token(job: ResolvedJob) -> float:
 
 
 def job_work(job: ResolvedJob) -> JobWork:
-    method_utilisation = UTILISATION[job.method]
+    method_utilisation = UTILISATION[job.method] * moe_matmul_factor(job)
     if job.precision == Precision.fp32:
         method_utilisation *= FP32_RATE_FACTOR
     return JobWork(
@@ -326,6 +430,9 @@ def job_work(job: ResolvedJob) -> JobWork:
         optimizer_bytes_per_token_one_gpu=optimizer_bytes_per_token(job),
         trains_weights=job.method == Method.full,
         sync_seconds_per_token=post.weight_sync_seconds_per_token(job),
+        fp8_speedup=fp8_speedup(job),
+        all_to_all_bytes_per_token=all_to_all_bytes_per_token(job),
+        expert_parallel=job.expert_parallel,
     )
 
 
@@ -366,6 +473,7 @@ class CardSpeed(NamedTuple):
     clock_fraction: float  # sustained_clock_fraction
     achieved_bytes_per_s: float  # datasheet bandwidth × ACHIEVED_BANDWIDTH_FRACTION
     link: str  # scaling_link
+    fp8: bool = False  # FP8 tensor cores a training stack uses (FP8_CHIP_FAMILIES)
 
 
 # By id of the card, holding the card so that its id cannot be reused by another.
@@ -383,6 +491,7 @@ def card_speed(gpu: GpuSpec) -> CardSpeed:
         clock_fraction=sustained_clock_fraction(gpu),
         achieved_bytes_per_s=gpu.bandwidth_gbs * 1e9 * ACHIEVED_BANDWIDTH_FRACTION,
         link=scaling_link(gpu),
+        fp8=gpu.chip_family in FP8_CHIP_FAMILIES,
     )
     _card_speeds[id(gpu)] = (gpu, speed)
     return speed
@@ -390,7 +499,8 @@ def card_speed(gpu: GpuSpec) -> CardSpeed:
 
 def utilisation_on(work: JobWork, speed: CardSpeed) -> float:
     """Fraction of the card's datasheet peak the matmuls sustain (see module docstring)."""
-    return work.method_utilisation * speed.matmul_factor * speed.clock_fraction
+    fp8 = work.fp8_speedup if speed.fp8 else 1.0
+    return work.method_utilisation * fp8 * speed.matmul_factor * speed.clock_fraction
 
 
 def scaling_efficiency(
@@ -409,8 +519,16 @@ def _scaling_over(link: str, count: int, sharding: Sharding | None, trains_weigh
         return 1.0 / count
     sharded = sharding in SHARDED
     volumes = (2 if sharded else 0) + (1 if sharded else 2) * trains_weights
-    loss_per_doubling = (1.0 - SCALING_PER_DOUBLING[link]) * volumes / FULL_SHARDED_VOLUMES
-    return (1.0 - loss_per_doubling) ** math.log2(count)
+
+    def kept_per_doubling(figure: float) -> float:
+        return 1.0 - (1.0 - figure) * volumes / FULL_SHARDED_VOLUMES
+
+    in_node = min(count, GPUS_PER_NODE)
+    efficiency = kept_per_doubling(SCALING_PER_DOUBLING[link]) ** math.log2(in_node)
+    if count > GPUS_PER_NODE:
+        nodes = count / GPUS_PER_NODE
+        efficiency *= kept_per_doubling(INTER_NODE_SCALING_PER_DOUBLING) ** math.log2(nodes)
+    return efficiency
 
 
 def matmul_rate(speed: CardSpeed) -> float:
@@ -439,6 +557,24 @@ def bandwidth_seconds_per_token(work: JobWork, speed: CardSpeed, count: int) -> 
     return moved_bytes / speed.achieved_bytes_per_s
 
 
+# Effective all-to-all bandwidth per GPU, GB/s: NVLink/NVSwitch (H100: 450 GB/s each way,
+# all-to-all reaching under half of it), PCIe 4.0/5.0 through the host, consumer cards without
+# P2P, and between nodes (400 Gb/s InfiniBand/RoCE per GPU at ~80 %).
+ALL_TO_ALL_GBS = {"nvlink": 200.0, "pcie": 16.0, "consumer": 8.0}
+INTER_NODE_GBS = 40.0
+GPUS_PER_NODE = 8
+
+
+def all_to_all_seconds_per_token(work: JobWork, speed: CardSpeed, count: int) -> float:
+    """EP's all-to-all time per token on one GPU: its bytes over the link the EP group spans
+    (between nodes once the group is larger than one node of GPUS_PER_NODE)."""
+    if not work.all_to_all_bytes_per_token:
+        return 0.0
+    inter_node = min(count, work.expert_parallel) > GPUS_PER_NODE
+    bandwidth = INTER_NODE_GBS if inter_node else ALL_TO_ALL_GBS[speed.link]
+    return work.all_to_all_bytes_per_token / (bandwidth * 1e9)
+
+
 def tokens_per_s_on(work: JobWork, gpu: GpuSpec, count: int, sharding: Sharding | None) -> float:
     """Trained tokens per second for the whole job on `count` × `gpu`."""
     return tokens_per_s_at(work, card_speed(gpu), count, sharding)
@@ -461,6 +597,7 @@ def tokens_per_s_at(
         + bandwidth_seconds_per_token(work, speed, count)
         + work.offload_seconds_per_token_one_gpu / count
         + work.sync_seconds_per_token
+        + all_to_all_seconds_per_token(work, speed, count)
     )
     return count * efficiency / per_gpu_seconds_per_token
 

@@ -100,10 +100,16 @@ class ModelArch:
     largest_layer_params: int = field(default=0, compare=False)  # one layer's linears, at most
     fused_experts: bool = False
     moe_layers: int = 0
+    attention_window: int | None = None  # sliding window / attention chunk of local layers
+    image_tokens: int = 0  # LM-sequence tokens one image (or tile) adds, markers included
+    vision_patches: int = 0  # patches one image puts through the vision tower
+    vision_hidden: int = 0
+    vision_layers: int = 0
     published_total: float | None = field(default=None, compare=False)
     published_active: float | None = field(default=None, compare=False)
-    total_params: int = field(default=0, compare=False)
-    active_params: int = field(default=0, compare=False)
+    # Compared (and hashed): two configs under one name differ in their counts.
+    total_params: int = 0
+    active_params: int = 0
 
     @property
     def expert_width(self) -> int:
@@ -116,6 +122,11 @@ class ModelArch:
     @property
     def is_moe(self) -> bool:
         return bool(self.num_experts)
+
+    @property
+    def routed_expert_params(self) -> int:
+        """All routed experts' matrices (what expert parallelism splits)."""
+        return sum(g.params for g in self.linears if g.routed)
 
 
 def linear_params(arch: ModelArch, *, active_only: bool = False) -> int:
@@ -552,3 +563,46 @@ def vision_tower_params(config: Mapping[str, Any], text_hidden: int) -> int:
             shuffled = int(h / (float(vision.get("pixel_shuffle_ratio", 0.5)) ** 2))
             projector += shuffled * vision_out + vision_out * vision_out
     return tower + projector
+
+
+# Dynamic-resolution towers (Qwen2.5/3-VL, Pixtral) take an image at its own size: planned at
+# this side length, a 1-megapixel image.
+REFERENCE_IMAGE_PX = 1024
+# Begin/end-of-image markers around each image's tokens.
+IMAGE_MARKER_TOKENS = 2
+
+
+@dataclass(frozen=True, slots=True)
+class ImageTokens:
+    """What one image costs: LM-sequence tokens and vision-tower patches (§7)."""
+
+    lm_tokens: int
+    patches: int
+    hidden: int
+    layers: int
+
+
+def image_tokens(config: Mapping[str, Any]) -> ImageTokens:
+    """Per image: Gemma 3's fixed `mm_tokens_per_image` (Gemma 4: `vision_soft_tokens_per_image`),
+    Llama 4's tile of (image/patch)² patches pixel-shuffled by ratio², a merging tower's
+    (px/(patch·merge))² for a REFERENCE_IMAGE_PX image, else (image/patch)²; plus the markers.
+    Llama 3.2 Vision attends to images through cross-attention: no LM tokens."""
+    vision = config.get("vision_config")
+    if not isinstance(vision, dict):
+        return ImageTokens(0, 0, 0, 0)
+    hidden = positive_int(vision, "hidden_size", "embed_dim") or 0
+    layers = positive_int(vision, "depth", "num_hidden_layers", "num_layers") or 0
+    patch = positive_int(vision, "patch_size", "patch_dim", "spatial_patch_size") or 14
+    image = positive_int(vision, "image_size") or REFERENCE_IMAGE_PX
+    merge = positive_int(vision, "spatial_merge_size") or positive_int(config, "spatial_merge_size")
+    fixed = positive_int(config, "mm_tokens_per_image", "vision_soft_tokens_per_image")
+    if config.get("model_type") == "mllama":
+        return ImageTokens(0, (image // patch) ** 2, hidden, layers)
+    if fixed:
+        return ImageTokens(fixed + IMAGE_MARKER_TOKENS, (image // patch) ** 2, hidden, layers)
+    if merge:
+        patches = (REFERENCE_IMAGE_PX // patch) ** 2
+        return ImageTokens(patches // merge**2 + IMAGE_MARKER_TOKENS, patches, hidden, layers)
+    patches = (image // patch) ** 2
+    ratio = float(vision.get("pixel_shuffle_ratio", 1.0) or 1.0)
+    return ImageTokens(round(patches * ratio**2) + IMAGE_MARKER_TOKENS, patches, hidden, layers)

@@ -23,6 +23,7 @@ from planner.catalog.architecture import (
     ModelArch,
     embedding_params,
     frozen_tower_params,
+    image_tokens,
     linear_params,
     positive_int,
     text_census,
@@ -413,6 +414,7 @@ def arch_from_hf_config(
         head_dim = positive_int(text, "qk_nope_head_dim") or head_dim
         head_dim += positive_int(text, "qk_rope_head_dim") or 0
     vision = vision_tower_params(config, shape.hidden)
+    per_image = image_tokens(config)
     default_kind = "vlm" if vision else ("moe" if moe else "text")
     arch = ModelArch(
         key=key or _squash(name) or "custom",
@@ -445,6 +447,11 @@ def arch_from_hf_config(
         largest_layer_params=census.largest_layer_params,
         fused_experts=census.fused_experts,
         moe_layers=census.moe_layers,
+        attention_window=positive_int(text, "sliding_window", "attention_chunk_size"),
+        image_tokens=per_image.lm_tokens,
+        vision_patches=per_image.patches,
+        vision_hidden=per_image.hidden,
+        vision_layers=per_image.layers,
         published_total=_published(published[0]),
         published_active=_published(published[1]),
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from planner.catalog.models import (
     ModelArch,
     embedding_params,
+    frozen_tower_params,
     largest_linear,
     linear_params,
     quantisable_linear_params,
@@ -26,7 +27,10 @@ from planner.memory.profiles import (
     ZERO3_REDUCE_BUCKET_PER_HIDDEN_SQUARED,
     FrameworkProfile,
 )
-from planner.spec import Method, Optimizer, Precision, Quant, Rollout, Sharding
+from planner.memory.profiles import (
+    HF as HF_PROFILE,
+)
+from planner.spec import LossKernel, Method, Optimizer, Precision, Quant, Rollout, Sharding
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,11 @@ class Job:
     generation_tokens: int = 0
     # The rollout engine reads the trainer's weights instead of a copy (Unsloth's vLLM).
     rollout_shares_weights: bool = False
+    # Architecture switches (planner.model_switches).
+    expert_parallel: int = 1
+    loss_kernel: LossKernel | None = None
+    train_vision_tower: bool = False
+    images_per_micro_batch: float = 0.0
 
     @property
     def deepspeed(self) -> bool:
@@ -200,10 +209,40 @@ def adapter_params(arch: ModelArch, rank: int, targets: tuple[str, ...]) -> int:
 
 
 def trainable_params(arch: ModelArch, job: Job) -> int:
-    """Parameters the optimizer steps: all of them for full fine-tuning, else the adapters."""
+    """Parameters the optimizer steps: all of them for full fine-tuning, else the adapters; a
+    vision tower only when it is trained (then whole, as LLaMA-Factory's freeze_vision_tower
+    false trains it beside the LoRA adapters); towers a config does not shape never."""
+    tower = arch.vision_params if job.train_vision_tower else 0
     if job.method is Method.full:
-        return arch.total_params
-    return adapter_params(arch, job.lora_rank, job.lora_targets)
+        return arch.total_params - frozen_tower_params(arch) + tower
+    return adapter_params(arch, job.lora_rank, job.lora_targets) + tower
+
+
+def routed_trainable_params(arch: ModelArch, job: Job) -> int:
+    """The trained parameters that live in routed experts (what expert parallelism splits):
+    the experts themselves for full fine-tuning, their adapters for LoRA (none when fused)."""
+    if not arch.is_moe:
+        return 0
+    if job.method is Method.full:
+        return arch.routed_expert_params
+    return sum(
+        job.lora_rank * (g.in_features + g.out_features) * g.count
+        for g in arch.linears
+        if g.routed and not g.fused and g.target in job.lora_targets
+    )
+
+
+def routed_weight_bytes(arch: ModelArch, job: Job) -> float:
+    """The routed experts' weights as held (a part of `weights_bytes`)."""
+    if not arch.is_moe:
+        return 0.0
+    if job.method is not Method.qlora or job.quant is None:
+        return arch.routed_expert_params * base_weight_bytes_per_param(job)
+    if arch.fused_experts:
+        return arch.routed_expert_params * (4.0 if kbit_upcasts_shared_weights(job) else 2.0)
+    return arch.routed_expert_params * quantised_bytes_per_weight(
+        job.quant, job.profile.double_quant
+    )
 
 
 def trainable_bytes_per_param(job: Job) -> float:
@@ -354,6 +393,24 @@ def layer_activation_bytes_per_token(arch: ModelArch, job: Job) -> float:
     return (2 * norm + 2.0 * kept + dropout) * job.activation_scale + scores
 
 
+# Bytes one image patch saves per trained vision-tower layer (architectures-2026.md §7: 10–16 B
+# per patch-layer and hidden unit, a stated prior [U]).
+VISION_BYTES_PER_PATCH_LAYER_HIDDEN = 14.0
+
+
+def vision_activation_bytes(arch: ModelArch, job: Job) -> float:
+    """A trained vision tower's saved activations: images × patches × hidden × layers × 14 B
+    (checkpointed: one 16-bit input per layer and one layer in full). A frozen tower runs
+    before any trained module, so nothing of it is kept for backward."""
+    if not job.train_vision_tower or not job.images_per_micro_batch:
+        return 0.0
+    patches = job.images_per_micro_batch * arch.vision_patches
+    per_layer = patches * arch.vision_hidden * VISION_BYTES_PER_PATCH_LAYER_HIDDEN
+    if job.gradient_checkpointing:
+        return arch.vision_layers * patches * arch.vision_hidden * 2.0 + per_layer
+    return arch.vision_layers * per_layer
+
+
 def activation_bytes(arch: ModelArch, job: Job, num_layers: int | None = None) -> float:
     """Activations of one micro-batch at the peak of backward, on a device running
     `num_layers` of the decoder's layers (all of them unless a pipeline splits the model).
@@ -365,12 +422,13 @@ def activation_bytes(arch: ModelArch, job: Job, num_layers: int | None = None) -
     """
     layers = arch.num_layers if num_layers is None else num_layers
     per_layer = layer_activation_bytes_per_token(arch, job) * job.tokens
+    tower = vision_activation_bytes(arch, job)
     if not job.gradient_checkpointing:
-        return (layers + 1) * per_layer
+        return (layers + 1) * per_layer + tower
     checkpoints = 0.0
     if not job.profile.offloads_checkpoints:
         checkpoints = layers * 2.0 * arch.hidden_size * job.tokens * job.activation_scale
-    return checkpoints + RECOMPUTED_LAYERS * per_layer
+    return checkpoints + RECOMPUTED_LAYERS * per_layer + tower
 
 
 def logits_bytes(arch: ModelArch, job: Job) -> float:
@@ -380,15 +438,53 @@ def logits_bytes(arch: ModelArch, job: Job) -> float:
     completion's (logits_to_keep). The reference's no-grad forward produces its own logits
     before the policy's and frees them once its log-probs are taken: not at the peak."""
     tokens = job.logits_tokens
+    if job.loss_kernel is not None:
+        return loss_kernel_bytes(arch, job, tokens)
     if job.profile.loss_chunk_tokens:
         tokens = min(tokens, job.profile.loss_chunk_tokens)
     return tokens * arch.vocab_size * job.profile.logits_bytes_per_entry
+
+
+# Loss-region bytes per token × vocabulary entry (architectures-2026.md §5.1–5.2): stock HF
+# keeps bf16 logits, their fp32 upcast, fp32 log-softmax for backward and the 16-bit gradient
+# (HF's profile figure); chunked cross-entropy (torchtune's CEWithChunkedOutputLoss) keeps bf16
+# logits and their bf16 gradient and upcasts one of 8 chunks at a time.
+CHUNKED_LOSS_CHUNKS = 8
+CHUNKED_LOSS_BYTES_PER_ENTRY = 2.0 + 4.0 / CHUNKED_LOSS_CHUNKS + 2.0
+# Cut Cross-Entropy keeps only the correct token's logit and a log-sum-exp per token (fp32).
+CCE_BYTES_PER_TOKEN = 8.0
+
+
+def loss_kernel_bytes(arch: ModelArch, job: Job, tokens: int) -> float:
+    """The loss region of the kernel the job names.
+
+    hf: tokens · V · the HF profile's bytes per entry. chunked: tokens · V · (2 + 4/8 + 2).
+    liger (fused linear cross-entropy): logits exist one chunk of ≈ tokens·h/V tokens at a time,
+    about one fp32 hidden state per token (tokens · h · 4), plus the lm_head weight's gradient
+    accumulated in the compute dtype (V · h). cce: tokens · 8 B (Wijmans et al. 2024: Gemma 2
+    2B's loss memory 24 GB → 1 MB).
+    """
+    match job.loss_kernel:
+        case LossKernel.hf:
+            return tokens * arch.vocab_size * HF_PROFILE.logits_bytes_per_entry
+        case LossKernel.chunked:
+            return tokens * arch.vocab_size * CHUNKED_LOSS_BYTES_PER_ENTRY
+        case LossKernel.liger:
+            return tokens * arch.hidden_size * 4.0 + arch.vocab_size * arch.hidden_size * (
+                job.compute_bytes
+            )
+        case _:
+            return tokens * CCE_BYTES_PER_TOKEN
 
 
 def layer_unit_bytes(arch: ModelArch, job: Job) -> float:
     """One decoder layer's weights as FSDP/ZeRO-3 gather them: quantised storage for QLoRA,
     else the compute dtype (FSDP's MixedPrecision param_dtype; DeepSpeed's 16-bit params)."""
     linear = arch.largest_layer_params
+    if job.expert_parallel > 1 and arch.moe_layers:
+        # Each EP rank gathers only its 1/EP of the layer's routed experts.
+        routed = arch.routed_expert_params / arch.moe_layers
+        linear -= routed * (1 - 1 / job.expert_parallel)
     if job.method is Method.qlora and job.quant is not None:
         return linear * quantised_bytes_per_weight(job.quant, job.profile.double_quant)
     return linear * job.compute_bytes
@@ -436,7 +532,7 @@ def zero3_gathered_bytes(arch: ModelArch, job: Job) -> tuple[float, float]:
     h_squared = arch.hidden_size**2
     largest = max(arch.vocab_size * arch.hidden_size, largest_linear(arch))
     if arch.num_experts:
-        moe_block = sum(g.params for g in arch.linears if g.routed) // max(1, arch.moe_layers)
+        moe_block = arch.routed_expert_params / max(1, arch.moe_layers) / job.expert_parallel
         largest = max(largest, moe_block)
     weights = (
         largest + ZERO3_PREFETCH_BUCKET_PER_HIDDEN_SQUARED * h_squared + arch.other_params

@@ -39,7 +39,8 @@ def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.J
     `sharding`. A bf16 full fine-tune under FSDP in a stack that upcasts trained parameters (HF
     Trainer via Accelerate) is mixed precision: fp32 shards, bf16 gathers."""
     profile = PROFILES[job.framework]
-    precision = job.precision
+    # FP8 training keeps bf16 weights, gradients and optimizer state (only GEMMs run in FP8).
+    precision = Precision.bf16 if job.precision is Precision.fp8 else job.precision
     if (
         sharding is Sharding.fsdp
         and profile.fsdp_upcasts_trainable_fp32
@@ -62,7 +63,22 @@ def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.J
         profile=profile,
         sharding=sharding,
         **_post_training_fields(job),
+        **_switch_fields(job),
     )
+
+
+def _switch_fields(job: ResolvedJob) -> dict[str, object]:
+    """comp.Job's architecture switches; none when all are off, so the cache key of a job
+    without them is unchanged."""
+    fields: dict[str, object] = {}
+    if job.expert_parallel > 1:
+        fields["expert_parallel"] = job.expert_parallel
+    if job.loss_kernel is not None:
+        fields["loss_kernel"] = job.loss_kernel
+    if job.train_vision_tower:
+        fields["train_vision_tower"] = True
+        fields["images_per_micro_batch"] = job.images_per_sample * job.micro_batch
+    return fields
 
 
 def _post_training_fields(job: ResolvedJob) -> dict[str, object]:

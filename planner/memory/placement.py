@@ -128,8 +128,10 @@ def policy_share(
     is gathered and the activations.
     """
     n = num_gpus
-    c = job_total
     sharding = job.sharding
+    c = job_total
+    if sharding not in (Sharding.fsdp, Sharding.zero3):
+        c = expert_parallel_split(arch, job, job_total)
     if sharding is Sharding.device_map and n > 1:
         share = pipeline_stage(arch, job, c, n)
     elif sharding in (Sharding.none, Sharding.device_map):
@@ -162,6 +164,27 @@ def policy_share(
     if sharding is Sharding.zero2:
         share = replace(share, gradients=comp.zero2_bucket_bytes(job))
     return replace(share, optimizer=0.0, step_scratch=0.0)
+
+
+def expert_parallel_split(arch: ModelArch, job: comp.Job, c: Components) -> Components:
+    """Expert parallelism: each rank of an EP group holds 1/EP of every MoE layer's routed
+    experts, with their gradients and optimizer state (architectures-2026.md §2.6); the rest
+    of the model is laid out as the sharding says. Under FSDP/ZeRO-3 the experts are already
+    sharded: there EP shrinks the gathered layer instead (`comp.layer_unit_bytes`)."""
+    ep = job.expert_parallel
+    if ep <= 1 or not arch.is_moe:
+        return c
+    cut = 1 - 1 / ep
+    trainable = comp.trainable_params(arch, job)
+    trained_cut = cut * comp.routed_trainable_params(arch, job) / trainable if trainable else 0.0
+    return replace(
+        c,
+        weights=c.weights - comp.routed_weight_bytes(arch, job) * cut,
+        adapter=c.adapter * (1 - trained_cut),
+        gradients=c.gradients * (1 - trained_cut),
+        optimizer=c.optimizer * (1 - trained_cut),
+        step_scratch=c.step_scratch * (1 - trained_cut),
+    )
 
 
 def _gathered(arch: ModelArch, job: comp.Job) -> tuple[float, float]:
