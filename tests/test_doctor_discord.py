@@ -25,7 +25,7 @@ from adapters.doctor.discord_checks import (
 )
 from adapters.doctor.report import Check, exit_code
 from bot.conversation import Conversation
-from tests.fakes.discord_api import APP_ID, GUILD_ID, FakeDiscord
+from tests.fakes.discord_api import ALL_PERMISSIONS, APP_ID, GUILD_ID, FakeDiscord
 
 # Shaped like a real bot token: base64 of the bot's id, a timestamp part, an HMAC part.
 _BOT_ID_PART = base64.urlsafe_b64encode(str(APP_ID).encode()).decode().rstrip("=")
@@ -69,6 +69,7 @@ async def test_after_the_bot_synced_once_every_check_passes(fake, monkeypatch) -
         "interactions endpoint",
         "intents",
         "servers",
+        "permissions",
         "/gpuplan",
         "gateway",
     ]
@@ -197,5 +198,17 @@ async def test_the_command_exits_1_without_a_token_and_never_prints_one(
     assert missing == 1 and "FAIL  DISCORD_TOKEN: not set" in out and "Reset Token" in out
     fake.commands = {"global": command_payloads()}
     passed, out = await run(_env(fake))
-    assert passed == 0 and "all 10 checks passed" in out, out
+    assert passed == 0 and "all 11 checks passed" in out, out
     assert TOKEN not in out and "Traceback" not in out
+
+
+async def test_roles_that_lack_a_needed_permission_are_named_with_the_fix(fake) -> None:
+    no_embeds = int(ALL_PERMISSIONS) & ~(1 << 14) & ~(1 << 3)  # Embed Links off, not an admin
+    fake.guilds = [{"id": str(GUILD_ID), "name": "ml lab", "permissions": str(no_embeds)}]
+    check = (await _doctor(fake))["permissions"]
+    assert check.status == "fail" and check.detail.endswith("lack ml lab: Embed Links")
+    assert f"--invite {APP_ID}" in check.fix
+    view_only = {"id": "5", "name": "reading room", "permissions": str(1 << 10)}
+    fake.guilds = [view_only, {"id": "6", "name": "admins", "permissions": str(1 << 3)}]
+    check = (await _doctor(fake))["permissions"]
+    assert "reading room: Send Messages," in check.detail and "admins" not in check.detail

@@ -105,6 +105,7 @@ async def discord_checks(env: Mapping[str, str]) -> list[Check]:
         interactions_endpoint(application),
         message_content_intent(settings, int(application.get("flags") or 0)),
         servers(guilds, app_id, settings.sync_guild_id),
+        server_permissions(guilds, app_id),
         command_registration(commands, settings.sync_guild_id),
         gateway_logins(gateway, settings),
     ]
@@ -195,6 +196,49 @@ def servers(guilds: list[Mapping[str, Any]], app_id: str, sync_guild_id: int | N
     names = ", ".join(str(g.get("name")) for g in guilds[:3])
     more = f" and {len(guilds) - 3} more" if len(guilds) > 3 else ""
     return ok("servers", f"in {len(guilds)}: {names}{more}")
+
+
+# The portal's names for the permissions the bot needs (discord.py says read_messages).
+_PERMISSION_LABELS = {
+    "read_messages": "View Channel",
+    "send_messages": "Send Messages",
+    "send_messages_in_threads": "Send Messages in Threads",
+    "create_public_threads": "Create Public Threads",
+    "embed_links": "Embed Links",
+    "attach_files": "Attach Files",
+    "read_message_history": "Read Message History",
+}
+
+
+def server_permissions(guilds: list[Mapping[str, Any]], app_id: str) -> Check:
+    """What the bot's roles grant in each server (Discord lists it with the bot's servers);
+    a channel's own overrides can still take permissions away, which the bot's log then names."""
+    import discord
+
+    from adapters.discord.commands import required_permissions
+
+    needed = required_permissions()
+    short: list[str] = []
+    for guild in guilds:
+        granted = discord.Permissions(int(guild.get("permissions") or 0))
+        if granted.administrator or needed <= granted:
+            continue
+        missing = [
+            _PERMISSION_LABELS.get(n, n)
+            for n, wanted in needed
+            if wanted and not getattr(granted, n)
+        ]
+        short.append(f"{guild.get('name')}: {', '.join(missing)}")
+    if not guilds:
+        return skip("permissions", "the bot is in a server")
+    if short:
+        return fail(
+            "permissions",
+            f"the bot's roles lack {'; '.join(short)}",
+            "Server Settings → Roles → the bot's role: allow those, or re-invite it with "
+            f"gpuplan discord-commands --invite {app_id} (it asks for exactly these)",
+        )
+    return ok("permissions", f"the bot's roles grant what it needs in all {len(guilds)} server(s)")
 
 
 async def _commands(

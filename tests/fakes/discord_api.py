@@ -69,7 +69,9 @@ class FakeDiscord:
     application_flags: int = 0
     interactions_endpoint_url: str | None = None
     guilds: list[dict[str, Any]] = field(
-        default_factory=lambda: [{"id": str(GUILD_ID), "name": "fake guild"}]
+        default_factory=lambda: [
+            {"id": str(GUILD_ID), "name": "fake guild", "permissions": ALL_PERMISSIONS}
+        ]
     )
     # Registered commands by scope, as PUT by a sync: "global" or a guild id.
     commands: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
