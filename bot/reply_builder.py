@@ -88,9 +88,8 @@ def verdict(plan: Plan) -> str:
     cheapest = plan.recommendation.cheapest
     if cheapest is None:  # no token count, so no run cost: rank by hourly price
         cheapest = min(fitting, key=_usd_per_hour_all)
-        return phrases.cheapest_to_rent(need, fmt.card(cheapest.gpu_name, cheapest.count))
-    card = fmt.card(cheapest.gpu_name, cheapest.count)
-    return phrases.cheapest_run(need, card, _cost(cheapest))
+        return phrases.cheapest_to_rent(need, _layout_card(cheapest))
+    return phrases.cheapest_run(need, _layout_card(cheapest), _cost(cheapest))
 
 
 def software_fix(plan: Plan) -> Suggestion | None:
@@ -168,7 +167,9 @@ def whatifs(plan: Plan) -> list[WhatIf]:
     """Buttons for the likeliest next questions; ids name the action so they stay stable."""
     spec = plan.spec
     buttons: list[WhatIf] = []
-    if spec.seq_len:
+    window = plan.model.max_context
+    # A longer context only while the model's window holds it: never "what if 684k ctx?".
+    if spec.seq_len and (window is None or spec.seq_len * 2 <= window):
         longer = spec.seq_len * 2
         name = f"{longer // 1024}k" if longer % 1024 == 0 else str(longer)
         label, text = phrases.longer_context_button(name)

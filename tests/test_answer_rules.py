@@ -144,3 +144,20 @@ def test_a_suggestion_is_a_re_plan_of_the_same_change(spec: JobSpec) -> None:
         cheapest = cheapest_of(candidates(replan.options, None))
         after = suggestion.cheapest_option
         assert (after.cost_usd if after else None) == (cheapest.cost_usd if cheapest else None)
+
+
+def test_hints_never_exceed_the_models_context_window() -> None:
+    reply = answer_once("llama 3.1 8b lora 128k ctx").reply
+    window = answer_once("llama 3.1 8b lora 128k ctx").plan.model.max_context
+    assert window == 131072
+    assert not any("256k" in text for text in [*reply.followups, *(w.text for w in reply.whatifs)])
+    shorter = answer_once("llama 3.1 8b lora 8k ctx").reply
+    assert any(w.text == "what if 16k ctx?" for w in shorter.whatifs)
+
+
+def test_a_model_known_by_a_newer_name_is_shown_by_it_with_the_shared_architecture() -> None:
+    turn = answer_once("Llama 3.3 70B qlora 4k ctx")
+    assert turn.plan.model.name == "Llama-3.3-70B"
+    assert turn.reply.title.startswith("Llama-3.3-70B")
+    assert any("shares Llama-3.1-70B's architecture" in said for said in turn.plan.assumptions)
+    assert answer_once("Llama 3.1 70B qlora").plan.model.name == "Llama-3.1-70B"

@@ -25,7 +25,7 @@ from planner.parsing.assemble import MAX_INPUT_CHARS
 from planner.planner import make_plan
 from planner.spec import JobSpec
 
-SEED = "13B QLoRA, 4k ctx, 20M tokens x3"
+SEED = "llama 3.1 8b QLoRA, 4k ctx, 20M tokens x3"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 

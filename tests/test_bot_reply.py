@@ -10,7 +10,7 @@ from bot.reply_builder import MAX_TABLE_ROWS, help_reply, plan_reply
 from planner.parsing import parse
 from planner.planner import make_plan
 
-SEED = "13B QLoRA, 4k ctx, 20M tokens x3"
+SEED = "llama 3.1 8b QLoRA, 4k ctx, 20M tokens x3"
 
 
 def _plan(text: str):
@@ -59,7 +59,7 @@ def test_whatif_ids_name_their_action() -> None:
 
 
 def test_diff_reports_fields_memory_and_flips() -> None:
-    before, after = _plan(SEED), _plan("13B QLoRA, 32k ctx, 20M tokens x3")
+    before, after = _plan(SEED), _plan("llama 3.1 8b QLoRA, 32k ctx, 20M tokens x3")
     changes = diff_plans(before, after)
     assert changes.spec["seq_len"] == (4096, 32768)
     lines = changes.lines()
@@ -80,7 +80,7 @@ def test_follow_up_hints_fit_the_plan() -> None:
     assert "what if 8k ctx?" in hints and "undo" not in hints
     assert any(hint.startswith("cheapest under $") for hint in hints)
     longer = plan_reply(
-        _plan("13B QLoRA, 8k ctx, 20M tokens"), changes=["context length: 4096 → 8192"]
+        _plan("llama 3.1 8b QLoRA, 8k ctx, 20M tokens"), changes=["context length: 4096 → 8192"]
     )
     assert "what if 8k ctx?" not in longer.followups and "undo" in longer.followups
 
@@ -109,3 +109,9 @@ def test_without_a_token_count_the_verdict_names_the_cheapest_card_to_rent() -> 
 def test_a_job_no_card_holds_says_so() -> None:
     reply = plan_reply(_plan("700B full fine-tune 32k ctx"))
     assert "no card in the catalog holds it" in reply.verdict
+
+
+def test_a_model_at_its_context_window_gets_no_longer_context_button() -> None:
+    # Llama-2-13B's window is 4,096 tokens: an 8k button would offer what the model cannot read.
+    ids = [whatif.id for whatif in plan_reply(_plan("13B QLoRA, 4k ctx")).whatifs]
+    assert not any(button.startswith("ctx") for button in ids)

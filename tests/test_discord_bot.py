@@ -20,7 +20,8 @@ from bot.reply import Reply, WhatIf
 from bot.threads import ThreadKey
 from tests.fakes.discord_api import schema_errors
 
-QUESTION = "13B QLoRA, 4k ctx, 20M tokens x3 on a 4090 @everyone <@&1234>"
+# A model whose context window holds the doubled context the "8k context" button offers.
+QUESTION = "llama 3.1 8b QLoRA, 4k ctx, 20M tokens x3 on a 4090 @everyone <@&1234>"
 EIGHT_K = WhatIf(id="ctx8k", label="8k context", text="what if 8k ctx?")
 
 
@@ -181,7 +182,7 @@ async def test_a_mention_opens_a_thread_whose_what_ifs_replan_the_same_job(conve
         question = await ana.send(channel, f"{client.user.mention} {QUESTION}")
         (thread,) = channel.threads
         assert thread.id == question.id  # a thread made from a message shares its id
-        assert thread.name.startswith("gpuplan: 13B QLoRA")
+        assert thread.name.startswith("gpuplan: llama 3.1 8b QLoRA")
         (first,) = _bot_messages(thread, client)
         assert "QLoRA" in first.embeds[0].title and "4,096 ctx" in first.embeds[0].title
 

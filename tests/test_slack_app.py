@@ -26,7 +26,8 @@ from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlack, payload_probl
 
 SECRET = "test-signing-secret"
 CHANNEL = "C0PLANS"
-QUESTION = "13B QLoRA, 4k ctx, 20M tokens x3"
+# A model whose context window holds the doubled contexts the buttons offer.
+QUESTION = "llama 3.1 8b QLoRA, 4k ctx, 20M tokens x3"
 # Slack gives up on an ack after 3 s; the test client does the same.
 SLACK_ACK_TIMEOUT = aiohttp.ClientTimeout(total=limits.ACK_DEADLINE_S)
 
@@ -193,7 +194,9 @@ async def test_slash_ack_arrives_while_the_planner_is_still_running(fake: FakeSl
         await fake.wait_for(lambda: fake.responses)
     ((url, answer),) = fake.responses
     assert url == "commands/1.2.3"
-    assert answer["response_type"] == "in_channel" and answer["text"].startswith("Plan for 13B")
+    assert answer["response_type"] == "in_channel" and answer["text"].startswith(
+        "Plan for llama 3.1 8b"
+    )
     assert slow.keys == [ThreadKey(platform="slack", workspace=TEAM_ID, channel=CHANNEL,
                                    thread="slash-1.2.3")]  # fmt: skip
 

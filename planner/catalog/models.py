@@ -7,6 +7,7 @@ back to a real matrix.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import math
@@ -341,7 +342,7 @@ def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, 
     if name and name.strip():
         found = _lookup(name)
         if isinstance(found, ModelArch):
-            return found, []
+            return _as_named(found, name)
         if found is not None:
             raise PlanningError(f"{found.name} is {found.reason}", field="model")
         size_b = params_b or size_in_name_b(name)
@@ -363,6 +364,25 @@ def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, 
         return representative, [f"{params_b:g}B read as {representative.name}"]
     arch = generic_model(round(params_b, 3))
     return arch, [f"{params_b:g}B planned as a generic dense Llama-style model"]
+
+
+_VERSION = re.compile(r"(?<![\d.])(\d+\.\d+)(?![\d.])")
+
+
+def _as_named(found: ModelArch, name: str) -> tuple[ModelArch, list[str]]:
+    """A model asked for by a newer release's name that the catalog files under an older one
+    with the same architecture (Llama 3.3 70B is Llama 3.1 70B's shape): shown by the name asked
+    for, the shared architecture said."""
+    asked = _VERSION.search(name.replace("-", " ").replace("_", " "))
+    own = _VERSION.search(found.name)
+    if asked is None or own is None or asked[1] == own[1]:
+        return found, []
+    newer = found.name.replace(own[1], asked[1])
+    hf_id = next(
+        (i for i in found.ids if asked[1] in i.replace("-", ".").replace("_", ".")), found.hf_id
+    )
+    shown = dataclasses.replace(found, name=newer, hf_id=hf_id)
+    return shown, [f"{newer} shares {found.name}'s architecture: planned with its shapes"]
 
 
 def _published(value: object) -> float | None:
