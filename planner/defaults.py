@@ -25,6 +25,7 @@ from planner.spec import (
     Method,
     Optimizer,
     Precision,
+    Pricing,
     Quant,
     Sharding,
 )
@@ -86,6 +87,7 @@ class ResolvedJob(PostTrainingFields):
     train_vision_tower: bool
     images_per_sample: float
     image_tokens: int  # what one sample's images add; inside seq_len
+    pricing: Pricing
     assumptions: tuple[str, ...]
     warnings: tuple[str, ...]
 
@@ -367,6 +369,7 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
         tokens_per_s=spec.tokens_per_s,
         budget_usd=spec.budget_usd,
         deadline_hours=spec.deadline_hours,
+        pricing=spec.pricing or Pricing.on_demand,
         **post.fields(),
         **switches.fields(),
         assumptions=tuple(said),

@@ -31,6 +31,7 @@ FIELD_LABELS: dict[str, str] = {
     "budget_usd": "budget ($)",
     "deadline_hours": "deadline (h)",
     "tokens_per_s": "measured tokens/s",
+    "pricing": "pricing",
 }
 MAX_VALUE_SHOWN_CHARS = 40
 

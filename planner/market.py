@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from planner.after_training import after_training
-from planner.catalog.prices import price_date_label
+from planner.catalog.prices import PriceBook, price_book
 from planner.options import (
     Footprint,
     MarketContext,
@@ -23,7 +23,7 @@ from planner.options import (
     training_tokens,
 )
 from planner.plan import Option, Plan, Recommendation
-from planner.spec import Rollout, Sharding
+from planner.spec import Pricing, Rollout, Sharding
 from planner.suggestions import suggest
 from planner.units import hours_text
 
@@ -164,9 +164,19 @@ def calibrate_to_measurement(context: MarketContext, requested: Option | None) -
     ]
 
 
-def attach_market(plan: Plan, job: ResolvedJob) -> Plan:
-    """Fill options, requested, recommendation, suggestions, after_training and price_date."""
-    context = MarketContext(job)
+SPOT_ADVICE = (
+    "Spot prices: the job accepts interruptions, so each card is priced at its cheapest spot or "
+    "bid rate where one is cheaper (marked spot). A spot run can be stopped at any moment: save a "
+    "checkpoint at least every 30 minutes and resume from the latest one."
+)
+
+
+def attach_market(plan: Plan, job: ResolvedJob, prices: PriceBook | None = None) -> Plan:
+    """Fill options, requested, recommendation, suggestions, after_training and price_date;
+    `prices` are the live market's (the bundled table when None)."""
+    book = prices if prices is not None else price_book()
+    spot = job.pricing is Pricing.spot
+    context = MarketContext(job, prices=book.table(spot))
     card = read_requested_card(job)
     count = job.num_gpus
     sharding = job.sharding if count > 1 else Sharding.none
@@ -187,8 +197,13 @@ def attach_market(plan: Plan, job: ResolvedJob) -> Plan:
             "recommendation": recommendation,
             "suggestions": suggestions,
             "after_training": after_training(job, chosen.hours if chosen else None),
-            "price_date": price_date_label(),
-            "assumptions": [*plan.assumptions, *card.assumptions, *notes],
+            "price_date": book.label,
+            "assumptions": [
+                *plan.assumptions,
+                *card.assumptions,
+                *notes,
+                *([SPOT_ADVICE] if spot else []),
+            ],
             "warnings": [*plan.warnings, *card.warnings],
         }
     )

@@ -100,7 +100,7 @@ class MarketCard(NamedTuple):
     def of(cls, gpu: GpuSpec, price: CardPrice | None) -> MarketCard:
         speed = card_speed(gpu) if gpu.bf16_tflops > 0 else None
         if price is None:
-            return cls(gpu, None, None, None, None, None, speed, _card_row(gpu, None, None, None))
+            return cls(gpu, None, None, None, None, None, speed, _card_row(gpu, None))
         cheapest = price.cheapest
         usd_per_hour, source, date = cheapest.usd_per_hour, price.price_source, cheapest.date
         return cls(
@@ -111,22 +111,21 @@ class MarketCard(NamedTuple):
             source,
             date,
             speed,
-            _card_row(gpu, usd_per_hour, source, date),
+            _card_row(gpu, price),
         )
 
 
-def _card_row(
-    gpu: GpuSpec, usd_per_hour: float | None, price_source: str | None, price_date: str | None
-) -> dict[str, object]:
+def _card_row(gpu: GpuSpec, price: CardPrice | None) -> dict[str, object]:
     row: dict[str, object] = dict.fromkeys(Option.model_fields)
-    row.update(
-        gpu=gpu.key,
-        gpu_name=gpu.name,
-        usable_gib=gpu.usable_gib,
-        usd_per_hour=usd_per_hour,
-        price_source=price_source,
-        price_date=price_date,
-    )
+    row.update(gpu=gpu.key, gpu_name=gpu.name, usable_gib=gpu.usable_gib)
+    if price is not None:
+        cheapest = price.cheapest
+        row.update(
+            usd_per_hour=cheapest.usd_per_hour,
+            price_source=price.price_source,
+            price_date=cheapest.date,
+            pricing="spot" if cheapest.spot else "on_demand",
+        )
     return row
 
 

@@ -87,6 +87,9 @@ class Option(BaseModel):
     rollout_gpus: int | None = Field(
         None, description="GPUs of a separate vLLM server, the same card, in the cost"
     )
+    pricing: Literal["on_demand", "spot"] | None = Field(
+        None, description="spot when the price is an interruptible one (only if the job allows)"
+    )
 
 
 class Recommendation(BaseModel):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from planner.catalog.models import ModelArch
+from planner.catalog.prices import PriceBook
 from planner.defaults import ResolvedJob, resolve
 from planner.errors import PlanningError, invalid_field
 from planner.market import attach_market
@@ -59,10 +60,13 @@ def memory_plan(job: ResolvedJob) -> Plan:
     )
 
 
-def make_plan(spec: JobSpec, arch: ModelArch | None = None) -> Plan:
+def make_plan(
+    spec: JobSpec, arch: ModelArch | None = None, prices: PriceBook | None = None
+) -> Plan:
     """Resolve defaults, estimate memory per GPU, attach the market (cards, time, cost).
 
-    `arch` plans a custom architecture (e.g. from an HF config.json) instead of the catalog's.
+    `arch` plans a custom architecture (e.g. from an HF config.json) instead of the catalog's;
+    `prices` are live market prices (bot.prices builds them) instead of the bundled table.
     """
     job = resolve(spec, arch)
-    return attach_market(memory_plan(job), job)
+    return attach_market(memory_plan(job), job, prices)

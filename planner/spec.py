@@ -116,6 +116,13 @@ class Rollout(StrEnum):
     vllm_server = "vllm-server"
 
 
+class Pricing(StrEnum):
+    """Which rental price costs use: on-demand unless the job accepts interruptions."""
+
+    on_demand = "on_demand"
+    spot = "spot"
+
+
 ALL_LINEAR: Literal["all-linear"] = "all-linear"
 
 
@@ -204,4 +211,7 @@ class JobSpec(BaseModel):
     )
     images_per_sample: float | None = Field(
         None, ge=0, le=10_000, description="images in each training sample (VLMs)"
+    )
+    pricing: Pricing | None = Field(
+        None, description="on_demand (the default) or spot: the job can be interrupted"
     )

@@ -277,7 +277,9 @@ def checkpointing_advice(
         return None
     if not on:
         verdict = "checkpointing is worth it here: it lets you rent a cheaper card"
-    elif _same_run(suggestion.cheapest_option, cheapest):
+    elif _same_run(suggestion.cheapest_option, cheapest) or _still_holds(after, cheapest):
+        # Without it the same card still holds the job: another card is cheapest now only
+        # because the run got faster.
         verdict = "checkpointing is not worth it here: it only costs time"
     else:
         # It is what lets the small card hold the job, yet a bigger card without the recompute
@@ -288,6 +290,12 @@ def checkpointing_advice(
         )
     suggestion.change += f" ({verdict})"
     return suggestion
+
+
+def _still_holds(after: After, option: Option) -> bool:
+    """Whether `option`'s card and count still hold the job as changed."""
+    required = after.context.memory(option.count, Sharding(option.sharding)).required_gib
+    return verdict_for(required, option.usable_gib) != "no"
 
 
 def _same_run(after: Option | None, before: Option) -> bool:

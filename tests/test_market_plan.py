@@ -164,9 +164,20 @@ def test_checkpointing_only_costs_time_for_a_small_model() -> None:
     assert "only costs time" in advice.change
 
 
-def test_checkpointing_verdict_when_a_bigger_card_without_it_is_cheaper_per_run() -> None:
+def _prices(tmp_path, monkeypatch: pytest.MonkeyPatch, rows: str) -> None:
+    """Pin the market for a test whose point is a price relation, not today's prices."""
+    path = tmp_path / "prices.csv"
+    header = "key,provider,price_usd_per_hr,price_kind,date_of_source,source,notes\n"
+    path.write_text(header + rows, encoding="utf-8")
+    monkeypatch.setenv("GPUPLAN_PRICES", str(path))
+
+
+def test_checkpointing_verdict_when_a_bigger_card_without_it_is_cheaper_per_run(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The seed job: checkpointing lets a 24 GB card hold it, but an 80 GB card without the
     # recompute finishes the run for less; the advice must say that, not "it only costs time".
+    _prices(tmp_path, monkeypatch, "4090,Test,0.30,on-demand,2026-12-01,test,\n")
     plan = make_plan(
         JobSpec(model="13B", method="qlora", seq_len=4096, dataset_tokens=20e6, epochs=3)
     )
@@ -178,7 +189,10 @@ def test_checkpointing_verdict_when_a_bigger_card_without_it_is_cheaper_per_run(
     assert "only costs time" not in advice.change
 
 
-def test_a_poor_value_card_gets_a_cheaper_alternative() -> None:
+def test_a_poor_value_card_gets_a_cheaper_alternative(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _prices(tmp_path, monkeypatch, "B200,Test,6.99,on-demand,2026-12-01,test,\n")
     plan = make_plan(JobSpec(**{**SEED, "gpu": "B200"}))
     assert plan.requested.verdict == "fits"
     switch = next(s for s in plan.suggestions if "gpu" in s.patch)

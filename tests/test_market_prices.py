@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.catalog.prices import card_price, price_date_label, price_table
+from planner.catalog.prices import card_price, price_book, price_date_label, price_table
 from planner.errors import PlanningError
 from planner.planner import make_plan
 from planner.spec import JobSpec
@@ -30,9 +30,20 @@ def test_common_cards_have_a_cheapest_and_a_median_with_dates() -> None:
 
 
 def test_undated_quotes_say_so_and_the_label_spans_the_dates() -> None:
-    assert card_price("rtx4090").cheapest.date.startswith("undated")
+    assert card_price("h100-nvl").cheapest.date.startswith("undated")
     label = price_date_label()
     assert label.startswith("quotes dated 2026-") and "some undated" in label
+
+
+def test_bundled_sources_are_named_plainly_and_spot_rows_never_price_on_demand() -> None:
+    table = price_table()
+    for price in table.values():
+        for quote in price.quotes:
+            assert "brief" not in quote.source and quote.source, quote
+            assert not quote.spot, quote
+    # The B200 rows come from a page that calls them spot: on-demand has no price for it.
+    assert card_price("b200") is None
+    assert price_book().spot["b200"].cheapest.spot
 
 
 def test_override_replaces_the_cards_it_names_and_keeps_the_rest(

@@ -4,12 +4,20 @@ planner/data/prices.csv is curated from shared/data/gpu_prices.csv: only on-dema
 renter can actually take are kept. Dropped: spot/interruptible bids, serverless per-second rates,
 reserved and multi-year commitments, cluster-only offers, aggregated "tier" ranges, marketplace
 floor listings from unverified hosts, rows the source itself marks stale or as outliers, rows whose
-card variant is not stated ("H100" without PCIe/SXM), and the one source's "on-demand" column its
-own notes call unreliable.
+card variant is not stated ("H100" without PCIe/SXM), the one source's "on-demand" column its
+own notes call unreliable, and the seed guide's undated 24-hour snapshot (a cheapest and a median
+"provider" per card, neither a quote one can rent at). Rows their source labels "spot" are kept as
+spot quotes.
 
 `GPUPLAN_PRICES=path` names a file with the same columns (e.g. a team's negotiated prices). For each
 card it names, its rows replace the built-in quotes; every other card keeps the built-in ones. Its
 `key` column may be any spelling `resolve_gpu` understands ("H100 SXM", "4090").
+
+Live market prices (bot/prices fetches them) reach a plan as data, in a PriceBook: for every card
+a fresh feed prices, the feed's figures replace the bundled quotes; the bundled table stays the
+fallback for cards no feed covers; GPUPLAN_PRICES still wins over both. A quote whose kind says
+"spot" (interruptible) never prices on-demand costs; it prices a job that accepts spot when it is
+the cheaper one.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ class PriceQuote(NamedTuple):
     date: str
     source: str
     notes: str = ""
+    spot: bool = False  # interruptible: only for jobs that accept spot
 
 
 class CardPrice(NamedTuple):
@@ -93,9 +102,15 @@ def _read_quotes(path: Path, *, loose_keys: bool) -> list[PriceQuote]:
                 date=row["date_of_source"].strip() or "undated",
                 source=row["source"].strip(),
                 notes=(row.get("notes") or "").strip(),
+                spot=_is_spot(row["price_kind"]),
             )
         )
     return quotes
+
+
+def _is_spot(kind: str) -> bool:
+    words = kind.lower()
+    return any(word in words for word in ("spot", "interruptible", "preemptible", "bid"))
 
 
 def _table(quotes: list[PriceQuote]) -> dict[str, CardPrice]:
@@ -118,17 +133,81 @@ def _built_in() -> list[PriceQuote]:
     return _read_quotes(PRICES_CSV, loose_keys=False)
 
 
-@cache
-def _prices_for(override: str | None, override_mtime_ns: int) -> dict[str, CardPrice]:
-    quotes = _built_in()
+def _quotes_in_use(override: str | None, covered: frozenset[str]) -> list[PriceQuote]:
+    """Bundled quotes for cards outside `covered` (those live prices cover), with the override
+    file's rows replacing the cards it names."""
+    quotes = [quote for quote in _built_in() if quote.key not in covered]
     if override:
         extra = _read_quotes(Path(override), loose_keys=True)
         replaced = {quote.key for quote in extra}
         quotes = [quote for quote in quotes if quote.key not in replaced] + extra
-    return _table(quotes)
+    return quotes
 
 
-def _table_key() -> tuple[str | None, int]:
+class LivePrices(NamedTuple):
+    """Per-card prices from the feeds (built by bot.prices.market), and the line that says where
+    they come from and when they were fetched."""
+
+    on_demand: dict[str, CardPrice]
+    spot: dict[str, CardPrice]
+    label: str
+
+
+class PriceBook(NamedTuple):
+    """The prices one plan reads: per card for on-demand costs and for a job that accepts spot,
+    and one line saying where they come from and how old they are (Plan.price_date)."""
+
+    on_demand: dict[str, CardPrice]
+    spot: dict[str, CardPrice]
+    label: str
+
+    def table(self, spot: bool) -> dict[str, CardPrice]:
+        return self.spot if spot else self.on_demand
+
+
+def price_book(live: LivePrices | None = None) -> PriceBook:
+    """The bundled table, live prices replacing it for every card they price, GPUPLAN_PRICES
+    replacing both for the cards it names. Without `live` the book is built once per override;
+    with it, the caller keeps the book as long as its snapshot (options pair cards with prices
+    once per table)."""
+    if live is None:
+        return _default_book(*price_table_key())
+    return _book_for(price_table_key()[0], live)
+
+
+@cache
+def _default_book(override: str | None, override_mtime_ns: int) -> PriceBook:
+    """`override_mtime_ns` is part of the cache key: an edited override file is read again."""
+    return _book_for(override, None)
+
+
+def _book_for(override: str | None, live: LivePrices | None) -> PriceBook:
+    covered = frozenset(live.on_demand) | frozenset(live.spot) if live else frozenset()
+    quotes = _quotes_in_use(override, covered)
+    overridden = {quote.key for quote in quotes if quote.key in covered}
+    on_demand = _table([quote for quote in quotes if not quote.spot])
+    spot = _table([quote for quote in quotes if quote.spot])
+    if live is not None:
+        on_demand |= {k: v for k, v in live.on_demand.items() if k not in overridden}
+        spot |= {k: v for k, v in live.spot.items() if k not in overridden}
+    cheaper = {
+        key: min(
+            (price for price in (spot.get(key), on_demand.get(key)) if price is not None),
+            key=lambda price: price.cheapest.usd_per_hour,
+        )
+        for key in on_demand.keys() | spot.keys()
+    }
+    bundled_label = _date_label(quotes)
+    if live is None:
+        label = bundled_label
+    elif quotes:
+        label = f"{live.label}; other cards: bundled {bundled_label}"
+    else:
+        label = live.label
+    return PriceBook(on_demand=on_demand, spot=cheaper, label=label)
+
+
+def price_table_key() -> tuple[str | None, int]:
     """Which table is in use: the override file named by GPUPLAN_PRICES (if any) and its mtime."""
     override = os.environ.get(PRICES_ENV) or None
     mtime_ns = 0
@@ -143,7 +222,7 @@ def _table_key() -> tuple[str | None, int]:
 
 def price_table() -> dict[str, CardPrice]:
     """Prices by card key; re-read only when GPUPLAN_PRICES or that file changes."""
-    return _prices_for(*_table_key())
+    return _default_book(*price_table_key()).on_demand
 
 
 def card_price(key: str) -> CardPrice | None:
@@ -152,14 +231,10 @@ def card_price(key: str) -> CardPrice | None:
 
 def price_date_label() -> str:
     """The span of dates behind the prices in use, said plainly (some quotes carry no date)."""
-    return _date_label_for(*_table_key())
+    return _default_book(*price_table_key()).label
 
 
-@cache
-def _date_label_for(override: str | None, override_mtime_ns: int) -> str:
-    quotes = [
-        q for price in _prices_for(override, override_mtime_ns).values() for q in price.quotes
-    ]
+def _date_label(quotes: list[PriceQuote]) -> str:
     # Dates are ISO-like ("2026-09-09", "2026-05", "2026-03 ('Data as of March 2026')").
     dated = sorted(quote.date[:10].split(" ")[0] for quote in quotes if quote.date[:2] == "20")
     some_undated = len(dated) < len(quotes)

@@ -32,6 +32,7 @@ from planner.parsing.ignored import read_ignored, read_logs
 from planner.parsing.inverse import read_asked, read_asked_card
 from planner.parsing.normalize import fold_width, normalize
 from planner.parsing.numbers import TOO_MANY_DIGITS, BadNumber, expand_powers
+from planner.parsing.pricing import read_pricing
 from planner.parsing.reading import Reading
 from planner.parsing.relative import read_relative
 from planner.parsing.result import ParseResult, RelativeChange
@@ -50,6 +51,7 @@ _READERS = (
     read_config,
     read_ignored,
     read_asked,
+    read_pricing,
     read_logs,
     read_ruled_out,
     read_relative,
