@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("adapters.doctor.cli", "check a Slack or Discord set-up, one line per check"),
     "discord-commands": ("adapters.discord.commands_cmd", "print the synced command JSON"),
     "bench": ("adapters.console.bench_cmd", "parse + plan throughput and latency in-process"),
+    "prices": ("adapters.console.prices_cmd", "live GPU prices: refresh, a table, or --json"),
 }
 
 

@@ -6,6 +6,7 @@ such as "what if 8k ctx?" patches the job and every default is chosen afresh for
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
@@ -36,9 +37,13 @@ from bot.followups import (
     read_intent,
     relative_patch,
 )
+from bot.prices.market import Market, MarketPrices
+from bot.prices.preferences import ProvidersCommand, read_providers_command
+from bot.prices.store import open_price_store
 from bot.ratelimit import Limiter, open_rate_limiter, wait_text
 from bot.reply import Reply
-from bot.reply_builder import help_reply, message_reply, plan_reply
+from bot.reply_builder import help_reply, message_reply, plan_reply, providers_reply
+from bot.settings import MemorySettings, SettingsStore, open_settings_store, scope_of
 from bot.store import MemoryStore, SpecJson, StateStore, StoreUnavailable, open_thread_store
 from bot.threads import ThreadKey
 from planner.errors import PlanningError, validation_sentence
@@ -60,6 +65,9 @@ CACHE_TTL_S = 60.0
 
 PlanFn = Callable[[JobSpec], Plan]
 ParseFn = Callable[[str], ParseResult]
+# The market the answer being built uses (its workspace's provider preference applied): set for
+# one message in `_respond`, read where plans are made, so the planning steps need not pass it.
+_MARKET: contextvars.ContextVar[Market | None] = contextvars.ContextVar("market", default=None)
 
 
 @dataclass(frozen=True)
@@ -88,9 +96,17 @@ class Conversation:
         limit_rate: bool = True,
         cache_ttl_s: float = CACHE_TTL_S,
         save_backoff: Backoff = SAVE_BACKOFF,
+        prices: MarketPrices | None = None,
+        settings: SettingsStore | None = None,
     ) -> None:
         self.store = store if store is not None else open_thread_store()
-        self._plan_fn = plan_fn or _default_plan_fn()
+        # Prices come from the snapshots the scheduled refresh saves in the state store.
+        self.prices = prices if prices is not None else MarketPrices(open_price_store())
+        if settings is None:
+            one_off = isinstance(self.store, MemoryStore)
+            settings = MemorySettings() if one_off else open_settings_store()
+        self.settings = settings
+        self._plan_fn = plan_fn or self._plan_at_market
         self._parse_fn = parse_fn or _default_parse_fn()
         self._limiter = (rate_limiter or open_rate_limiter()) if limit_rate else None
         # Identical jobs within a minute (a repeated question, the "before" side of a follow-up)
@@ -100,13 +116,26 @@ class Conversation:
         self._locks = _KeyLocks()
         self._save_backoff = save_backoff
 
-    def handle(self, key: ThreadKey, text: str, user: str = "") -> Reply:
-        return self.respond(key, text, user).reply
+    def handle(self, key: ThreadKey, text: str, user: str = "", *, admin: bool = False) -> Reply:
+        """Answer `text`; `admin` says the user may change workspace settings (the surface
+        decides: Slack workspace admins, Discord members with Manage Server)."""
+        return self.respond(key, text, user, admin=admin).reply
 
-    def respond(self, key: ThreadKey, text: str, user: str = "") -> Turn:
+    def respond(self, key: ThreadKey, text: str, user: str = "", *, admin: bool = False) -> Turn:
         """Like `handle`, with the plan and the field changes for machine-readable forms."""
         try:
-            return self._respond(key, text, user)
+            command = read_providers_command(_clean(text))
+            if command is not None:
+                return Turn(self._providers(key, command, user, admin))
+            try:
+                market = self.prices.market(self._providers_of(key))
+            except PlanningError as error:  # a bad GPUPLAN_PROVIDERS or GPUPLAN_PRICES
+                return Turn(message_reply("error", phrases.CANT_PRICE_TITLE, error.message))
+            token = _MARKET.set(market)
+            try:
+                return _with_freshness(self._respond(key, text, user), market)
+            finally:
+                _MARKET.reset(token)
         except Exception:
             logger.exception("answering a message in %s failed", key)
             return Turn(message_reply("error", *phrases.SOMETHING_WENT_WRONG))
@@ -308,7 +337,37 @@ class Conversation:
         return self._plan(job).model_copy(update={"solve": answer}), job
 
     def _plan(self, job: JobSpec) -> Plan:
-        return self._plans.get_or_compute(job.model_dump_json(), lambda: self._plan_fn(job))
+        market = _MARKET.get()
+        key = (job.model_dump_json(), market.key if market else None)
+        return self._plans.get_or_compute(key, lambda: self._plan_fn(job))
+
+    def _plan_at_market(self, job: JobSpec) -> Plan:
+        from planner.planner import make_plan
+
+        market = _MARKET.get()
+        return make_plan(job, prices=market.book if market else None)
+
+    def _providers_of(self, key: ThreadKey) -> frozenset[str] | None:
+        from bot.prices.preferences import providers_for
+
+        return providers_for(self.settings, scope_of(key))
+
+    def _providers(
+        self, key: ThreadKey, command: ProvidersCommand, user: str, admin: bool
+    ) -> Reply:
+        from bot.prices.preferences import env_providers, save_providers
+
+        if command.error:
+            return message_reply("error", phrases.UNKNOWN_PROVIDER_TITLE, command.error)
+        if command.change:
+            if not admin:
+                return message_reply("error", *phrases.ONLY_ADMINS)
+            save_providers(self.settings, scope_of(key), command.providers, by=user)
+        snapshot = self.prices.snapshot()
+        quoted = {offer.provider for offer in snapshot.offers} if snapshot else set()
+        return providers_reply(
+            self._providers_of(key), env_providers(), quoted, changed=command.change
+        )
 
     def _parse(self, text: str) -> ParseResult:
         return self._parses.get_or_compute(text, lambda: self._parse_fn(text))
@@ -338,10 +397,14 @@ class _KeyLocks:
             yield
 
 
-def _default_plan_fn() -> PlanFn:
-    from planner.planner import make_plan
-
-    return make_plan
+def _with_freshness(turn: Turn, market: Market) -> Turn:
+    """An answer with a plan says how fresh its live prices are, and warns when some are old."""
+    if turn.plan is not None and market.freshness:
+        reply = turn.reply
+        reply.assumptions.insert(0, phrases.prices_fresh(market.freshness))
+        if market.stale_warning:
+            reply.warnings.append(market.stale_warning)
+    return turn
 
 
 def _default_parse_fn() -> ParseFn:

@@ -381,3 +381,38 @@ def levers_line(sentence: str, moved: Sequence[str]) -> str:
 
 def searched_over(tolerance: str) -> str:
     return f"searched over {tolerance}"
+
+
+# --- Prices: provider preferences and freshness ---------------------------------------------
+
+PROVIDERS_TITLE = "Providers"
+PROVIDERS_SAVED_TITLE = "Provider preference saved"
+UNKNOWN_PROVIDER_TITLE = "Unknown provider"
+CANT_PRICE_TITLE = "I can't price that"
+ONLY_ADMINS = Message(
+    "Only admins can change this",
+    "Provider preferences apply to everyone here, so only workspace admins (Slack) or members "
+    "with Manage Server (Discord) can change them.",
+)
+PROVIDERS_HOW = (
+    "Change it with “/gpuplan providers runpod, vast.ai” or go back to every provider with "
+    "“/gpuplan providers all” (admins only)."
+)
+
+
+def providers_in_use(names: str | None, unquoted: str | None, is_default: bool) -> str:
+    """What `/gpuplan providers` says: whose prices answers here use."""
+    if names is None:
+        said = "Answers here use every provider's prices."
+    else:
+        said = f"Answers here use prices from {names} only."
+        if unquoted:
+            said += f" No feed quotes {unquoted} right now."
+    if is_default:
+        said += " (This is the bot's default, GPUPLAN_PROVIDERS.)"
+    return f"{said} {PROVIDERS_HOW}"
+
+
+def prices_fresh(freshness: str) -> str:
+    """The line an answer opens its assumptions with: "Prices from 4 providers, 2 h ago."."""
+    return f"{freshness[0].upper()}{freshness[1:]}."

@@ -228,6 +228,28 @@ def message_reply(kind: ReplyKind, title: str, body: str) -> Reply:
     return Reply(kind=kind, title=title, body=body)
 
 
+def providers_reply(
+    providers: Collection[str] | None,
+    process_default: Collection[str] | None,
+    quoted: Collection[str],
+    *,
+    changed: bool,
+) -> Reply:
+    """What `/gpuplan providers` answers: the providers answers here price from."""
+    from bot.prices.market import provider_names
+
+    unquoted = [key for key in providers or () if key not in quoted] if quoted else []
+    body = phrases.providers_in_use(
+        provider_names(providers) if providers else None,
+        provider_names(unquoted) if unquoted else None,
+        is_default=bool(process_default)
+        and not changed
+        and providers == frozenset(process_default),
+    )
+    title = phrases.PROVIDERS_SAVED_TITLE if changed else phrases.PROVIDERS_TITLE
+    return Reply(kind="help", title=title, body=body)
+
+
 def _picks(plan: Plan) -> list[tuple[str, Option]]:
     recommendation = plan.recommendation
     labelled = (

@@ -280,6 +280,14 @@ class _Connection:
         self._connection.close()
 
 
+def state_db_connection(directory: Path | None = None) -> Callable[[], _Connection]:
+    """Connections to the state database for the other stores that keep tables in it (price
+    snapshots, workspace settings): the file is created and switched to WAL first, as the thread
+    store does."""
+    path = SQLiteStore(directory).path
+    return lambda: _Connection(path, BUSY_TIMEOUT_S)
+
+
 class MemoryStore:
     """The same interface in memory, for one-shot answers (`gpuplan ask`) that keep no thread."""
 

@@ -1,0 +1,191 @@
+"""`gpuplan prices refresh | [CARD] [--json]`: fetch the price feeds once, or show what the
+latest snapshot says per card (cheapest on-demand, provider, median, providers, spot, age)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import datetime
+
+from bot.prices.figures import CardFigures, card_figures
+from bot.prices.market import age_text, when
+from bot.prices.offers import provider_name, utc
+from bot.prices.snapshot import FeedStatus, Snapshot
+from bot.prices.store import SQLitePriceStore
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "what",
+        nargs="*",
+        metavar="refresh|CARD",
+        help="'refresh' fetches every feed once; a card name shows its quotes",
+    )
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from adapters.console import logs
+
+    logs.configure()
+    if args.what == ["refresh"]:
+        return _refresh()
+    return _show(" ".join(args.what), as_json=args.json)
+
+
+def _refresh() -> int:
+    import asyncio
+
+    from bot.prices.feeds import chosen_feeds
+    from bot.prices.refresh import refresh
+
+    try:
+        feeds = chosen_feeds()
+    except ValueError as error:
+        print(f"gpuplan prices: {error}", file=sys.stderr)
+        return 2
+    print(f"Fetching {len(feeds)} price feeds: {', '.join(feed.name for feed in feeds)}")
+    snapshot = asyncio.run(refresh(SQLitePriceStore(), feeds, progress=_progress_line))
+    fetched = [status for status in snapshot.feeds if status.name in {f.name for f in feeds}]
+    answered = sum(status.ok for status in fetched)
+    figures = card_figures(snapshot.offers)
+    providers = {p for figure in figures.values() for p in figure.providers}
+    outliers = sum(figure.outliers_dropped for figure in figures.values())
+    print(
+        f"{answered} of {len(fetched)} feeds answered. Snapshot {snapshot.version}: "
+        f"{len(snapshot.offers):,} offers, {len(figures)} cards, {len(providers)} providers, "
+        f"{outliers} outlier quote(s) dropped."
+    )
+    if not answered:
+        print(
+            "No feed answered: answers keep the last good prices"
+            + (
+                f" (fetched {when(max(o.fetched_at for o in snapshot.offers))})."
+                if snapshot.offers
+                else "; with none yet, they use the bundled table."
+            ),
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _progress_line(status: FeedStatus) -> None:
+    if status.ok:
+        line = f"  {status.name}: {status.offers:,} offers"
+        if status.skipped:
+            line += f" ({status.skipped:,} rows skipped: unknown card, flags or no price)"
+        if status.error:
+            line += f"; partly failed: {status.error}"
+    else:
+        line = f"  {status.name}: failed — {status.error}"
+        if status.offers and status.fetched_at:
+            line += f" (keeping its {status.offers:,} offers from {when(status.fetched_at)})"
+    print(line, flush=True)
+
+
+def _show(card: str, *, as_json: bool) -> int:
+    from bot.prices.preferences import env_providers
+
+    store = SQLitePriceStore.if_present()
+    snapshot = store.latest() if store is not None else None
+    figures = card_figures(snapshot.offers, env_providers()) if snapshot else {}
+    if card:
+        from planner.catalog.gpus import resolve_gpu
+
+        gpu = resolve_gpu(card)
+        if gpu is None:
+            print(f"gpuplan prices: unknown card {card!r}", file=sys.stderr)
+            return 2
+        figures = {key: f for key, f in figures.items() if key == gpu.key}
+    if as_json:
+        print(json.dumps(prices_json(figures, snapshot), indent=2))
+        return 0
+    if snapshot is None:
+        print("No live prices yet: run `gpuplan prices refresh`. Answers use the bundled table.")
+        return 0
+    print(_table(figures, utc(time.time())))
+    print(_feeds_line(snapshot))
+    if card and not figures:
+        print(f"No feed quotes {card} now; answers price it from the bundled table.")
+    return 0
+
+
+def prices_json(figures: dict[str, CardFigures], snapshot: Snapshot | None) -> dict[str, object]:
+    """The `gpuplan prices --json` document (a public interface: add keys, never rename)."""
+    return {
+        "cards": [
+            {
+                "gpu": gpu,
+                "cheapest_usd_per_hour": _usd(f.cheapest.usd_per_gpu_hour if f.cheapest else None),
+                "cheapest_provider": provider_name(f.cheapest.provider) if f.cheapest else None,
+                "median_usd_per_hour": _usd(f.median_usd_per_hour),
+                "providers": len(f.providers),
+                "provider_names": [provider_name(p) for p in f.providers],
+                "spot_usd_per_hour": _usd(f.spot.usd_per_gpu_hour if f.spot else None),
+                "fetched_at": _iso(f.fetched_at),
+            }
+            for gpu, f in figures.items()
+        ],
+        "feeds": [
+            {
+                "name": status.name,
+                "ok": status.ok,
+                "offers": status.offers,
+                "fetched_at": _iso(status.fetched_at),
+                "error": status.error,
+            }
+            for status in (snapshot.feeds if snapshot else ())
+        ],
+    }
+
+
+def _usd(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat().replace("+00:00", "Z") if moment else None
+
+
+def _table(figures: dict[str, CardFigures], now: datetime) -> str:
+    from planner.catalog.gpus import gpu_by_key
+
+    header = ("card", "cheapest", "provider", "median", "providers", "spot", "age")
+    rows = [header]
+    for gpu, f in figures.items():
+        spec = gpu_by_key(gpu)
+        rows.append(
+            (
+                spec.name.removeprefix("NVIDIA ") if spec else gpu,
+                _money(f.cheapest.usd_per_gpu_hour if f.cheapest else None),
+                provider_name(f.cheapest.provider) if f.cheapest else "-",
+                _money(f.median_usd_per_hour),
+                str(len(f.providers)),
+                _money(f.spot.usd_per_gpu_hour if f.spot else None),
+                age_text((now - f.fetched_at).total_seconds()),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = [
+        "  ".join(
+            cell.ljust(w) if i in (0, 2) else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in rows
+    ]
+    return "\n".join(lines) + "\n$ per GPU-hour; median across providers; spot = interruptible."
+
+
+def _money(value: float | None) -> str:
+    return "-" if value is None else f"${value:,.2f}"
+
+
+def _feeds_line(snapshot: Snapshot) -> str:
+    parts = []
+    for status in snapshot.feeds:
+        state = "ok" if status.ok else f"failed ({status.error})"
+        parts.append(f"{status.name} {state}")
+    return f"Feeds at {when(snapshot.taken_at)}: " + "; ".join(parts) + "."

@@ -1,0 +1,168 @@
+"""Where snapshots live: the state store's SQLite file by default (the same file as threads), or
+memory. The refresh lock lives here too, so processes sharing a store run one refresh per
+interval. A shared store (Redis, issue #19) implements the same PriceStore protocol.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import asdict
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+from bot.prices.snapshot import OFFERS, FeedStatus, Snapshot, with_version
+from bot.store import DB_NAME, state_db_connection, state_dir
+
+KEPT_SNAPSHOTS = 3  # the latest, and a couple before it for looking back at a bad refresh
+
+
+class PriceStore(Protocol):
+    def latest_version(self) -> int:
+        """The latest snapshot's version (0 when none): a cheap check before `latest`."""
+        ...
+
+    def latest(self) -> Snapshot | None: ...
+
+    def save(self, snapshot: Snapshot) -> Snapshot:
+        """Keep `snapshot` as the latest; returns it with its new version."""
+        ...
+
+    def try_lock(self, name: str, holder: str, until_s: float, now_s: float) -> bool:
+        """Take (or renew) lock `name` for `holder` until `until_s` unless another holder has it
+        past `now_s`."""
+        ...
+
+
+class SQLitePriceStore:
+    """Snapshots as rows of the state database (JSON offers), the lock as one row per name."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self._connect = state_db_connection(directory)
+        with self._connect() as connection:
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS price_snapshots ("
+                " version INTEGER PRIMARY KEY AUTOINCREMENT, taken_at TEXT NOT NULL,"
+                " feeds TEXT NOT NULL, offers TEXT NOT NULL)"
+            )
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS price_locks ("
+                " name TEXT PRIMARY KEY, holder TEXT NOT NULL, until_s REAL NOT NULL)"
+            )
+
+    @classmethod
+    def if_present(cls, directory: Path | None = None) -> SQLitePriceStore | None:
+        """The store when the state file exists (a one-off `gpuplan ask` creates nothing)."""
+        path = (directory if directory is not None else state_dir()) / DB_NAME
+        return cls(directory) if path.exists() else None
+
+    def latest_version(self) -> int:
+        with self._connect() as connection:
+            row = connection.execute("SELECT MAX(version) FROM price_snapshots").fetchone()
+        return row[0] or 0
+
+    def latest(self) -> Snapshot | None:
+        with self._connect() as connection:
+            row = connection.execute(
+                "SELECT version, taken_at, feeds, offers FROM price_snapshots"
+                " ORDER BY version DESC LIMIT 1"
+            ).fetchone()
+        if row is None:
+            return None
+        version, taken_at, feeds, offers = row
+        try:
+            return Snapshot(
+                version=version,
+                taken_at=datetime.fromisoformat(taken_at),
+                offers=OFFERS.validate_json(offers),
+                feeds=tuple(_feed_status(item) for item in json.loads(feeds)),
+            )
+        except ValueError:
+            return None  # written by an incompatible version: as if no refresh had run
+
+    def save(self, snapshot: Snapshot) -> Snapshot:
+        feeds = json.dumps([_feed_json(status) for status in snapshot.feeds])
+        with self._connect() as connection:
+            cursor = connection.execute(
+                "INSERT INTO price_snapshots (taken_at, feeds, offers) VALUES (?, ?, ?)",
+                (snapshot.taken_at.isoformat(), feeds, OFFERS.dump_json(snapshot.offers).decode()),
+            )
+            version = cursor.lastrowid or 0
+            connection.execute(
+                "DELETE FROM price_snapshots WHERE version <= ?", (version - KEPT_SNAPSHOTS,)
+            )
+        return with_version(snapshot, version)
+
+    def try_lock(self, name: str, holder: str, until_s: float, now_s: float) -> bool:
+        with self._connect() as connection:
+            connection.execute("BEGIN IMMEDIATE")
+            row = connection.execute(
+                "SELECT holder, until_s FROM price_locks WHERE name = ?", (name,)
+            ).fetchone()
+            if row is not None and row[0] != holder and row[1] > now_s:
+                connection.execute("ROLLBACK")
+                return False
+            connection.execute(
+                "INSERT INTO price_locks (name, holder, until_s) VALUES (?, ?, ?)"
+                " ON CONFLICT(name) DO UPDATE SET holder = excluded.holder,"
+                " until_s = excluded.until_s",
+                (name, holder, until_s),
+            )
+            connection.execute("COMMIT")
+        return True
+
+
+class MemoryPriceStore:
+    """The same in memory, for tests and a process that keeps nothing."""
+
+    def __init__(self) -> None:
+        self._snapshots: list[Snapshot] = []
+        self._locks: dict[str, tuple[str, float]] = {}
+        self._guard = threading.Lock()
+
+    def latest_version(self) -> int:
+        with self._guard:
+            return self._snapshots[-1].version if self._snapshots else 0
+
+    def latest(self) -> Snapshot | None:
+        with self._guard:
+            return self._snapshots[-1] if self._snapshots else None
+
+    def save(self, snapshot: Snapshot) -> Snapshot:
+        with self._guard:
+            saved = with_version(snapshot, len(self._snapshots) + 1)
+            self._snapshots = [*self._snapshots[-KEPT_SNAPSHOTS + 1 :], saved]
+            return saved
+
+    def try_lock(self, name: str, holder: str, until_s: float, now_s: float) -> bool:
+        with self._guard:
+            current = self._locks.get(name)
+            if current is not None and current[0] != holder and current[1] > now_s:
+                return False
+            self._locks[name] = (holder, until_s)
+            return True
+
+
+def _feed_json(status: FeedStatus) -> dict[str, object]:
+    data = asdict(status)
+    data["fetched_at"] = status.fetched_at.isoformat() if status.fetched_at else None
+    return data
+
+
+def _feed_status(data: dict[str, object]) -> FeedStatus:
+    fetched_at = data.get("fetched_at")
+    return FeedStatus(
+        name=str(data["name"]),
+        ok=bool(data["ok"]),
+        offers=int(data["offers"]),  # type: ignore[arg-type]
+        fetched_at=datetime.fromisoformat(fetched_at) if isinstance(fetched_at, str) else None,
+        error=data.get("error") if isinstance(data.get("error"), str) else None,  # type: ignore[arg-type]
+        skipped=int(data.get("skipped") or 0),  # type: ignore[arg-type]
+    )
+
+
+def open_price_store(*, create: bool = False) -> PriceStore | None:
+    """Where snapshots live: the state directory's SQLite file (None when `create` is False and
+    there is none yet, so a one-off answer creates nothing)."""
+    return SQLitePriceStore() if create else SQLitePriceStore.if_present()

@@ -1,0 +1,115 @@
+"""Settings per workspace (Slack) or server (Discord): one small key/value store every setting
+uses (the providers a team rents from today; a language default or keeping reports later).
+
+A scope is "platform/workspace" (`scope_of(key)`); a value is a short string each setting reads
+and writes in its own format. Who may change a setting is the surface's decision (Slack
+workspace admins, Discord members with Manage Server); the store records who did.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from bot.store import state_db_connection
+from bot.threads import ThreadKey
+
+MAX_VALUE_CHARS = 2_000
+
+
+class SettingsStore(Protocol):
+    def get(self, scope: str, name: str) -> str | None: ...
+
+    def put(self, scope: str, name: str, value: str | None, *, by: str = "") -> None:
+        """Set `name` in `scope` (None removes it); `by` is who changed it."""
+        ...
+
+    def all(self, scope: str) -> dict[str, str]: ...
+
+
+def open_settings_store() -> SettingsStore:
+    """The settings store for bots: the state directory's SQLite file."""
+    return SQLiteSettings()
+
+
+def scope_of(key: ThreadKey) -> str:
+    return f"{key.platform}/{key.workspace}"
+
+
+class SQLiteSettings:
+    """Rows of the state database, next to the threads."""
+
+    def __init__(
+        self, directory: Path | None = None, *, clock: Callable[[], float] = time.time
+    ) -> None:
+        self._connect = state_db_connection(directory)
+        self._clock = clock
+        with self._connect() as connection:
+            connection.execute(
+                "CREATE TABLE IF NOT EXISTS workspace_settings ("
+                " scope TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL,"
+                " updated_by TEXT NOT NULL, updated_at REAL NOT NULL,"
+                " PRIMARY KEY (scope, name))"
+            )
+
+    def get(self, scope: str, name: str) -> str | None:
+        with self._connect() as connection:
+            row = connection.execute(
+                "SELECT value FROM workspace_settings WHERE scope = ? AND name = ?", (scope, name)
+            ).fetchone()
+        return row[0] if row else None
+
+    def put(self, scope: str, name: str, value: str | None, *, by: str = "") -> None:
+        with self._connect() as connection:
+            if value is None:
+                connection.execute(
+                    "DELETE FROM workspace_settings WHERE scope = ? AND name = ?", (scope, name)
+                )
+                return
+            connection.execute(
+                "INSERT INTO workspace_settings (scope, name, value, updated_by, updated_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT(scope, name) DO UPDATE SET"
+                " value = excluded.value, updated_by = excluded.updated_by,"
+                " updated_at = excluded.updated_at",
+                (scope, name, _checked(value), by, self._clock()),
+            )
+
+    def all(self, scope: str) -> dict[str, str]:
+        with self._connect() as connection:
+            rows = connection.execute(
+                "SELECT name, value FROM workspace_settings WHERE scope = ? ORDER BY name",
+                (scope,),
+            ).fetchall()
+        return dict(rows)
+
+
+class MemorySettings:
+    """The same in memory (one-off answers, tests)."""
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[str, str], str] = {}
+        self._lock = threading.Lock()
+
+    def get(self, scope: str, name: str) -> str | None:
+        with self._lock:
+            return self._values.get((scope, name))
+
+    def put(self, scope: str, name: str, value: str | None, *, by: str = "") -> None:
+        with self._lock:
+            if value is None:
+                self._values.pop((scope, name), None)
+            else:
+                self._values[(scope, name)] = _checked(value)
+
+    def all(self, scope: str) -> dict[str, str]:
+        with self._lock:
+            return {name: v for (s, name), v in sorted(self._values.items()) if s == scope}
+
+
+def _checked(value: str) -> str:
+    if len(value) > MAX_VALUE_CHARS:
+        raise ValueError(f"a setting holds at most {MAX_VALUE_CHARS:,} characters")
+    return value
