@@ -38,3 +38,7 @@ class TTLCache(Generic[Value]):
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
         return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()

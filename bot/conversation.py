@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import os
 import threading
 import time
 import unicodedata
@@ -62,6 +63,7 @@ MAX_HISTORY = 20  # how many steps "undo" can go back
 SAVE_BACKOFF = Backoff(first_delay_s=0.002, max_delay_s=0.1, budget_s=3.0)
 MAX_UNREAD_SHOWN = 3
 CACHE_TTL_S = 60.0
+SETTINGS_TTL_S = 5.0
 
 PlanFn = Callable[[JobSpec], Plan]
 ParseFn = Callable[[str], ParseResult]
@@ -113,6 +115,7 @@ class Conversation:
         # are planned once.
         self._plans: TTLCache[Plan] = TTLCache(ttl_s=cache_ttl_s)
         self._parses: TTLCache[ParseResult] = TTLCache(ttl_s=cache_ttl_s)
+        self._settings_read: TTLCache[frozenset[str] | None] = TTLCache(ttl_s=SETTINGS_TTL_S)
         self._locks = _KeyLocks()
         self._save_backoff = save_backoff
 
@@ -348,9 +351,14 @@ class Conversation:
         return make_plan(job, prices=market.book if market else None)
 
     def _providers_of(self, key: ThreadKey) -> frozenset[str] | None:
-        from bot.prices.preferences import providers_for
+        """The workspace's provider preference; read from the store at most every few seconds
+        (a change made through this process applies at once, through another within that)."""
+        from bot.prices.preferences import PROVIDERS_ENV, providers_for
 
-        return providers_for(self.settings, scope_of(key))
+        scope = scope_of(key)
+        return self._settings_read.get_or_compute(
+            (scope, os.environ.get(PROVIDERS_ENV)), lambda: providers_for(self.settings, scope)
+        )
 
     def _providers(
         self, key: ThreadKey, command: ProvidersCommand, user: str, admin: bool
@@ -363,6 +371,7 @@ class Conversation:
             if not admin:
                 return message_reply("error", *phrases.ONLY_ADMINS)
             save_providers(self.settings, scope_of(key), command.providers, by=user)
+            self._settings_read.clear()
         snapshot = self.prices.snapshot()
         quoted = {offer.provider for offer in snapshot.offers} if snapshot else set()
         return providers_reply(
