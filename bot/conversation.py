@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import os
+import sqlite3
 import threading
 import time
 import unicodedata
@@ -353,12 +354,18 @@ class Conversation:
     def _providers_of(self, key: ThreadKey) -> frozenset[str] | None:
         """The workspace's provider preference; read from the store at most every few seconds
         (a change made through this process applies at once, through another within that)."""
-        from bot.prices.preferences import PROVIDERS_ENV, providers_for
+        from bot.prices.preferences import PROVIDERS_ENV, env_providers, providers_for
 
         scope = scope_of(key)
-        return self._settings_read.get_or_compute(
-            (scope, os.environ.get(PROVIDERS_ENV)), lambda: providers_for(self.settings, scope)
-        )
+
+        def read() -> frozenset[str] | None:
+            try:
+                return providers_for(self.settings, scope)
+            except sqlite3.Error as error:  # an unreadable store: the process default
+                logger.warning("reading settings for %s failed: %s", scope, error)
+                return env_providers()
+
+        return self._settings_read.get_or_compute((scope, os.environ.get(PROVIDERS_ENV)), read)
 
     def _providers(
         self, key: ThreadKey, command: ProvidersCommand, user: str, admin: bool
@@ -370,7 +377,11 @@ class Conversation:
         if command.change:
             if not admin:
                 return message_reply("error", *phrases.ONLY_ADMINS)
-            save_providers(self.settings, scope_of(key), command.providers, by=user)
+            try:
+                save_providers(self.settings, scope_of(key), command.providers, by=user)
+            except sqlite3.Error as error:
+                logger.warning("saving settings for %s failed: %s", scope_of(key), error)
+                return message_reply("error", *phrases.SETTING_NOT_SAVED)
             self._settings_read.clear()
         snapshot = self.prices.snapshot()
         quoted = {offer.provider for offer in snapshot.offers} if snapshot else set()

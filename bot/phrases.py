@@ -394,6 +394,9 @@ ONLY_ADMINS = Message(
     "Provider preferences apply to everyone here, so only workspace admins (Slack) or members "
     "with Manage Server (Discord) can change them.",
 )
+SETTING_NOT_SAVED = Message(
+    "Not saved", "I could not save that setting (the state store refused the write); try again."
+)
 PROVIDERS_HOW = (
     "Change it with “/gpuplan providers runpod, vast.ai” or go back to every provider with "
     "“/gpuplan providers all” (admins only)."

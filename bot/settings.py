@@ -8,13 +8,15 @@ workspace admins, Discord members with Manage Server); the store records who did
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import Protocol
 
-from bot.store import state_db_connection
+from bot.store import StoreUnavailable, state_db_connection
 from bot.threads import ThreadKey
 
 MAX_VALUE_CHARS = 2_000
@@ -31,8 +33,12 @@ class SettingsStore(Protocol):
 
 
 def open_settings_store() -> SettingsStore:
-    """The settings store for bots: the state directory's SQLite file."""
-    return SQLiteSettings()
+    """The settings store for bots: the state directory's SQLite file, or memory when it cannot
+    be opened (the thread store reports why)."""
+    try:
+        return SQLiteSettings()
+    except StoreUnavailable:
+        return MemorySettings()
 
 
 def scope_of(key: ThreadKey) -> str:
@@ -47,7 +53,9 @@ class SQLiteSettings:
     ) -> None:
         self._connect = state_db_connection(directory)
         self._clock = clock
-        with self._connect() as connection:
+        # On a read-only file the tables are there already or cannot be made: reads then fail
+        # where they are made, and callers treat that as nothing stored.
+        with suppress(sqlite3.OperationalError), self._connect() as connection:
             connection.execute(
                 "CREATE TABLE IF NOT EXISTS workspace_settings ("
                 " scope TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL,"

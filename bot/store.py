@@ -283,9 +283,10 @@ class _Connection:
 def state_db_connection(directory: Path | None = None) -> Callable[[], _Connection]:
     """Connections to the state database for the other stores that keep tables in it (price
     snapshots, workspace settings): the file is created and switched to WAL first, as the thread
-    store does."""
-    path = SQLiteStore(directory).path
-    return lambda: _Connection(path, BUSY_TIMEOUT_S)
+    store does; on a read-only file they are read-only. Raises StoreFailed as SQLiteStore does."""
+    store = SQLiteStore(directory)
+    path, read_only = store.path, store.read_only is not None
+    return lambda: _Connection(path, BUSY_TIMEOUT_S, read_only=read_only)
 
 
 class MemoryStore:

@@ -7,6 +7,8 @@ Nothing here fetches: answers read what the scheduled refresh (bot.prices.schedu
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Collection
@@ -25,6 +27,8 @@ from planner.catalog.prices import (
     price_book,
     price_table_key,
 )
+
+logger = logging.getLogger(__name__)
 
 # How often an answer looks for a snapshot another process saved (a cheap MAX(version) query).
 CHECK_EVERY_S = 30.0
@@ -137,10 +141,13 @@ class MarketPrices:
             now = self._clock()
             if self._store is not None and now - self._checked_at >= self._check_every_s:
                 self._checked_at = now
-                version = self._store.latest_version()
-                if version != (self._snapshot.version if self._snapshot else 0):
-                    self._snapshot = self._store.latest()
-                    self._books.clear()
+                try:
+                    version = self._store.latest_version()
+                    if version != (self._snapshot.version if self._snapshot else 0):
+                        self._snapshot = self._store.latest()
+                        self._books.clear()
+                except sqlite3.Error as error:  # keep answering with the snapshot we have
+                    logger.warning("reading price snapshots failed: %s", error)
             return self._snapshot
 
     def saved(self, snapshot: Snapshot) -> None:

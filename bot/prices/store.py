@@ -6,14 +6,16 @@ interval. A shared store (Redis, issue #19) implements the same PriceStore proto
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
+from contextlib import suppress
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
 from bot.prices.snapshot import OFFERS, FeedStatus, Snapshot, with_version
-from bot.store import DB_NAME, state_db_connection, state_dir
+from bot.store import DB_NAME, StoreUnavailable, state_db_connection, state_dir
 
 KEPT_SNAPSHOTS = 3  # the latest, and a couple before it for looking back at a bad refresh
 
@@ -40,7 +42,9 @@ class SQLitePriceStore:
 
     def __init__(self, directory: Path | None = None) -> None:
         self._connect = state_db_connection(directory)
-        with self._connect() as connection:
+        # On a read-only file the tables are there already or cannot be made: reads then fail
+        # where they are made, and callers treat that as nothing stored.
+        with suppress(sqlite3.OperationalError), self._connect() as connection:
             connection.execute(
                 "CREATE TABLE IF NOT EXISTS price_snapshots ("
                 " version INTEGER PRIMARY KEY AUTOINCREMENT, taken_at TEXT NOT NULL,"
@@ -164,5 +168,11 @@ def _feed_status(data: dict[str, object]) -> FeedStatus:
 
 def open_price_store(*, create: bool = False) -> PriceStore | None:
     """Where snapshots live: the state directory's SQLite file (None when `create` is False and
-    there is none yet, so a one-off answer creates nothing)."""
-    return SQLitePriceStore() if create else SQLitePriceStore.if_present()
+    there is none yet, so a one-off answer creates nothing). Answers do without live prices when
+    the file cannot be opened (the thread store reports why); a refresh (`create`) raises."""
+    if create:
+        return SQLitePriceStore()
+    try:
+        return SQLitePriceStore.if_present()
+    except StoreUnavailable:
+        return None
