@@ -35,6 +35,10 @@ DEFAULT_LORA_RANK = 16
 DEFAULT_MICRO_BATCH = 1
 # torchtune's full recipes for models this large offload sharded state to the CPU.
 TORCHTUNE_OFFLOAD_FROM_PARAMS_B = 60.0
+# gpt-oss: transformers sets _supports_sdpa = False (attention sinks), architectures-2026.md
+# §3.3; Unsloth ships its own attention for it.
+EAGER_ATTENTION_FAMILIES = frozenset({"gpt-oss", "gpt_oss"})
+OWN_ATTENTION_KERNEL_FRAMEWORKS = frozenset({Framework.unsloth})
 # A model said to be "13B" that catalogs as 7B is probably a different model: warn past this.
 PARAMS_MISMATCH_FRACTION = 0.25
 
@@ -326,6 +330,17 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
         if cpu_offload:
             said.append("torchtune's 70B full recipe: FSDP with CPU offload")
     flash = spec.flash_attention
+    if (
+        flash is None
+        and model_arch.family in EAGER_ATTENTION_FAMILIES
+        and (framework not in OWN_ATTENTION_KERNEL_FRAMEWORKS)
+    ):
+        flash = False
+        said.append(
+            f"eager attention: transformers has no SDPA path for {model_arch.name}'s attention "
+            "sinks and the HF recipe sets attn_implementation='eager', so the s×s scores are "
+            "kept (say flash attention if a sink-aware kernel is installed)"
+        )
     if flash is None:
         flash = True
         said.append("FlashAttention/SDPA attention (no s×s score matrix)")

@@ -337,3 +337,50 @@ def test_readme_model_table_is_the_generated_one() -> None:
     start = readme.index("<!-- model table:")
     body = readme[readme.index("\n", start) + 1 : readme.index("<!-- end of model table -->")]
     assert body.strip() == markdown_table(model_rows()), "run: gpuplan models --markdown"
+
+
+QWEN3_NEXT_LIKE = {
+    "model_type": "qwen3_next",
+    "num_hidden_layers": 4,
+    "hidden_size": 256,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 64,
+    "full_attention_interval": 4,
+    "linear_num_key_heads": 2,
+    "linear_key_head_dim": 32,
+    "linear_num_value_heads": 4,
+    "linear_value_head_dim": 32,
+    "linear_conv_kernel_dim": 4,
+    "num_experts": 8,
+    "num_experts_per_tok": 2,
+    "moe_intermediate_size": 64,
+    "shared_expert_intermediate_size": 128,
+    "decoder_sparse_step": 1,
+    "mlp_only_layers": [],
+    "intermediate_size": 512,
+    "vocab_size": 1000,
+    "tie_word_embeddings": False,
+}
+
+
+def test_an_unseen_gated_deltanet_config_follows_the_qwen3_next_formula() -> None:
+    """architectures-2026.md §3.4: 3 Gated DeltaNet layers to 1 gated full-attention layer."""
+    arch = arch_from_hf_config(QWEN3_NEXT_LIKE, "tiny-next")
+    h = 256
+    key_dim, value_dim, value_heads = 2 * 32, 4 * 32, 4
+    gdn = (
+        h * (2 * key_dim + 2 * value_dim)
+        + h * 2 * value_heads
+        + (2 * key_dim + value_dim) * 4
+        + 2 * value_heads
+        + 32
+        + value_dim * h
+    )
+    full = h * 4 * 64 * 2 + 2 * h * 2 * 64 + 4 * 64 * h + 2 * 64
+    moe = 8 * 3 * h * 64 + 8 * h + 3 * h * 128 + h
+    expected = 3 * gdn + full + 4 * (moe + 2 * h) + h + 2 * 1000 * h
+    assert arch.layer_types == ("linear+moe",) * 3 + ("full+moe",)
+    assert arch.total_params == expected
+    active_moe = 2 * 3 * h * 64 + 8 * h + 3 * h * 128 + h
+    assert arch.active_params == expected - 4 * moe + 4 * active_moe

@@ -165,3 +165,28 @@ def test_sharded_moe_gathers_fewer_experts_with_expert_parallelism() -> None:
         estimate_memory(split, 8, Sharding.fsdp).required_gib
         < estimate_memory(plain, 8, Sharding.fsdp).required_gib
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "fields"),
+    [
+        ("Qwen2.5-VL-7B lora with 2 images per sample", {"images_per_sample": 2.0}),
+        ("qwen3-vl-8b 每条样本2张图 lora", {"images_per_sample": 2.0}),
+        ("gemma 3 27b qlora, train the vision tower", {"train_vision_tower": True}),
+        ("Qwen3-30B-A3B full on 8xH100 EP=8", {"expert_parallel": 8, "num_gpus": 8}),
+        ("llama 3 8b lora with liger, 8k ctx", {"loss_kernel": "liger"}),
+        ("mixtral lora with cut cross entropy", {"loss_kernel": "cce"}),
+        ("llama 3 8b full fp8 on 8xh100", {"precision": "fp8"}),
+    ],
+)
+def test_the_switches_read_from_free_text(text: str, fields: dict) -> None:
+    read = parse(text).fields
+    assert {name: read.get(name) for name in fields} == fields
+
+
+def test_gpt_oss_plans_eager_attention_unless_the_stack_brings_its_own() -> None:
+    hf = make_plan(parse("gpt-oss-20b lora 2k ctx").spec)
+    assert hf.spec.flash_attention is False
+    assert any("eager attention" in line for line in hf.assumptions)
+    unsloth = make_plan(parse("gpt-oss-20b lora 2k ctx with unsloth").spec)
+    assert unsloth.spec.flash_attention is True

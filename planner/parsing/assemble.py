@@ -37,6 +37,7 @@ from planner.parsing.reading import Reading
 from planner.parsing.relative import read_relative
 from planner.parsing.result import ParseResult, RelativeChange
 from planner.parsing.size_names import read_size_in_names
+from planner.parsing.switches import read_switches
 from planner.spec import JobSpec
 
 EXAMPLE = "13B QLoRA, 4k ctx, 20M tokens x3"
@@ -55,6 +56,7 @@ _READERS = (
     read_logs,
     read_ruled_out,
     read_relative,
+    read_switches,
     dataset.read_steps,
     objective.read_reward_model,
     model.read_model,

@@ -1,0 +1,46 @@
+"""Architecture switches in free text: images per sample and the vision tower (VLMs), expert
+parallelism (MoE), the loss kernel and FP8. Read before the dataset reader, which would take
+"2 images" as a sample count."""
+
+from __future__ import annotations
+
+import re
+
+from planner.parsing.reading import Reading
+
+_IMAGES = re.compile(
+    r"(?<![\w.])(?P<n>\d{1,3}(?:\.\d)?)\s?(?:images?|pics?|pictures?|photos?|张图片?|幅图)\s?"
+    r"(?:per|each|a|an|/|every|每)\s?(?:sample|example|row|conversation|turn|item|条|个样本|样本)"
+    r"|(?:每条|每个)(?:样本|数据)?\s?(?P<cn>\d{1,3})\s?张图"
+)
+_TOWER = re.compile(
+    r"(?P<verb>train(?:ing)?|unfreez\w*|unfrozen|trainable|freez\w*|frozen|冻结|训练|解冻)\s?"
+    r"(?:the\s)?(?:vision\s(?:tower|encoder|backbone)|vit|image\sencoder|视觉(?:塔|编码器))"
+)
+_EXPERT_PARALLEL = re.compile(
+    r"(?<![a-z])(?:ep|expert[-\s]parallel(?:ism)?|专家并行)\s?(?:=|:|of|size)?\s?(?P<n>\d{1,4})"
+    r"(?![\d.])|(?P<way>\d{1,4})[-\s]way\sexpert[-\s]parallel"
+)
+_LOSS_KERNELS = (
+    (re.compile(r"(?<![a-z])liger(?:[-\s]kernels?)?(?![a-z])"), "liger"),
+    (re.compile(r"(?<![a-z])(?:cce|cut[-\s]cross[-\s]entropy)(?![a-z])"), "cce"),
+    (re.compile(r"(?<![a-z])chunked\s(?:ce|cross[-\s]entropy|loss)(?![a-z])"), "chunked"),
+)
+_FP8 = re.compile(r"(?<![a-z0-9])fp8(?:\s(?:training|matmuls?|mixed|precision))?(?![a-z0-9])")
+
+
+def read_switches(r: Reading) -> None:
+    for m in r.matches_if(("image", "pic", "photo", "图"), _IMAGES):
+        r.put("images_per_sample", float(m.group("n") or m.group("cn")))
+        r.take(m)
+    for m in r.matches_if(("vision", "vit", "image", "视觉"), _TOWER):
+        verb = m.group("verb")
+        r.put("train_vision_tower", not verb.startswith(("freez", "frozen", "冻结")))
+        r.take(m)
+    for m in r.matches_if(("ep", "expert", "专家"), _EXPERT_PARALLEL):
+        r.put("expert_parallel", int(m.group("n") or m.group("way")))
+        r.take(m)
+    r.put_spellings("loss_kernel", ("liger", "cce", "cross", "chunked"), _LOSS_KERNELS)
+    for m in r.matches_if(("fp8",), _FP8):
+        r.put("precision", "fp8")
+        r.take(m)
