@@ -44,7 +44,13 @@ from bot.prices.preferences import ProvidersCommand, read_providers_command
 from bot.prices.store import open_price_store
 from bot.ratelimit import Limiter, open_rate_limiter, wait_text
 from bot.reply import Reply
-from bot.reply_builder import help_reply, message_reply, plan_reply, providers_reply
+from bot.reply_builder import (
+    comparison_lines,
+    help_reply,
+    message_reply,
+    plan_reply,
+    providers_reply,
+)
 from bot.settings import MemorySettings, SettingsStore, open_settings_store, scope_of
 from bot.store import MemoryStore, SpecJson, StateStore, StoreUnavailable, open_thread_store
 from bot.threads import ThreadKey
@@ -80,6 +86,9 @@ class Turn:
     reply: Reply
     plan: Plan | None = None
     changes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    # Every job of a comparison ("7B or 13B", "lora vs qlora"), planned, in the order asked;
+    # empty for a single job.
+    alternatives: tuple[Plan, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -239,11 +248,15 @@ class Conversation:
             reply.warnings += _unread_warnings(result)
             return _Outcome(Turn(reply, plan), history=(_as_json(job),))
         plan = self._plan(result.spec)
+        compared = (plan, *(self._plan(job) for job in result.alternatives))
         cards = compared_cards(result.fields, result.alternative_fields)
         notes = [*result.assumptions, *_comparison_notes(result, cards)]
         reply = plan_reply(plan, notes=notes, only_gpus=_card_keys(cards))
+        if len(compared) > 1 and not cards:  # a card comparison is the narrowed table itself
+            reply.comparison = comparison_lines(compared)
         reply.warnings += _unread_warnings(result)
-        return _Outcome(Turn(reply, plan), history=(_as_json(result.spec),))
+        turn = Turn(reply, plan, alternatives=compared if len(compared) > 1 else ())
+        return _Outcome(turn, history=(_as_json(result.spec),))
 
     def _followup(self, history: tuple[SpecJson, ...], current: JobSpec, text: str) -> _Outcome:
         result = self._parse(text)
@@ -476,6 +489,8 @@ def _no_job_yet() -> _Outcome:
 def _comparison_notes(result: ParseResult, cards: Sequence[str]) -> list[str]:
     if cards:
         return [phrases.comparing_cards(cards)]
+    if result.alternatives:
+        return [phrases.comparing_jobs(len(result.alternatives) + 1)]
     if result.alternative_fields:
         return [phrases.first_of_variants(len(result.alternative_fields) + 1)]
     return []

@@ -127,6 +127,35 @@ def comparing_cards(cards: Sequence[str]) -> str:
     return f"Comparing {' vs '.join(cards)}."
 
 
+def comparing_jobs(count: int) -> str:
+    return (
+        f"Comparing {count} jobs side by side; the details below are for the first, which this "
+        "thread keeps for follow-ups."
+    )
+
+
+SIDE_BY_SIDE = "Side by side"
+
+
+def comparison_line(job: str, need_gib: float, where: str) -> str:
+    return f"{job}: {fmt.gib(need_gib)} per GPU; {where}"
+
+
+def on_the_card(verdict: str, card: str, cost: str) -> str:
+    return f"{VERDICT_WORDS[verdict]} on {card}{cost}"
+
+
+def best_card(card: str, cost: str) -> str:
+    return f"cheapest {card}{cost}"
+
+
+def fastest_card(card: str, cost: str) -> str:
+    return f"fastest {card}{cost}"
+
+
+NO_CARD_HOLDS_IT = "no card in the catalog holds it"
+
+
 def first_of_variants(count: int) -> str:
     return (
         f"You asked about {count} variants; this is the first. Ask about the others one at a time."

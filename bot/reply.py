@@ -51,6 +51,8 @@ class Reply(BaseModel):
     recommendation: list[str] = []
     suggestions: list[str] = []
     changes: list[str] = []
+    # One line per job of a comparison ("7B or 13B", "lora vs qlora"), in the order asked.
+    comparison: list[str] = []
     assumptions: list[str] = []
     warnings: list[str] = []
     price_date: str | None = None

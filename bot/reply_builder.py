@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from bot import format as fmt
 from bot import phrases, solve_reply
@@ -102,6 +102,34 @@ def _layout_card(option: Option) -> str:
     """ "8× H100 with DDP (each GPU holds a full copy)": a multi-GPU run says how it is laid out."""
     card = fmt.card(option.gpu_name, option.count)
     return phrases.with_layout(card, option.sharding) if option.count > 1 else card
+
+
+def comparison_lines(plans: Sequence[Plan]) -> list[str]:
+    """One line per compared job: its memory and where it runs best (on the named card when one
+    was named, else the cheapest run, else the fastest), with hours and cost."""
+    return [_comparison_line(plan) for plan in plans]
+
+
+def _comparison_line(plan: Plan) -> str:
+    job = title(plan)
+    picks = plan.recommendation
+    parts = []
+    if plan.requested is not None:
+        requested = plan.requested
+        parts.append(
+            phrases.on_the_card(requested.verdict, _layout_card(requested), _cost(requested))
+        )
+    if picks.cheapest is not None:
+        if picks.cheapest != plan.requested:  # else the named card is the cheapest: said once
+            parts.append(phrases.best_card(_layout_card(picks.cheapest), _cost(picks.cheapest)))
+    elif picks.fastest is not None:
+        parts.append(phrases.fastest_card(_layout_card(picks.fastest), _cost(picks.fastest)))
+    elif not any(o.verdict != "no" for o in plan.options):
+        parts.append(phrases.NO_CARD_HOLDS_IT)
+    else:
+        fitting = [o for o in plan.options if o.verdict != "no"]
+        parts.append(phrases.best_card(_layout_card(min(fitting, key=_usd_per_hour_all)), ""))
+    return phrases.comparison_line(job, plan.memory.required_gib, "; ".join(parts))
 
 
 def _fewest_of_requested(plan: Plan) -> Option | None:

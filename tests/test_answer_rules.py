@@ -161,3 +161,38 @@ def test_a_model_known_by_a_newer_name_is_shown_by_it_with_the_shared_architectu
     assert turn.reply.title.startswith("Llama-3.3-70B")
     assert any("shares Llama-3.1-70B's architecture" in said for said in turn.plan.assumptions)
     assert answer_once("Llama 3.1 70B qlora").plan.model.name == "Llama-3.1-70B"
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("Qwen3-8B lora vs qlora", ["Qwen3-8B · LoRA", "Qwen3-8B · QLoRA"]),
+        ("7B or 13B qlora on a 4090", ["Llama-2-7B · QLoRA", "Llama-2-13B · QLoRA"]),
+        ("compare 7B and 13B", ["Llama-2-7B · LoRA", "Llama-2-13B · LoRA"]),
+        ("lora vs qlora for 8b", ["· LoRA", "· QLoRA"]),
+        ("llama 3 8b lora vs mistral 7b lora", ["Llama-3-8B", "Mistral-7B"]),
+    ],
+)
+def test_a_comparison_plans_every_job_side_by_side(question: str, names: list[str]) -> None:
+    turn = answer_once(question)
+    assert len(turn.alternatives) == len(names) and turn.alternatives[0] == turn.plan
+    assert len(turn.reply.comparison) == len(names)
+    for line, name in zip(turn.reply.comparison, names, strict=True):
+        assert name in line and "GiB per GPU" in line
+    memory = [f"{plan.memory.required_gib:.1f} GiB" for plan in turn.alternatives]
+    assert all(m in line for m, line in zip(memory, turn.reply.comparison, strict=True))
+
+
+def test_a_compared_card_on_a_named_card_says_whether_each_job_fits_it() -> None:
+    lines = answer_once("7B or 70B qlora on a 4090, 20M tokens").reply.comparison
+    assert "fits on 1× NVIDIA GeForce RTX 4090 (" in lines[0]
+    assert "does not fit on 1× NVIDIA GeForce RTX 4090" in lines[1]
+    assert "does not fit on 1× NVIDIA GeForce RTX 4090 (" not in lines[1]  # never priced
+
+
+def test_a_thread_keeps_the_first_job_of_a_comparison() -> None:
+    conversation = Conversation(MemoryStore(), limit_rate=False)
+    key = ThreadKey(platform="test", thread="compare")
+    conversation.handle(key, "7B or 13B qlora, 20M tokens")
+    followup = conversation.respond(key, "what if 4k ctx?")
+    assert followup.plan.model.name == "Llama-2-7B" and followup.alternatives == ()

@@ -277,10 +277,11 @@ def test_a_new_question_comparing_cards_shows_those_cards() -> None:
     assert any(note.startswith("Comparing") for note in turn.reply.assumptions)
 
 
-def test_a_comparison_of_jobs_plans_the_first_and_says_so() -> None:
+def test_a_comparison_of_jobs_plans_every_job_and_the_thread_keeps_the_first() -> None:
     turn = Conversation().respond(_key(), "7B or 13B lora")
     assert turn.plan is not None and turn.plan.model.params_b < 10
-    assert any("this is the first" in note for note in turn.reply.assumptions)
+    assert [plan.model.params_b > 10 for plan in turn.alternatives] == [False, True]
+    assert any("side by side" in note and "keeps" in note for note in turn.reply.assumptions)
 
 
 class RivalWinsFirst:

@@ -38,6 +38,23 @@ def test_ask_json_prints_the_plan(capsys) -> None:
     assert plan["options"]
 
 
+def test_ask_json_of_a_comparison_adds_every_compared_plan_in_order(capsys) -> None:
+    assert main(["ask", "--json", "Qwen3-8B lora vs qlora"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert [p["spec"]["method"] for p in plan["alternatives"]] == ["lora", "qlora"]
+    assert plan["alternatives"][0]["memory"] == plan["memory"]
+    assert all(p["options"] and p["recommendation"] for p in plan["alternatives"])
+    assert main(["ask", "--json", SEED]) == 0
+    assert "alternatives" not in json.loads(capsys.readouterr().out)
+
+
+def test_ask_shows_a_comparison_side_by_side(capsys) -> None:
+    assert main(["ask", "7B or 13B qlora on a 4090"]) == 0
+    out = capsys.readouterr().out
+    side = out[out.index("Side by side") :].splitlines()[1:3]
+    assert "Llama-2-7B" in side[0] and "Llama-2-13B" in side[1]
+
+
 def test_ask_with_bad_input_answers_briefly_and_fails(capsys) -> None:
     assert main(["ask", "--json", "hello there"]) == 1
     assert set(json.loads(capsys.readouterr().out)) == {"error", "kind"}

@@ -198,3 +198,11 @@ def test_any_reply_renders_within_every_limit(title, verdict, body, lines, names
         whatifs=[WhatIf(id=n, label=n, text=n) for n in names],
     )
     _assert_valid(render_reply(reply))
+
+
+def test_a_comparison_is_a_side_by_side_field():
+    lines = ["7B: 7.5 GiB per GPU; fits", "13B: 11.6 GiB per GPU; fits"]
+    payloads = render_reply(_plan(comparison=lines))
+    _assert_valid(payloads)
+    fields = {f["name"]: f["value"] for e in payloads[0]["embeds"] for f in e.get("fields", [])}
+    assert fields["Side by side"] == "• 7B: 7.5 GiB per GPU; fits\n• 13B: 11.6 GiB per GPU; fits"

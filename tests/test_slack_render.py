@@ -194,3 +194,10 @@ def test_any_reply_renders_within_limits(text: str, lines: list[str], gib: float
     )
     for payload in render_reply(reply, conversation_id=text[:50]):
         assert payload_problems(payload) == []
+
+
+def test_a_comparison_is_shown_side_by_side() -> None:
+    lines = ["7B: 7.5 GiB per GPU; fits", "13B: 11.6 GiB per GPU; fits"]
+    (payload,) = render_reply(_plan_reply(comparison=lines))
+    texts = [block.get("text", {}).get("text", "") for block in payload["blocks"]]
+    assert "*Side by side*\n• 7B: 7.5 GiB per GPU; fits\n• 13B: 11.6 GiB per GPU; fits" in texts

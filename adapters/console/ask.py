@@ -6,6 +6,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.conversation import Turn
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     reply = turn.reply
     if args.json:
         if turn.plan is not None:
-            print(turn.plan.model_dump_json(indent=2))
+            print(_plan_json(turn))
         else:
             print(json.dumps({"error": reply.body or reply.title, "kind": reply.kind}))
     else:
@@ -42,3 +46,13 @@ def run(args: argparse.Namespace) -> int:
             return 1
         print(f"chart written to {args.chart}", file=sys.stderr)
     return 0 if turn.plan is not None else 1
+
+
+def _plan_json(turn: Turn) -> str:
+    """The Plan; a comparison adds `alternatives`, one full Plan per compared job in the order
+    asked (the first is the Plan itself, which a thread keeps)."""
+    if not turn.alternatives:
+        return turn.plan.model_dump_json(indent=2)
+    document = turn.plan.model_dump(mode="json")
+    document["alternatives"] = [plan.model_dump(mode="json") for plan in turn.alternatives]
+    return json.dumps(document, indent=2, ensure_ascii=False)

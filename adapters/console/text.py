@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from bot import format as fmt
+from bot import phrases
 from bot.reply import CardRow, Reply
 
 _RESET = "\033[0m"
@@ -37,6 +38,8 @@ def render_text(reply: Reply, *, colour: bool = False) -> str:
         lines.append(reply.verdict)
     if reply.body:
         lines.append(reply.body)
+    if reply.comparison:
+        lines += ["", style(phrases.SIDE_BY_SIDE, "bold"), *_bullets(reply.comparison)]
     if reply.changes:
         lines += ["", style("What changed", "bold"), *_bullets(reply.changes)]
     if reply.required_gib is not None:

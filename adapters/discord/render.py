@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from adapters.discord import limits
+from bot import phrases
 from bot.reply import CardRow, Reply, WhatIf
 
 CHART_FILENAME = "gpuplan-chart.png"
@@ -126,6 +127,7 @@ def _field_sections(reply: Reply) -> list[tuple[str, list[str]]]:
     if reply.required_gib is not None:
         memory += f" ≈ {reply.required_gib:.1f} GiB"
     sections = [
+        (phrases.SIDE_BY_SIDE, reply.comparison),
         (memory, [f"{m.component}: {m.gib:.1f} GiB" for m in reply.memory]),
         ("Recommendation", reply.recommendation),
         ("What changed", reply.changes),

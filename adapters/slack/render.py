@@ -26,6 +26,7 @@ from slack_sdk.models.blocks import (
 from adapters.slack import limits
 from adapters.slack.escape import escape_mrkdwn, truncate_escaped, truncate_plain
 from bot import format as fmt
+from bot import phrases
 from bot.reply import CardRow, Reply, WhatIf
 
 WHATIF_ACTION_PREFIX = "whatif:"
@@ -68,6 +69,9 @@ def _content_blocks(reply: Reply) -> Iterator[dict]:
         yield from _sections([f"*{escape_mrkdwn(reply.verdict)}*"])
     if reply.body:
         yield from _sections(escape_mrkdwn(reply.body).split("\n"))
+    if reply.comparison:
+        heading = f"*{phrases.SIDE_BY_SIDE}*"
+        yield from _sections([heading, *(f"• {escape_mrkdwn(c)}" for c in reply.comparison)])
     yield from _memory_blocks(reply)
     if reply.table:
         yield from _sections(_card_table(reply.table), code=True)
