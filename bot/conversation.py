@@ -16,7 +16,7 @@ import unicodedata
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -38,6 +38,13 @@ from bot.followups import (
     patch_from_fields,
     read_intent,
     relative_patch,
+)
+from bot.language import (
+    LANGUAGE_SETTING,
+    language_default,
+    localize,
+    read_language_command,
+    reply_language,
 )
 from bot.prices.market import Market, MarketPrices
 from bot.prices.preferences import ProvidersCommand, read_providers_command
@@ -137,21 +144,50 @@ class Conversation:
     def respond(self, key: ThreadKey, text: str, user: str = "", *, admin: bool = False) -> Turn:
         """Like `handle`, with the plan and the field changes for machine-readable forms."""
         try:
-            command = read_providers_command(_clean(text))
-            if command is not None:
-                return Turn(self._providers(key, command, user, admin))
-            try:
-                market = self.prices.market(self._providers_of(key))
-            except PlanningError as error:  # a bad GPUPLAN_PROVIDERS or GPUPLAN_PRICES
-                return Turn(message_reply("error", phrases.CANT_PRICE_TITLE, error.message))
-            token = _MARKET.set(market)
-            try:
-                return _with_freshness(self._respond(key, text, user), market)
-            finally:
-                _MARKET.reset(token)
+            turn = self._priced(key, text, user, admin)
         except Exception:
             logger.exception("answering a message in %s failed", key)
-            return Turn(message_reply("error", *phrases.SOMETHING_WENT_WRONG))
+            turn = Turn(message_reply("error", *phrases.SOMETHING_WENT_WRONG))
+        # The asker's language (a Chinese question gets a Chinese answer), else the workspace's.
+        language = reply_language(text, self._language_of(key))
+        return replace(turn, reply=localize(turn.reply, language))
+
+    def _priced(self, key: ThreadKey, text: str, user: str, admin: bool) -> Turn:
+        language = read_language_command(_clean(text))
+        if language is not None:
+            return Turn(self._set_language(key, language, user, admin))
+        command = read_providers_command(_clean(text))
+        if command is not None:
+            return Turn(self._providers(key, command, user, admin))
+        try:
+            market = self.prices.market(self._providers_of(key))
+        except PlanningError as error:  # a bad GPUPLAN_PROVIDERS or GPUPLAN_PRICES
+            return Turn(message_reply("error", phrases.CANT_PRICE_TITLE, error.message))
+        token = _MARKET.set(market)
+        try:
+            return _with_freshness(self._respond(key, text, user), market)
+        finally:
+            _MARKET.reset(token)
+
+    def _language_of(self, key: ThreadKey) -> str | None:
+        """The workspace's default language, else the process's (GPUPLAN_LANGUAGE)."""
+        try:
+            stored = self.settings.get(scope_of(key), LANGUAGE_SETTING)
+        except sqlite3.Error as error:  # an unreadable store: the process default
+            logger.warning("reading settings for %s failed: %s", scope_of(key), error)
+            stored = None
+        return language_default(stored)
+
+    def _set_language(self, key: ThreadKey, language: str, user: str, admin: bool) -> Reply:
+        if not admin:
+            return message_reply("error", *phrases.ONLY_ADMINS_LANGUAGE)
+        value = None if language == "auto" else language
+        try:
+            self.settings.put(scope_of(key), LANGUAGE_SETTING, value, by=user)
+        except sqlite3.Error as error:
+            logger.warning("saving settings for %s failed: %s", scope_of(key), error)
+            return message_reply("error", *phrases.SETTING_NOT_SAVED)
+        return message_reply("help", *phrases.language_set(value))
 
     def _respond(self, key: ThreadKey, text: str, user: str) -> Turn:
         text = _clean(text)

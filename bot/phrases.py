@@ -101,6 +101,19 @@ def nothing_to_scale(fields: Sequence[str]) -> Message:
     )
 
 
+def language_set(language: str | None) -> Message:
+    if language is None:
+        return Message(
+            "Language: the asker's",
+            "Answers here follow each question's language again (English unless it is Chinese).",
+        )
+    name = {"en": "English", "zh": "Chinese"}[language]
+    return Message(
+        f"Language: {name}",
+        f"Questions that do not show their language are answered here in {name} from now on.",
+    )
+
+
 def rate_limited(wait_text: str) -> Message:
     return Message("One moment", f"That is a lot of questions at once. Try again in {wait_text}.")
 
@@ -422,6 +435,11 @@ ONLY_ADMINS = Message(
     "Only admins can change this",
     "Provider preferences apply to everyone here, so only workspace admins (Slack) or members "
     "with Manage Server (Discord) can change them.",
+)
+ONLY_ADMINS_LANGUAGE = Message(
+    "Only admins can change this",
+    "The answer language applies to everyone here, so only workspace admins (Slack) or members "
+    "with Manage Server (Discord) can change it.",
 )
 SETTING_NOT_SAVED = Message(
     "Not saved", "I could not save that setting (the state store refused the write); try again."

@@ -60,3 +60,4 @@ class Reply(BaseModel):
     whatifs: list[WhatIf] = []
     has_chart: bool = False
     body: str = ""  # free text for help / clarify / error replies
+    language: Literal["en", "zh"] = "en"  # the asker's (bot/language.py); renderers label in it

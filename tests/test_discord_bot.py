@@ -372,5 +372,5 @@ async def test_an_inverse_question_leads_with_the_number(conversation):
         (thread,) = channel.threads
         (answer,) = _bot_messages(thread, client)
         assert "× NVIDIA GeForce RTX 4090" in answer.embeds[0].description
-        assert "hold it" in answer.embeds[0].description
+        assert "可以放下" in answer.embeds[0].description  # asked in Chinese, answered in Chinese
         _assert_never_pings(env)

@@ -8,6 +8,7 @@ from typing import TextIO
 
 from bot import format as fmt
 from bot import phrases
+from bot.language import label
 from bot.reply import CardRow, Reply
 
 _RESET = "\033[0m"
@@ -39,29 +40,44 @@ def render_text(reply: Reply, *, colour: bool = False) -> str:
     if reply.body:
         lines.append(reply.body)
     if reply.comparison:
-        lines += ["", style(phrases.SIDE_BY_SIDE, "bold"), *_bullets(reply.comparison)]
+        lines += [
+            "",
+            style(label(reply.language, phrases.SIDE_BY_SIDE), "bold"),
+            *_bullets(reply.comparison),
+        ]
     if reply.changes:
-        lines += ["", style("What changed", "bold"), *_bullets(reply.changes)]
+        lines += [
+            "",
+            style(label(reply.language, "What changed"), "bold"),
+            *_bullets(reply.changes),
+        ]
     if reply.required_gib is not None:
-        lines += ["", style("Memory per GPU", "bold") + f"  {fmt.gib(reply.required_gib)}"]
+        lines += [
+            "",
+            style(label(reply.language, "Memory per GPU"), "bold")
+            + f"  {fmt.gib(reply.required_gib)}",
+        ]
         if reply.range_gib is not None:
-            lines[-1] += f" (range {reply.range_gib[0]:.1f}–{reply.range_gib[1]:.1f})"
+            span = f"{reply.range_gib[0]:.1f}–{reply.range_gib[1]:.1f}"
+            lines[-1] += f" ({label(reply.language, 'range')} {span})"
         if reply.memory:
             lines.append("  " + " · ".join(f"{m.component} {m.gib:.1f}" for m in reply.memory))
     if reply.table:
         lines += ["", *_table(reply.table, style)]
     for heading, items in (
-        ("Recommendation", reply.recommendation),
-        ("Suggestions", reply.suggestions),
-        ("Assumptions", reply.assumptions),
-        ("Warnings", reply.warnings),
+        (label(reply.language, "Recommendation"), reply.recommendation),
+        (label(reply.language, "Suggestions"), reply.suggestions),
+        (label(reply.language, "Assumptions"), reply.assumptions),
+        (label(reply.language, "Warnings"), reply.warnings),
     ):
         if items:
             lines += ["", style(heading, "bold"), *_bullets(items)]
     if reply.price_date:
-        lines += ["", style(f"Prices: {reply.price_date}.", "dim")]
+        lines += ["", style(f"{label(reply.language, 'Prices')}: {reply.price_date}.", "dim")]
     if reply.followups:
-        lines.append(style("Try: " + " · ".join(reply.followups), "dim"))
+        lines.append(
+            style(f"{label(reply.language, 'Try')}: " + " · ".join(reply.followups), "dim")
+        )
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from adapters.discord import limits
 from bot import phrases
+from bot.language import label
 from bot.reply import CardRow, Reply, WhatIf
 
 CHART_FILENAME = "gpuplan-chart.png"
@@ -127,13 +128,13 @@ def _field_sections(reply: Reply) -> list[tuple[str, list[str]]]:
     if reply.required_gib is not None:
         memory += f" ≈ {reply.required_gib:.1f} GiB"
     sections = [
-        (phrases.SIDE_BY_SIDE, reply.comparison),
+        (label(reply.language, phrases.SIDE_BY_SIDE), reply.comparison),
         (memory, [f"{m.component}: {m.gib:.1f} GiB" for m in reply.memory]),
-        ("Recommendation", reply.recommendation),
-        ("What changed", reply.changes),
-        ("Suggestions", reply.suggestions),
-        ("Warnings", reply.warnings),
-        ("Try asking", reply.followups),
+        (label(reply.language, "Recommendation"), reply.recommendation),
+        (label(reply.language, "What changed"), reply.changes),
+        (label(reply.language, "Suggestions"), reply.suggestions),
+        (label(reply.language, "Warnings"), reply.warnings),
+        (label(reply.language, "Try asking"), reply.followups),
     ]
     return [
         (name, [f"• {escape(line)}" for line in lines if line.strip()])
@@ -147,7 +148,7 @@ def _footer(reply: Reply) -> str:
     if reply.assumptions:
         parts.append("Assumed: " + "; ".join(reply.assumptions))
     if reply.price_date:
-        parts.append(f"Prices from {reply.price_date}")
+        parts.append(f"{label(reply.language, 'Prices from')} {reply.price_date}")
     # Footers render as plain text, so they need no markdown escaping.
     return _clip(" · ".join(parts), limits.EMBED_FOOTER)
 

@@ -27,6 +27,7 @@ from adapters.slack import limits
 from adapters.slack.escape import escape_mrkdwn, truncate_escaped, truncate_plain
 from bot import format as fmt
 from bot import phrases
+from bot.language import label
 from bot.reply import CardRow, Reply, WhatIf
 
 WHATIF_ACTION_PREFIX = "whatif:"
@@ -70,16 +71,16 @@ def _content_blocks(reply: Reply) -> Iterator[dict]:
     if reply.body:
         yield from _sections(escape_mrkdwn(reply.body).split("\n"))
     if reply.comparison:
-        heading = f"*{phrases.SIDE_BY_SIDE}*"
+        heading = f"*{label(reply.language, phrases.SIDE_BY_SIDE)}*"
         yield from _sections([heading, *(f"• {escape_mrkdwn(c)}" for c in reply.comparison)])
     yield from _memory_blocks(reply)
     if reply.table:
         yield from _sections(_card_table(reply.table), code=True)
     for heading, items in (
-        ("Recommendation", reply.recommendation),
-        ("Ways to make it fit or cost less", reply.suggestions),
-        ("Warnings", reply.warnings),
-        ("You could also tell me", reply.followups),
+        (label(reply.language, "Recommendation"), reply.recommendation),
+        (label(reply.language, "Ways to make it fit or cost less"), reply.suggestions),
+        (label(reply.language, "Warnings"), reply.warnings),
+        (label(reply.language, "You could also tell me"), reply.followups),
     ):
         if items:
             yield from _sections([f"*{heading}*", *(f"• {escape_mrkdwn(i)}" for i in items)])
@@ -158,9 +159,9 @@ def _chunks(pieces: Iterable[str], budget: int, joiner: str) -> Iterator[str]:
 
 
 def _context_blocks(reply: Reply) -> Iterator[dict]:
-    notes = [f"Assumed: {a}" for a in reply.assumptions]
+    notes = [f"{label(reply.language, 'Assumed')}: {a}" for a in reply.assumptions]
     if reply.price_date:
-        notes.append(f"Prices as of {reply.price_date}")
+        notes.append(f"{label(reply.language, 'Prices as of')} {reply.price_date}")
     elements = [
         MarkdownTextObject(text=truncate_escaped(escape_mrkdwn(n), limits.CONTEXT_TEXT_MAX_CHARS))
         for n in notes

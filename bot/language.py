@@ -1,0 +1,75 @@
+"""Which language an answer is in: the asker's (a question written in Chinese gets a Chinese
+answer), else the workspace's or server's default, else English.
+
+The default per workspace/server is the `language` setting in the settings store
+(bot/settings.py), set by an admin with `/gpuplan language zh` (or `en`, or `auto` to clear it);
+`GPUPLAN_LANGUAGE` is the default for workspaces that set none. Translation happens once, on the
+finished neutral reply, so every surface (console, Slack, Discord) shows the same words;
+renderers translate their own headings with `label`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Literal, get_args
+
+from bot import zh
+from bot.reply import Reply
+
+Language = Literal["en", "zh"]
+LANGUAGES: tuple[str, ...] = get_args(Language)
+ENGLISH: Language = "en"
+LANGUAGE_ENV = "GPUPLAN_LANGUAGE"
+LANGUAGE_SETTING = "language"
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_SPELLINGS = {"en": "en", "english": "en", "英文": "en", "英语": "en", "zh": "zh", "chinese": "zh"}
+_SPELLINGS |= {"中文": "zh", "汉语": "zh", "auto": "auto", "default": "auto", "自动": "auto"}
+_COMMAND = re.compile(
+    r"^\s*(?:/?gpuplan\s+)?(?:language|lang|语言)\s*[:：]?\s*(?P<value>\S{1,12})\s*$", re.I
+)
+
+
+def read_language_command(text: str) -> str | None:
+    """ "/gpuplan language zh" → "zh"; "auto" clears the workspace default; None otherwise."""
+    m = _COMMAND.match(text)
+    return _SPELLINGS.get(m.group("value").lower()) if m else None
+
+
+def language_default(stored: str | None) -> Language | None:
+    """The workspace's stored setting, else GPUPLAN_LANGUAGE; None when neither names one."""
+    for value in (stored, os.environ.get(LANGUAGE_ENV, "").strip().lower()):
+        if value in LANGUAGES:
+            return value  # type: ignore[return-value]
+    return None
+
+
+def question_language(text: str) -> Language | None:
+    """Chinese when the message has Chinese characters; None when it says nothing ("8k?")."""
+    return "zh" if _CJK.search(text) else None
+
+
+def reply_language(text: str, default: Language | None) -> Language:
+    return question_language(text) or default or ENGLISH
+
+
+def localize(reply: Reply, language: Language) -> Reply:
+    """The reply in `language`: headline, verdict, recommendation, suggestions, changes,
+    assumptions, warnings and body; numbers and names unchanged."""
+    if language == ENGLISH:
+        return reply
+    sections = ("comparison", "recommendation", "suggestions", "changes", "assumptions", "warnings")
+    return reply.model_copy(
+        update={
+            "language": language,
+            "title": zh.translate(reply.title),
+            "verdict": zh.translate(reply.verdict),
+            "body": zh.translate(reply.body),
+            **{name: [zh.translate(line) for line in getattr(reply, name)] for name in sections},
+        }
+    )
+
+
+def label(language: str, english: str) -> str:
+    """A renderer's heading or table word in the reply's language."""
+    return zh.LABELS.get(english, english) if language == "zh" else english

@@ -1,0 +1,112 @@
+"""Answers in the asker's language (issue #21): a question in Chinese gets the headline, verdict,
+recommendation, suggestions and assumptions in Chinese, numbers and names as they are, in the
+console, Slack and Discord; a workspace/server default applies to questions that say nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import simcord
+
+from adapters.cli import main
+from adapters.discord.client import GpuplanClient
+from adapters.discord.render import render_reply as discord_render
+from adapters.slack.render import render_reply as slack_render
+from bot.conversation import Conversation
+from bot.language import language_default, question_language, reply_language
+from bot.store import MemoryStore
+from bot.threads import ThreadKey
+from tests.parse_cases import REALISTIC, load_cases
+
+ZH_QUESTION = "qwen2.5-7b lora微调，单卡4090，上下文4k，数据3万条，每条平均500 token，训练3轮"
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _answer(text: str) -> object:
+    conversation = Conversation(MemoryStore(), limit_rate=False)
+    return conversation.handle(ThreadKey(platform="test"), text)
+
+
+def test_a_chinese_question_gets_every_section_in_chinese_with_numbers_and_names_kept() -> None:
+    reply = _answer(ZH_QUESTION)
+    assert reply.language == "zh"
+    for text in (reply.title, reply.verdict, *reply.recommendation, *reply.suggestions):
+        assert _CJK.search(text), text
+    assert all(_CJK.search(line) for line in reply.assumptions), reply.assumptions
+    assert "Qwen2.5-7B" in reply.title and "4,096" in reply.title
+    assert "RTX 4090" in reply.verdict and "GiB" in reply.verdict
+
+
+def test_chinese_questions_of_the_realistic_set_come_out_chinese() -> None:
+    lines = chinese = 0
+    for case in load_cases(REALISTIC):
+        if case["lang"] != "zh" or case["family"] == "followup":
+            continue
+        reply = _answer(case["text"])
+        assert reply.language == "zh"
+        for text in (reply.title, reply.verdict, *reply.recommendation, *reply.suggestions,
+                     *reply.assumptions):  # fmt: skip
+            if text:
+                lines += 1
+                chinese += bool(_CJK.search(text))
+    assert chinese / lines >= 0.9
+
+
+def test_english_stays_english() -> None:
+    reply = _answer("13B QLoRA, 4k ctx, 20M tokens x3")
+    assert reply.language == "en"
+    text = json.dumps(reply.model_dump(), ensure_ascii=False)
+    assert not _CJK.search(text)
+
+
+def test_an_admin_sets_the_workspace_default_for_questions_that_say_nothing(monkeypatch) -> None:
+    monkeypatch.delenv("GPUPLAN_LANGUAGE", raising=False)
+    conversation = Conversation(MemoryStore(), limit_rate=False)
+    here = ThreadKey(platform="slack", workspace="T0ZH", channel="C1")
+    elsewhere = ThreadKey(platform="slack", workspace="T0EN", channel="C1")
+    refused = conversation.handle(here, "/gpuplan language zh", "U1")
+    assert refused.kind == "error" and conversation.handle(here, "13b lora").language == "en"
+    assert conversation.handle(here, "/gpuplan language zh", "U1", admin=True).language == "zh"
+    assert conversation.handle(here, "13b lora on a 4090").language == "zh"
+    assert conversation.handle(elsewhere, "13b lora on a 4090").language == "en"
+    assert conversation.handle(here, "gpuplan language auto", "U1", admin=True).kind == "help"
+    assert conversation.handle(here, "13b lora on a 4090").language == "en"
+    monkeypatch.setenv("GPUPLAN_LANGUAGE", "zh")  # the default where a workspace sets none
+    assert conversation.handle(elsewhere, "13b lora on a 4090").language == "zh"
+    assert reply_language("8k?", language_default("en")) == "en"  # the workspace's own wins
+    monkeypatch.setenv("GPUPLAN_LANGUAGE", "klingon")
+    assert language_default(None) is None
+
+
+def test_question_language() -> None:
+    assert question_language("两张4090够吗") == "zh"
+    assert question_language("what if 8k ctx?") is None
+
+
+def test_console_answers_in_chinese(capsys) -> None:
+    assert main(["ask", ZH_QUESTION]) == 0
+    out = capsys.readouterr().out
+    assert "推荐" in out and "建议" in out and "假设" in out and "每张GPU需要" in out
+
+
+def test_slack_blocks_are_chinese() -> None:
+    wire = json.dumps(slack_render(_answer(ZH_QUESTION)), ensure_ascii=False)
+    assert "推荐" in wire and "每张GPU需要" in wire and "假设" in wire
+
+
+@pytest.mark.asyncio
+async def test_discord_answers_a_chinese_mention_in_chinese() -> None:
+    client = GpuplanClient(Conversation(MemoryStore(), limit_rate=False), shard_count=1)
+    async with simcord.run(client) as env:
+        guild = env.create_guild()
+        channel = guild.create_text_channel("ml")
+        ana = guild.add_member(env.create_user("ana"))
+        await ana.send(channel, f"{client.user.mention} {ZH_QUESTION}")
+        (thread,) = channel.threads
+        (answer,) = [m for m in thread.history() if m.author.id == client.user.id]
+        embed = answer.embeds[0]
+        assert "上下文" in embed.title
+        assert any(field.name == "推荐" for field in embed.fields)
+    assert "推荐" in json.dumps(discord_render(_answer(ZH_QUESTION)), ensure_ascii=False)
