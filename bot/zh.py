@@ -71,6 +71,8 @@ _RULES: list[tuple[str, str]] = [
         r"; no card in the catalog holds it, even eight of them\.",
         "；目录里没有显卡放得下，八张也不行。",
     ),
+    (r"(\d) ctx: ", r"\1 上下文："),
+    (r"; cheapest (?=\d+× )", "；最便宜 "),
     (r"; does not fit on ", "；放不下："),
     (r"; fits on ", "；放得下："),
     (r"; is tight on ", "；勉强放得下："),
