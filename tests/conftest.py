@@ -17,6 +17,13 @@ SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 def _isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> None:
     monkeypatch.setenv("GPUPLAN_STATE_DIR", str(tmp_path_factory.mktemp("state")))
     monkeypatch.delenv("GPUPLAN_PRICES", raising=False)
+    # No bot a test starts refreshes prices on its own, and a feed no test points elsewhere is
+    # refused on loopback rather than fetched from the internet.
+    monkeypatch.setenv("GPUPLAN_PRICES_REFRESH_S", "0")
+    for feed in ("GPUHUNT", "AZURE", "RUNPOD", "VASTAI"):
+        monkeypatch.setenv(f"GPUPLAN_FEED_{feed}_URL", "http://127.0.0.1:9/no-feed-in-tests")
+    for name in ("GPUPLAN_FEEDS", "GPUPLAN_PROVIDERS"):
+        monkeypatch.delenv(name, raising=False)
     for secret in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "DISCORD_TOKEN"):
         monkeypatch.delenv(secret, raising=False)
 

@@ -8,6 +8,7 @@ acknowledge other interactions within Discord's 3 s deadline.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
 from typing import Any, Protocol
@@ -20,6 +21,7 @@ from adapters.discord.commands import build_tree
 from adapters.discord.keys import key_for_interaction, key_for_message
 from adapters.discord.views import WhatIfButton
 from bot import phrases
+from bot.prices.preferences import is_settings_command
 from bot.reply import Reply
 from bot.threads import ThreadKey
 
@@ -31,7 +33,9 @@ UNDELIVERABLE = phrases.UNDELIVERABLE
 
 
 class Handles(Protocol):
-    def handle(self, key: ThreadKey, text: str, user: str = "") -> Reply: ...
+    def handle(
+        self, key: ThreadKey, text: str, user: str = "", *, admin: bool = False
+    ) -> Reply: ...
 
 
 class GpuplanClient(discord.AutoShardedClient):
@@ -66,12 +70,15 @@ class GpuplanClient(discord.AutoShardedClient):
         self.tree.copy_global_to(guild=guild)
         await self.tree.sync(guild=guild)
 
-    async def plan(self, key: ThreadKey, text: str, user: str) -> Reply:
-        """The conversation's answer; a crash or a hang becomes a short error reply."""
+    async def plan(self, key: ThreadKey, text: str, user: str, *, admin: bool = False) -> Reply:
+        """The conversation's answer; a crash or a hang becomes a short error reply. `admin`:
+        the user may change this server's settings (Manage Server)."""
+        # `admin` is passed only for a settings change by an admin: a conversation without
+        # settings needs no new argument.
+        extra = {"admin": True} if admin and is_settings_command(text) else {}
+        handle = functools.partial(self.conversation.handle, key, text, user, **extra)
         try:
-            return await asyncio.wait_for(
-                asyncio.to_thread(self.conversation.handle, key, text, user), PLAN_TIMEOUT_S
-            )
+            return await asyncio.wait_for(asyncio.to_thread(handle), PLAN_TIMEOUT_S)
         except TimeoutError:
             return _error_reply(phrases.PLAN_TIMED_OUT)
         except Exception:
@@ -96,7 +103,9 @@ class GpuplanClient(discord.AutoShardedClient):
         key = key_for_message(message)
         try:
             async with channel.typing():  # the first thing a channel that mutes the bot refuses
-                reply = await self.plan(key, text, str(message.author.id))
+                reply = await self.plan(
+                    key, text, str(message.author.id), admin=manages_server(message.author)
+                )
         except discord.Forbidden as error:
             self.blocked.refused(channel.id, error.text or str(error.status))
             return
@@ -131,7 +140,9 @@ class GpuplanClient(discord.AutoShardedClient):
         """Defer first (the 3 s deadline), then plan, then fill in the answer."""
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)
         key = key_for_interaction(interaction)
-        reply = await self.plan(key, text, str(interaction.user.id))
+        reply = await self.plan(
+            key, text, str(interaction.user.id), admin=manages_server(interaction.user)
+        )
         try:
             await deliver.to_interaction(interaction, reply, ephemeral=ephemeral)
         except discord.HTTPException as error:  # after discord.py's own retries of 5xx and 429
@@ -157,6 +168,13 @@ async def _open_thread(message: discord.Message, text: str) -> discord.Thread | 
 def _lost(key: ThreadKey, where: str, error: discord.HTTPException) -> None:
     # The status and Discord's error code, not the URL: it holds the interaction token.
     log.warning("%s: answer lost at %s (HTTP %s, code %s)", key, where, error.status, error.code)
+
+
+def manages_server(member: discord.abc.User) -> bool:
+    """Whether `member` may change this server's gpuplan settings: Manage Server (a DM has no
+    server, so no one there can)."""
+    permissions = getattr(member, "guild_permissions", None)
+    return bool(permissions is not None and permissions.manage_guild)
 
 
 def _without_mention(content: str, user_id: int) -> str:

@@ -86,6 +86,13 @@ def run(args: argparse.Namespace) -> int:
     except (SettingsError, StateUrlError) as error:
         print(f"gpuplan serve discord: {error}", file=sys.stderr)
         return 2
+    from bot.prices.schedule import start_scheduled_refresh
+
+    try:
+        start_scheduled_refresh()
+    except ValueError as error:  # a bad GPUPLAN_PRICES_REFRESH_S
+        print(f"gpuplan serve discord: {error}", file=sys.stderr)
+        return 2
     import discord
 
     from adapters.discord.client import GpuplanClient

@@ -10,6 +10,7 @@ every 10 ms, and its lazy listeners deep-copy the whole request (about 1 ms each
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
 from collections.abc import Coroutine
@@ -24,6 +25,7 @@ from adapters.slack.keys import slash_conversation_id, thread_key
 from adapters.slack.render import WHATIF_ACTION_PREFIX, conversation_id_from_block_id, render_reply
 from adapters.slack.store import ThreadIndex, ThreadLinks
 from bot import phrases
+from bot.prices.preferences import is_settings_command
 from bot.reply import Reply
 from bot.threads import ThreadKey
 
@@ -42,7 +44,9 @@ AUTHORIZE_ERROR_TEXT = "gpuplan could not confirm its Slack access just now. Ple
 
 
 class Conversation(Protocol):
-    def handle(self, key: ThreadKey, text: str, user: str = "") -> Reply: ...
+    def handle(
+        self, key: ThreadKey, text: str, user: str = "", *, admin: bool = False
+    ) -> Reply: ...
 
 
 def make_client(token: str | None, api_url: str | None = None) -> AsyncWebClient:
@@ -90,9 +94,9 @@ def build_app(
         return await next_()
 
     @app.command(re.compile(r"^/"))
-    async def slash_command(ack: Any, command: dict) -> None:
+    async def slash_command(ack: Any, command: dict, client: AsyncWebClient) -> None:
         await ack(response_type="ephemeral", text=ACK_TEXT)
-        bot.start(bot.on_command(command))
+        bot.start(bot.on_command(command, client))
 
     @app.event("app_mention")
     async def app_mention(ack: Any, event: dict, context: Any, client: AsyncWebClient) -> None:
@@ -132,13 +136,14 @@ class _SlackBot:
             # Slack already has its ack; what failed in our own code is logged in full.
             logger.exception("answering on Slack failed")
 
-    async def on_command(self, body: dict) -> None:
+    async def on_command(self, body: dict, client: AsyncWebClient | None = None) -> None:
         command = SlashCommand.model_validate(body)
         text = incoming_to_plain(command.text)
         private = bool(_PRIVATE_WORD.search(text))
         conversation_id = slash_conversation_id(command.trigger_id)
         key = thread_key(command.team_id, command.channel_id, conversation_id)
-        reply = await self._plan(key, _PRIVATE_WORD.sub(" ", text).strip(), command.user_id)
+        text = _PRIVATE_WORD.sub(" ", text).strip()
+        reply = await self._plan(key, text, command.user_id, client)
         ephemeral = private or reply.kind == "help"
         payloads = render_reply(reply, conversation_id=conversation_id)
         await delivery.to_response_url(command.response_url, payloads, key, ephemeral)
@@ -191,7 +196,7 @@ class _SlackBot:
         if container.is_ephemeral:
             # Only the asker sees an ephemeral answer, so its what-ifs stay private too.
             key = thread_key(team, channel, conversation_id)
-            reply = await self._plan(key, text, click.user.id)
+            reply = await self._plan(key, text, click.user.id, client)
             if click.response_url is None:
                 logger.warning("%s: a private what-if came without a response_url", key)
                 return
@@ -214,7 +219,7 @@ class _SlackBot:
         response_url: str | None = None,
     ) -> None:
         key = thread_key(team, channel, conversation_id)
-        reply = await self._plan(key, text, user)
+        reply = await self._plan(key, text, user, client)
         await self._threads.remember(team, channel, root, conversation_id)
         payloads = render_reply(reply, conversation_id=conversation_id)
         posted = await delivery.to_thread(client, channel, root, payloads, key)
@@ -243,13 +248,34 @@ class _SlackBot:
             alt_txt=f"Hours and cost per card: {clean(reply.title)}",
         )
 
-    async def _plan(self, key: ThreadKey, text: str, user: str | None) -> Reply:
+    async def _plan(
+        self, key: ThreadKey, text: str, user: str | None, client: AsyncWebClient | None = None
+    ) -> Reply:
+        # Only a settings change needs the user's role, and Slack tells it only through an API call.
+        admin = bool(
+            user and client and is_settings_command(text) and await is_workspace_admin(client, user)
+        )
+        # `admin` is passed only when true: a conversation without settings needs no new argument.
+        extra = {"admin": True} if admin else {}
+        handle = functools.partial(self._conversation.handle, key, text, user or "", **extra)
         try:
-            return await asyncio.to_thread(self._conversation.handle, key, text, user or "")
+            return await asyncio.to_thread(handle)
         except Exception:
             # The user gets a short apology; the details go to the log, never to the channel.
             logger.exception("planning failed for %s", key)
             return Reply(kind="error", title=phrases.ADAPTER_ERROR_TITLE, body=phrases.PLAN_FAILED)
+
+
+async def is_workspace_admin(client: AsyncWebClient, user: str) -> bool:
+    """Whether `user` is a workspace admin or owner (users.info, scope users:read); False when
+    Slack does not say."""
+    try:
+        response = await client.users_info(user=user)
+    except Exception as error:  # not confirmed as an admin, whatever went wrong
+        logger.warning("users.info for %s failed: %s", user, type(error).__name__)
+        return False
+    profile = response.get("user") or {}
+    return any(profile.get(flag) for flag in ("is_admin", "is_owner", "is_primary_owner"))
 
 
 def _team(event: ChatEvent, context: Any) -> str:

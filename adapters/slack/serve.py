@@ -96,7 +96,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"gpuplan serve slack: {problem}", file=sys.stderr)
         return 1
     from adapters.slack.state import open_stores
+    from bot.prices.schedule import start_scheduled_refresh
 
+    try:
+        start_scheduled_refresh()
+    except ValueError as error:  # a bad GPUPLAN_PRICES_REFRESH_S
+        print(f"gpuplan serve slack: {error}", file=sys.stderr)
+        return 2
     stores = open_stores(backend)
     serving = _serve_socket(env, stores) if args.socket else _serve_http(env, stores, args)
     try:

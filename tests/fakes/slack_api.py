@@ -111,6 +111,7 @@ class FakeSlack:
         self.refreshes = 0
         # What the app's install granted (Slack names it in every answer's x-oauth-scopes).
         self.granted_scopes: list[str] = list(BOT_SCOPES)
+        self.admins: set[str] = set()  # users.info says these are workspace admins
         self.auth_error: str | None = None  # e.g. "invalid_auth": auth.test refuses the token
         self.socket_error: str | None = None  # e.g. "missing_scope": apps.connections.open refuses
         self.channel_errors: dict[str, str] = {}  # channel → chat.postMessage's error there
@@ -131,6 +132,7 @@ class FakeSlack:
     async def start(self) -> FakeSlack:
         app = web.Application(client_max_size=10 * 1024 * 1024)
         app.router.add_post("/api/{method}", self._api)
+        app.router.add_get("/api/{method}", self._api)  # slack_sdk GETs users.info
         app.router.add_post("/response/{name:.*}", self._response_url)
         app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_get("/link/", self._socket)
@@ -198,6 +200,9 @@ class FakeSlack:
                 "error": error,
                 **({"needed": "chat:write"} if error == "missing_scope" else {}),
             }
+        if method == "users.info":
+            user = params.get("user", "")
+            return {"ok": True, "user": {"id": user, "is_admin": user in self.admins}}
         if method == "chat.postMessage":
             problems = payload_problems(params)
             if problems:
