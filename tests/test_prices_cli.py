@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import pytest
 
 from adapters.cli import main
-from tests.fakes.price_feeds import FeedServer
+from tests.fakes.price_feeds import FeedServer, serving
 from tests.price_market import market
 
 SEED = "13B QLoRA, 4k ctx, 20M tokens x3"
@@ -32,9 +32,7 @@ FEED_KEYS = ["name", "ok", "offers", "fetched_at", "error"]
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FeedServer]:
     monkeypatch.setattr("bot.prices.http.BACKOFF_S", 0.0)  # retries without waiting
-    with FeedServer(market()) as running:
-        for name, value in running.env.items():
-            monkeypatch.setenv(name, value)
+    with serving(market(), monkeypatch) as running:
         yield running
 
 

@@ -15,7 +15,7 @@ from bot.prices.figures import card_figures
 from bot.prices.http import ATTEMPTS, FeedError, FeedHttp, RateLimiter
 from bot.prices.refresh import refresh
 from bot.prices.store import MemoryPriceStore, SQLitePriceStore
-from tests.fakes.price_feeds import FeedServer
+from tests.fakes.price_feeds import FeedServer, serving
 from tests.price_market import market
 
 T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC).timestamp()
@@ -38,9 +38,7 @@ class FakeTime:
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FeedServer]:
-    with FeedServer(market()) as running:
-        for name, value in running.env.items():
-            monkeypatch.setenv(name, value)
+    with serving(market(), monkeypatch) as running:
         yield running
 
 

@@ -13,16 +13,14 @@ import pytest
 from bot.prices.market import MarketPrices
 from bot.prices.schedule import PriceRefresher, interval_from_env
 from bot.prices.store import SQLitePriceStore
-from tests.fakes.price_feeds import FeedServer
+from tests.fakes.price_feeds import FeedServer, serving
 from tests.price_market import market
 from tests.test_prices_refresh import FakeTime
 
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FeedServer]:
-    with FeedServer(market()) as running:
-        for name, value in running.env.items():
-            monkeypatch.setenv(name, value)
+    with serving(market(), monkeypatch) as running:
         yield running
 
 

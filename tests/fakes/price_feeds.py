@@ -16,10 +16,13 @@ import json
 import re
 import threading
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp import web
 
 RECORDED = Path(__file__).resolve().parents[1] / "data" / "price_feeds"
@@ -166,3 +169,12 @@ class FeedServer:
             f"GPUPLAN_FEED_{name.upper()}_URL": f"{base}/{name}"
             for name in ("azure", "runpod", "vastai", "gpuhunt")
         }
+
+
+@contextmanager
+def serving(feeds: FakeFeeds, monkeypatch: pytest.MonkeyPatch) -> Iterator[FeedServer]:
+    """`feeds` on 127.0.0.1 with every GPUPLAN_FEED_*_URL pointing at them, for one test."""
+    with FeedServer(feeds) as running:
+        for name, value in running.env.items():
+            monkeypatch.setenv(name, value)
+        yield running
