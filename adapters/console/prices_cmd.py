@@ -76,7 +76,8 @@ def _progress_line(status: FeedStatus) -> None:
     if status.ok:
         line = f"  {status.name}: {status.offers:,} offers"
         if status.skipped:
-            line += f" ({status.skipped:,} rows skipped: unknown card, flags or no price)"
+            rows = "row" if status.skipped == 1 else "rows"
+            line += f" ({status.skipped:,} {rows} skipped: unknown card, flags or no price)"
         if status.error:
             line += f"; partly failed: {status.error}"
     else:
