@@ -143,3 +143,20 @@ def test_unknown_feed_name_is_refused(
     monkeypatch.setenv("GPUPLAN_FEEDS", "azure,nosuch")
     code, _, err = _run(capsys, "prices", "refresh")
     assert code == 2 and "unknown feed(s) nosuch" in err
+
+
+def test_doctor_reports_the_live_snapshot(
+    server: FeedServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from adapters.doctor import common
+
+    assert "no live feeds yet" in common.prices().detail
+    _run(capsys, "prices", "refresh")
+    check = common.prices()
+    assert check.detail.startswith(
+        "live feeds: 18 offers from 5 providers, newest fetched just now"
+    )
+    assert "vastai ok" in check.detail
+    server.feeds.modes["vastai"] = "500"
+    _run(capsys, "prices", "refresh")
+    assert "vastai failed" in common.prices().detail and common.prices().fix

@@ -46,11 +46,8 @@ def state_store() -> Check:
 
 
 def prices(today: date | None = None) -> Check:
-    """How old the newest quote behind the prices in use is.
-
-    Hook for live prices: when refreshed feeds exist, this is where their snapshot's age goes;
-    until then the prices are the bundled, dated table (plus any GPUPLAN_PRICES override).
-    """
+    """How old the prices in use are: the live feeds' latest snapshot when a refresh has run,
+    else the newest quote of the bundled, dated table (plus any GPUPLAN_PRICES override)."""
     from planner.catalog.prices import PRICES_ENV, price_date_label, price_table
     from planner.errors import PlanningError
 
@@ -59,6 +56,8 @@ def prices(today: date | None = None) -> Check:
         label = price_date_label()
     except PlanningError as error:
         return fail("prices", error.message, f"fix or unset {PRICES_ENV}")
+    if (live := _live_prices()) is not None:
+        return live
     dates = [_day(quote.date) for card in table.values() for quote in card.quotes]
     known = [day for day in dates if day is not None]
     if not known:
@@ -67,6 +66,31 @@ def prices(today: date | None = None) -> Check:
     detail = f"bundled table, {label}; the newest is {age_days} days old (no live feeds yet)"
     if age_days > STALE_PRICES_DAYS:
         return warn("prices", detail, f"put your own quotes in a CSV named by {PRICES_ENV}")
+    return ok("prices", detail)
+
+
+def _live_prices() -> Check | None:
+    """The latest snapshot's feeds and age; None before the first refresh."""
+    import time
+
+    from bot.prices.market import STALE_AFTER, age_text, when
+    from bot.prices.offers import utc
+    from bot.prices.store import open_price_store
+
+    store = open_price_store()
+    snapshot = store.latest() if store is not None else None
+    if snapshot is None or not snapshot.offers:
+        return None
+    newest = max(offer.fetched_at for offer in snapshot.offers)
+    age = utc(time.time()) - newest
+    providers = len({offer.provider for offer in snapshot.offers})
+    feeds = "; ".join(f"{s.name} {'ok' if s.ok else 'failed'}" for s in snapshot.feeds)
+    detail = (
+        f"live feeds: {len(snapshot.offers):,} offers from {providers} providers, newest fetched "
+        f"{age_text(age.total_seconds())} ({when(newest)}); {feeds}"
+    )
+    if age > STALE_AFTER or not all(s.ok for s in snapshot.feeds):
+        return warn("prices", detail, "run `gpuplan prices refresh` and read its per-feed lines")
     return ok("prices", detail)
 
 
