@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "discord-commands": ("adapters.discord.commands_cmd", "print the synced command JSON"),
     "bench": ("adapters.console.bench_cmd", "parse + plan throughput and latency in-process"),
     "prices": ("adapters.console.prices_cmd", "live GPU prices: refresh, a table, or --json"),
+    "calibration": ("adapters.console.calibration_cmd", "estimates vs users' reported peaks"),
 }
 
 

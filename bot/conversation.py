@@ -31,6 +31,7 @@ from bot.followups import (
     Help,
     Intent,
     Question,
+    Reported,
     Reset,
     Undo,
     apply_patch,
@@ -58,11 +59,21 @@ from bot.reply_builder import (
     plan_reply,
     providers_reply,
 )
+from bot.reports import (
+    Report,
+    ReportsCommand,
+    ReportStore,
+    keeps_reports,
+    open_report_store,
+    read_reports_command,
+    save_keep_reports,
+)
 from bot.settings import MemorySettings, SettingsStore, open_settings_store, scope_of
 from bot.store import MemoryStore, SpecJson, StateStore, StoreUnavailable, open_thread_store
 from bot.threads import ThreadKey
 from planner.errors import PlanningError, validation_sentence
 from planner.parsing.assemble import MAX_INPUT_CHARS
+from planner.parsing.report import oom_reported, without_oom_report
 from planner.parsing.result import ParseResult
 from planner.plan import Plan
 from planner.solve import pick_for_constraints, solve
@@ -117,6 +128,7 @@ class Conversation:
         save_backoff: Backoff = SAVE_BACKOFF,
         prices: MarketPrices | None = None,
         settings: SettingsStore | None = None,
+        reports: ReportStore | None = None,
     ) -> None:
         self.store = store if store is not None else open_thread_store()
         # Prices come from the snapshots the scheduled refresh saves in the state store.
@@ -135,6 +147,7 @@ class Conversation:
         self._settings_read: TTLCache[frozenset[str] | None] = TTLCache(ttl_s=SETTINGS_TTL_S)
         self._locks = _KeyLocks()
         self._save_backoff = save_backoff
+        self._reports = reports  # opened at the first report kept
 
     def handle(self, key: ThreadKey, text: str, user: str = "", *, admin: bool = False) -> Reply:
         """Answer `text`; `admin` says the user may change workspace settings (the surface
@@ -159,6 +172,9 @@ class Conversation:
         command = read_providers_command(_clean(text))
         if command is not None:
             return Turn(self._providers(key, command, user, admin))
+        keeping = read_reports_command(_clean(text))
+        if keeping is not None:
+            return Turn(self._keeping_reports(key, keeping, user, admin))
         try:
             market = self.prices.market(self._providers_of(key))
         except PlanningError as error:  # a bad GPUPLAN_PROVIDERS or GPUPLAN_PRICES
@@ -207,6 +223,10 @@ class Conversation:
         intent = read_intent(text)
         if isinstance(intent, Help):
             return Turn(help_reply())
+        if isinstance(intent, Question) and self._is_report(text):
+            oom = oom_reported(text)
+            said = without_oom_report(text) if oom else text
+            intent = Reported(text=said, oom=oom, scope=scope_of(key))
         thread = str(key)
         # Follow-ups in one thread take turns here; across processes the store's version check
         # makes a writer that lost the race answer again from the winner's job.
@@ -255,7 +275,7 @@ class Conversation:
                 return _Outcome(Turn(message_reply("clarify", *phrases.STARTED_OVER)), history=())
             case Reset(question=question):
                 return self._new_question(question)
-            case Question(text=text) | Cheapest(text=text) if current is None:
+            case Question(text=text) | Cheapest(text=text) | Reported(text=text) if current is None:
                 return self._new_question(text)
             case _ if current is None:
                 return _no_job_yet()
@@ -265,6 +285,8 @@ class Conversation:
                 return self._cheapest(history, current, text)
             case Question(text=text):
                 return self._followup(history, current, text)
+            case Reported():
+                return self._reported(history, current, intent)
         raise AssertionError(f"unhandled intent {intent!r}")
 
     def _new_question(self, text: str) -> _Outcome:
@@ -380,6 +402,51 @@ class Conversation:
         reply = plan_reply(after, changes=[phrases.UNDID, *changes.lines()])
         return _Outcome(Turn(reply, after, changes.spec), history=history[:-1])
 
+    def _is_report(self, text: str) -> bool:
+        return oom_reported(text) or "measured_peak_gib" in self._parse(text).fields
+
+    def _reported(
+        self, history: tuple[SpecJson, ...], current: JobSpec, report: Reported
+    ) -> _Outcome:
+        """Re-anchor the thread's job on a measured peak (planner.anchor) and keep the report
+        where the workspace allows it; what-ifs after it scale from the measurement."""
+        result = self._parse(report.text)
+        if result.error:
+            return _Outcome(Turn(message_reply("error", phrases.CANT_READ, result.error)))
+        patch = patch_from_fields(result.fields)
+        if report.oom:
+            patch |= {"measured_metric": "oom", "measured_peak_gib": None}
+        patch["memory_scale"] = None  # decided afresh from this measurement
+        job = _validated(apply_patch(_as_json(current), patch))
+        unmeasured = job.model_copy(
+            update={"measured_peak_gib": None, "measured_metric": None, "memory_scale": None}
+        )
+        estimate, before, after = self._plan(unmeasured), self._plan(current), self._plan(job)
+        scale = after.spec.memory_scale or 1.0
+        if report.oom and scale < (current.memory_scale or 1.0):
+            # An OOM says "at least this much": it never undoes a measured peak's scale.
+            scale = current.memory_scale or 1.0
+            after = self._plan(job.model_copy(update={"memory_scale": scale}))
+        job = job.model_copy(update={"memory_scale": scale if scale != 1.0 else None})
+        kept = keeps_reports(self.settings, report.scope) and self._keep(
+            _report(report.scope, job, estimate, after)
+        )
+        changes = diff_plans(before, after)
+        lines = [phrases.report_kept(kept), *changes.lines()]
+        reply = plan_reply(after, changes=lines, notes=result.assumptions)
+        return _Outcome(Turn(reply, after, changes.spec), history=(*history, _as_json(job)))
+
+    def _keep(self, report: Report) -> bool:
+        """Keep a report; a store that fails loses the report, never the answer."""
+        try:
+            if self._reports is None:
+                self._reports = open_report_store()
+            self._reports.add(report)
+        except Exception:
+            logger.exception("could not keep a run report for %s", report.scope)
+            return False
+        return True
+
     def _solved(self, spec: JobSpec, asked: str) -> tuple[Plan, JobSpec]:
         """An inverse question: the forward plan at the answer, carrying the answer, and the job
         at the answer (the thread's job from now on)."""
@@ -437,6 +504,24 @@ class Conversation:
         return providers_reply(
             self._providers_of(key), env_providers(), quoted, changed=command.change
         )
+
+    def _keeping_reports(
+        self, key: ThreadKey, command: ReportsCommand, user: str, admin: bool
+    ) -> Reply:
+        """`/gpuplan reports [on|off]`: whether this workspace keeps run reports (admins only)."""
+        scope = scope_of(key)
+        if command.error:
+            return message_reply("error", phrases.REPORTS_SETTING_TITLE, command.error)
+        if command.change:
+            if not admin:
+                return message_reply("error", *phrases.ONLY_ADMINS_REPORTS)
+            try:
+                save_keep_reports(self.settings, scope, command.keep, by=user)
+            except sqlite3.Error as error:
+                logger.warning("saving settings for %s failed: %s", scope, error)
+                return message_reply("error", *phrases.SETTING_NOT_SAVED)
+        kept = keeps_reports(self.settings, scope)
+        return message_reply("help", *phrases.reports_setting(kept, changed=command.change))
 
     def _parse(self, text: str) -> ParseResult:
         return self._parses.get_or_compute(text, lambda: self._parse_fn(text))
@@ -496,6 +581,34 @@ def _as_json(job: JobSpec) -> SpecJson:
 
 def _validated(job_json: SpecJson) -> JobSpec:
     return JobSpec.model_validate(job_json)
+
+
+# What a report measured, kept as its truth rather than in its job.
+MEASUREMENT_FIELDS = {"measured_peak_gib", "measured_metric", "memory_scale"}
+
+
+def _report(scope: str, job: JobSpec, estimate: Plan, after: Plan) -> Report:
+    """What a kept report records: the job as said, our estimate of the same kind before
+    re-anchoring, and the measurement."""
+    metric = job.measured_metric or "unknown"
+    memory = estimate.memory
+    estimated_gib = {
+        "allocated": memory.peak_allocated_gib,
+        "nvidia-smi": memory.required_gib,
+        "oom": memory.required_gib,
+    }.get(metric, memory.peak_reserved_gib)
+    requested = estimate.requested
+    return Report(
+        scope=scope,
+        spec=job.model_dump(mode="json", exclude_none=True, exclude=MEASUREMENT_FIELDS),
+        planned=estimate.spec.model_dump(mode="json", exclude_none=True),
+        metric=metric,
+        measured_gib=job.measured_peak_gib,
+        estimated_gib=estimated_gib,
+        range_gib=memory.range_gib,
+        card_gib=requested.usable_gib if requested is not None else None,
+        reported_at=time.time(),
+    )
 
 
 def _current_job(history: Sequence[SpecJson]) -> JobSpec | None:

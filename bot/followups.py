@@ -39,7 +39,17 @@ class Question:
     text: str  # for the parser: a new job, or a patch onto the thread's job
 
 
-Intent = Help | Undo | Reset | Cheapest | Question
+@dataclass(frozen=True)
+class Reported:
+    """A measurement from a real run against the thread's job ("it peaked at 21.3 GiB", "OOM at
+    step 3"): the job is re-anchored on it, and the report kept where the workspace allows."""
+
+    text: str  # for the parser: the peak, and any change said with it ("OOM on 2x4090")
+    oom: bool
+    scope: str  # the workspace, whose settings say whether reports are kept
+
+
+Intent = Help | Undo | Reset | Cheapest | Question | Reported
 
 _HELP = re.compile(
     r"^\s*[/!]?(?:help|\?+|commands|how (?:does|do) (?:this|you|i use this) work)\s*[?!.]*\s*$",

@@ -276,6 +276,15 @@ def budget_hint(budget_usd: int) -> str:
 UNDO_HINT = "undo"
 
 
+def report_kept(kept: bool) -> str:
+    if kept:
+        return (
+            "Thanks: this report is kept with the job for calibration (this workspace keeps "
+            "reports; an admin can turn that off)."
+        )
+    return "Thanks: the thread now plans from your measurement (reports are not kept here)."
+
+
 # --- What changed in a thread -------------------------------------------------------------------
 
 
@@ -441,6 +450,30 @@ ONLY_ADMINS_LANGUAGE = Message(
     "The answer language applies to everyone here, so only workspace admins (Slack) or members "
     "with Manage Server (Discord) can change it.",
 )
+ONLY_ADMINS_REPORTS = Message(
+    "Only admins can change this",
+    "Keeping run reports applies to everyone here, so only workspace admins (Slack) or members "
+    "with Manage Server (Discord) can change it.",
+)
+REPORTS_SETTING_TITLE = "Keeping run reports"
+
+
+def reports_setting(kept: bool, *, changed: bool) -> Message:
+    now = "now keeps" if changed else "keeps"
+    if kept:
+        return Message(
+            REPORTS_SETTING_TITLE,
+            f"This workspace {now} the peaks people report from real runs (“it peaked at 21 GiB”)"
+            " with their job, to calibrate estimates (`gpuplan calibration`). “reports off” "
+            "stops it.",
+        )
+    return Message(
+        REPORTS_SETTING_TITLE,
+        "This workspace does not keep run reports: a reported peak re-plans its thread and is "
+        "then forgotten. An admin can say “reports on” to keep them for calibration.",
+    )
+
+
 SETTING_NOT_SAVED = Message(
     "Not saved", "I could not save that setting (the state store refused the write); try again."
 )

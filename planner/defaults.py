@@ -22,6 +22,7 @@ from planner.spec import (
     JobSpec,
     LoraTarget,
     LossKernel,
+    MeasuredMetric,
     Method,
     Optimizer,
     Precision,
@@ -83,6 +84,10 @@ class ResolvedJob(PostTrainingFields):
     dataset_tokens: float | None
     epochs: float
     tokens_per_s: float | None
+    measured_peak_gib: float | None
+    measured_metric: MeasuredMetric | None
+    # measured ÷ estimated peak (planner.anchor): 1.0 without a report.
+    memory_scale: float
     budget_usd: float | None
     deadline_hours: float | None
     # Architecture switches (planner.model_switches): MoE expert parallelism, VLM images.
@@ -108,13 +113,17 @@ class ResolvedJob(PostTrainingFields):
             update={
                 **{name: getattr(self, name) for name in _DECIDED_FIELDS},
                 "lora_targets": list(targets) if isinstance(targets, tuple) else targets,
+                "memory_scale": self.memory_scale if self.memory_scale != 1.0 else None,
             }
         )
 
     def changed(self, patch: dict[str, object]) -> ResolvedJob:
         """The job with `patch` (JobSpec fields; enum members or their JSON values) applied to
-        what the user said, every default decided again."""
-        return resolve(self.raw.model_validate({**dict(self.raw), **patch}), self.given_arch)
+        what the user said, every default decided again. A measured peak's scale carries over
+        (what-ifs scale from the measurement) unless the patch sets it."""
+        carried = {"memory_scale": self.memory_scale} if self.memory_scale != 1.0 else {}
+        fields = {**dict(self.raw), **carried, **patch}
+        return resolve(self.raw.model_validate(fields), self.given_arch)
 
 
 def _model(spec: JobSpec, arch: ModelArch | None) -> tuple[ModelArch, list[str], list[str]]:
@@ -382,6 +391,9 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
         dataset_tokens=dataset_tokens,
         epochs=epochs,
         tokens_per_s=spec.tokens_per_s,
+        measured_peak_gib=spec.measured_peak_gib,
+        measured_metric=spec.measured_metric,
+        memory_scale=spec.memory_scale or 1.0,
         budget_usd=spec.budget_usd,
         deadline_hours=spec.deadline_hours,
         pricing=spec.pricing or Pricing.on_demand,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from planner.anchor import anchored
 from planner.catalog.models import ModelArch
 from planner.catalog.prices import PriceBook
 from planner.defaults import ResolvedJob, resolve
@@ -67,6 +68,7 @@ def make_plan(
 
     `arch` plans a custom architecture (e.g. from an HF config.json) instead of the catalog's;
     `prices` are live market prices (bot.prices builds them) instead of the bundled table.
+    A measured peak in the spec re-anchors every estimate on it (planner.anchor).
     """
-    job = resolve(spec, arch)
+    job = anchored(resolve(spec, arch))
     return attach_market(memory_plan(job), job, prices)

@@ -143,6 +143,9 @@ MAX_TOKENS = 1e16
 MAX_GENERATIONS = 4096
 
 
+MeasuredMetric = Literal["allocated", "reserved", "nvidia-smi", "unknown", "oom"]
+
+
 class JobSpec(BaseModel):
     """One fine-tuning job. `None` means "not said": the planner picks and states a default."""
 
@@ -214,4 +217,18 @@ class JobSpec(BaseModel):
     )
     pricing: Pricing | None = Field(
         None, description="on_demand (the default) or spot: the job can be interrupted"
+    )
+    # A peak the user measured for this job (README "Reports from real runs").
+    measured_peak_gib: float | None = Field(
+        None, gt=0, le=100_000, description="the user's measured peak per GPU"
+    )
+    measured_metric: MeasuredMetric | None = Field(
+        None, description="how that peak was read; 'oom' = it ran out of memory on its card"
+    )
+    memory_scale: float | None = Field(
+        None,
+        gt=0,
+        le=100,
+        description="measured ÷ estimated peak at the job it was reported for; every estimate "
+        "of this job and its what-ifs is scaled by it (null: none, or measured_peak_gib's)",
     )

@@ -26,6 +26,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help='one JSON line per message: {"plan": …, "changes": {field: [before, after]}} '
         'or {"error": …}',
     )
+    parser.add_argument(
+        "--keep-reports",
+        action="store_true",
+        help="keep peaks you report ('it peaked at 21 GiB') for `gpuplan calibration`, from now "
+        "on (as typing “reports on” does; “reports off” stops)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
     interactive = sys.stdin.isatty()
     conversation = Conversation(_thread_store(), limit_rate=False)
     key = ThreadKey(platform="console", thread=thread)
+    if args.keep_reports:
+        conversation.respond(key, "reports on", admin=True)
     colour = wants_colour(sys.stdout) and not args.json
     if interactive or not args.thread:
         print(
@@ -54,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     if interactive:
         print("“help” for examples; Ctrl-D to leave", file=sys.stderr)
     for text in _messages(interactive):
-        turn = conversation.respond(key, text)
+        # The person at the terminal owns its settings.
+        turn = conversation.respond(key, text, admin=True)
         if args.json:
             print(json.dumps(_json_line(turn), ensure_ascii=False), flush=True)
             continue

@@ -103,5 +103,7 @@ def read_providers_command(text: str) -> ProvidersCommand | None:
 def is_settings_command(text: str) -> bool:
     """Whether `text` asks to change a workspace setting: a surface then checks the user's role
     (Slack needs an API call for it, so only then)."""
-    command = read_providers_command(text)
+    from bot.reports import read_reports_command
+
+    command = read_providers_command(text) or read_reports_command(text)
     return command is not None and command.change

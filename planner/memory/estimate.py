@@ -146,10 +146,13 @@ def peak_bytes(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> Peak:
     reserved = allocated + the allocator's slack on the per-step tensors (activations, logits),
         larger when batches vary in length (no packing);
     required (≈ nvidia-smi) = reserved + CUDA context (+ NCCL buffers when GPUs talk).
+    A job re-anchored on a user's measured peak has every component × its memory_scale.
     """
     share, paged = _share(
         job.arch, component_job(job, num_gpus, sharding), num_gpus, job.cpu_offload
     )
+    if job.memory_scale != 1.0:  # re-anchored on a measured peak (planner.anchor)
+        share, paged = share.scaled(job.memory_scale), paged * job.memory_scale
     allocated = share.allocated
     slack = ALLOCATOR_SLACK_PACKED if job.packing else ALLOCATOR_SLACK_VARIABLE_LENGTH
     reserved = allocated + slack * (share.activations + share.logits)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 from planner.catalog.models import ModelArch, linear_params
 from planner.memory import components as comp
@@ -34,6 +34,10 @@ class Components:
     reward: float = 0.0
     rollout: float = 0.0
     generation_scratch: float = 0.0
+
+    def scaled(self, factor: float) -> Components:
+        """Every component × `factor` (a user's measured peak over our estimate)."""
+        return Components(*(getattr(self, f.name) * factor for f in fields(self)))
 
     @property
     def step_excess(self) -> float:

@@ -35,6 +35,7 @@ from planner.parsing.numbers import TOO_MANY_DIGITS, BadNumber, expand_powers
 from planner.parsing.pricing import read_pricing
 from planner.parsing.reading import Reading
 from planner.parsing.relative import read_relative
+from planner.parsing.report import read_report
 from planner.parsing.result import ParseResult, RelativeChange
 from planner.parsing.size_names import read_size_in_names
 from planner.parsing.switches import read_switches
@@ -53,6 +54,7 @@ _READERS = (
     read_ignored,
     read_asked,
     read_pricing,
+    read_report,
     read_logs,
     read_ruled_out,
     read_relative,

@@ -1,0 +1,76 @@
+"""Re-anchoring a job on a peak the user measured ("it actually peaked at 21.3 GiB", "OOM on my
+4090"): the measurement becomes the job's memory_scale, and every estimate of the job and of its
+what-ifs is scaled by it.
+
+    memory_scale = measured peak ÷ our estimate of the same kind (allocated or reserved; an
+                   unstated kind is compared with reserved, as bench/accuracy.py scores rows of
+                   unknown metric); for nvidia-smi, (measured − CUDA context) ÷ reserved, since
+                   the context does not grow with the job
+    an OOM on a card: the job needed more than the card, so memory_scale =
+                   max(1, OOM_MARGIN × usable ÷ required): at least enough that it no longer fits
+
+The scale is kept within [MIN_SCALE, MAX_SCALE]: a figure further off than that is more likely a
+different job (or a typo) than our error, and the answer says it was capped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from planner.defaults import ResolvedJob
+from planner.memory import estimate_memory
+from planner.options import read_requested_card
+
+OOM_MARGIN = 1.02
+MIN_SCALE = 0.25
+MAX_SCALE = 4.0
+
+
+def needs_anchoring(job: ResolvedJob) -> bool:
+    """A reported peak whose scale is not decided yet (a what-if keeps the scale it carries)."""
+    reported = job.measured_peak_gib is not None or job.measured_metric == "oom"
+    return reported and job.raw.memory_scale is None
+
+
+def anchored(job: ResolvedJob) -> ResolvedJob:
+    """The job with its memory_scale decided from the user's measurement (module docstring)."""
+    if not needs_anchoring(job):
+        return job
+    memory = estimate_memory(job)
+    if job.measured_metric == "oom":
+        card = read_requested_card(job).gpu
+        if card is None:
+            return _noted(job, 1.0, "an OOM was reported without the card: say which card")
+        scale = max(1.0, OOM_MARGIN * card.usable_gib / memory.required_gib)
+        said = (
+            f"you ran out of memory on {card.name}: estimates are scaled ×{scale:.2f} so this "
+            "job no longer fits it"
+            if scale > 1.0
+            else f"you ran out of memory on {card.name}, as estimated"
+        )
+        return _noted(job, scale, said)
+    measured = float(job.measured_peak_gib or 0.0)
+    if job.measured_metric == "nvidia-smi":
+        # The CUDA context and NCCL buffers are fixed: the tensors explain the rest.
+        context_gib = memory.required_gib - memory.peak_reserved_gib
+        estimated, ratio = memory.required_gib, (measured - context_gib) / memory.peak_reserved_gib
+    else:
+        estimated = (
+            memory.peak_allocated_gib
+            if job.measured_metric == "allocated"
+            else memory.peak_reserved_gib
+        )
+        ratio = measured / estimated
+    scale = min(MAX_SCALE, max(MIN_SCALE, ratio))
+    said = (
+        f"re-anchored on your measured {measured:.1f} GiB ({job.measured_metric or 'unknown'}"
+        f" metric) against our {estimated:.1f} GiB: every estimate here and in what-ifs is "
+        f"scaled ×{scale:.2f}"
+    )
+    if scale != ratio:
+        said += f" (capped: ×{ratio:.2f} is more likely another job than our error)"
+    return _noted(job, scale, said)
+
+
+def _noted(job: ResolvedJob, scale: float, said: str) -> ResolvedJob:
+    return replace(job, memory_scale=scale, assumptions=(*job.assumptions, said))
