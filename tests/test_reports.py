@@ -181,10 +181,25 @@ def test_calibration_from_a_console_thread_end_to_end(tmp_path: Path) -> None:
 
     thread = "llama 3.1 8b qlora on a 4090, 4k ctx\nnvidia-smi showed 21.3 GB\n"
     gpuplan("chat", "--keep-reports", stdin=thread)
-    gpuplan("chat", stdin="llama 3.1 8b lora on an A100 80GB\nit peaked at 30 GiB\n")
+    # --keep-reports stays on, as "reports on" does, until "reports off".
+    gpuplan("chat", stdin="reports off\nllama 3.1 8b lora on an A100 80GB\nit peaked at 30 GiB\n")
     rows = json.loads(gpuplan("calibration", "--json"))
     assert [(r["method"], r["card"], r["reports"]) for r in rows] == [("qlora", "RTX 4090", 1)]
     assert rows[0]["range_held"] == "1/1" and rows[0]["mape_pct"] < 30
     gpuplan("calibration", "--export", str(tmp_path / "rows.jsonl"))
     (line,) = (tmp_path / "rows.jsonl").read_text(encoding="utf-8").splitlines()
     assert json.loads(line)["truth"]["peak_gib"] == 21.3
+
+
+def test_only_admins_turn_keeping_reports_on_and_the_setting_is_per_workspace() -> None:
+    from bot.settings import MemorySettings
+
+    conversation = Conversation(MemoryStore(), limit_rate=False, settings=MemorySettings())
+    refused = conversation.respond(_key(), "/gpuplan reports on")
+    assert refused.reply.kind == "error" and "admins" in refused.reply.title.lower()
+    assert "does not keep" in conversation.respond(_key(), "reports").reply.body
+    assert "now keeps" in conversation.respond(_key(), "reports on", admin=True).reply.body
+    assert "keeps" in conversation.respond(_key(), "reports").reply.body
+    assert "does not keep" in conversation.respond(_key("T2"), "reports").reply.body
+    bad = conversation.respond(_key(), "reports maybe", admin=True)
+    assert bad.reply.kind == "error" and "reports on" in bad.reply.body
