@@ -35,7 +35,7 @@ QUESTIONS = [
 ]
 
 
-def _slash_body(n: int, response_url: str) -> str:
+def _slash_body(n: int, response_url: str, burst: str = "warm") -> str:
     return urlencode(
         {
             "command": "/gpuplan",
@@ -43,7 +43,7 @@ def _slash_body(n: int, response_url: str) -> str:
             "team_id": "T0001",
             "channel_id": f"C{n % 7}",
             "user_id": f"U{n:04d}",
-            "trigger_id": f"bench.{n}",
+            "trigger_id": f"bench.{burst}.{n}",  # unique: a repeated trigger id is a replay
             "response_url": response_url,
         }
     )
@@ -79,7 +79,8 @@ def _slack_side(requests: int, pipe: Connection) -> None:
             for burst in ("fresh connections", "keep-alive"):
                 answered = len(fake.responses)
                 bodies = [
-                    _slash_body(n, fake.response_url(f"{burst}/{n}")) for n in range(requests)
+                    _slash_body(n, fake.response_url(f"{burst}/{n}"), burst)
+                    for n in range(requests)
                 ]
                 burst_start = time.perf_counter()
                 bursts[burst] = await asyncio.gather(*(slash(http, url, b) for b in bodies))

@@ -229,7 +229,7 @@ def _form(**fields: str) -> str:
 
 def _click(**fields: Any) -> str:
     payload = {"type": "block_actions", "trigger_id": "2.9", "user": {"id": "U1"},
-               "team": {"id": TEAM_ID}, "actions": [{"action_id": "w", "value": "8k ctx"}],
+               "team": {"id": TEAM_ID}, "actions": [{"action_id": "whatif:w", "value": "8k ctx"}],
                **fields}  # fmt: skip
     return urlencode({"payload": json.dumps(payload)})
 
@@ -258,6 +258,8 @@ def _click(**fields: Any) -> str:
         (_click(actions="8k ctx"), FORM, "block_actions: actions input should be a valid list"),
         (_click(user="U1"), FORM, "block_actions: user input should be"),
         (_click(type="view_submission"), FORM, "unexpected request type 'view_submission'"),
+        (_click(actions=[{"action_id": "approve"}]), FORM, "actions.0.action_id string should"),
+        (_form(command="gpuplan"), FORM, "SlashCommand: command string should match pattern"),
     ],
     ids=lambda v: str(v)[:40],
 )

@@ -67,3 +67,22 @@ async def test_socket_mode_handshake_acks_and_answers(fake: FakeSlack) -> None:
         assert {ack["envelope_id"] for ack in fake.socket_acks} == {"env-1", "env-2"}
     finally:
         await handler.close_async()
+
+
+async def test_a_socket_envelope_of_an_odd_shape_is_acked_and_logged_once(
+    fake: FakeSlack, caplog: pytest.LogCaptureFixture
+) -> None:
+    env, _ = read_env(socket=True)
+    handler = await connect_socket(build_app_from_env(env, EchoPlanner()), env.app_token or "")
+    try:
+        odd = mention_envelope("env-odd", "EvODD", "7B LoRA", ts="43.1")
+        odd["payload"]["event"] = "app_mention"
+        await fake.push_envelope(odd)
+        await fake.push_envelope(mention_envelope("env-ok", "EvOK", "7B LoRA", ts="44.1"))
+        await fake.wait_for(lambda: fake.posts() and len(fake.socket_acks) == 2)
+    finally:
+        await handler.close_async()
+    assert {ack["envelope_id"] for ack in fake.socket_acks} == {"env-odd", "env-ok"}
+    assert [post["thread_ts"] for post in fake.posts()] == ["44.1"]
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "adapters.slack.ingress"]
+    assert line.startswith("slack socket ignored: event_callback: event input should be")

@@ -9,9 +9,12 @@ models.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from adapters.slack.render import WHATIF_ACTION_PREFIX
 
 
 class _Slack(BaseModel):
@@ -47,7 +50,7 @@ class UrlVerification(_Slack):
 
 
 class SlashCommand(_Slack):
-    command: str
+    command: str = Field(pattern="^/")
     trigger_id: str
     team_id: str
     channel_id: str
@@ -68,7 +71,8 @@ class Container(_Slack):
 
 
 class ButtonAction(_Slack):
-    action_id: str
+    # Only gpuplan's what-if buttons are ours to answer (adapters.slack.render names them).
+    action_id: str = Field(pattern="^" + re.escape(WHATIF_ACTION_PREFIX))
     block_id: str = ""
     value: str = ""
 
