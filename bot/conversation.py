@@ -47,6 +47,15 @@ from bot.language import (
     read_language_command,
     reply_language,
 )
+from bot.patches import (
+    PATCH_ID_PREFIX,
+    Button,
+    MemoryPatchStore,
+    Message,
+    Patch,
+    PatchStore,
+    open_patch_store,
+)
 from bot.prices.market import Market, MarketPrices
 from bot.prices.preferences import ProvidersCommand, read_providers_command
 from bot.prices.store import open_price_store
@@ -56,6 +65,7 @@ from bot.reply_builder import (
     comparison_lines,
     help_reply,
     message_reply,
+    move_to,
     plan_reply,
     providers_reply,
 )
@@ -129,8 +139,13 @@ class Conversation:
         prices: MarketPrices | None = None,
         settings: SettingsStore | None = None,
         reports: ReportStore | None = None,
+        patches: PatchStore | None = None,
     ) -> None:
         self.store = store if store is not None else open_thread_store()
+        if patches is None:
+            one_off = isinstance(self.store, MemoryStore)
+            patches = MemoryPatchStore() if one_off else open_patch_store()
+        self.patches = patches
         # Prices come from the snapshots the scheduled refresh saves in the state store.
         self.prices = prices if prices is not None else MarketPrices(open_price_store())
         if settings is None:
@@ -149,32 +164,42 @@ class Conversation:
         self._save_backoff = save_backoff
         self._reports = reports  # opened at the first report kept
 
-    def handle(self, key: ThreadKey, text: str, user: str = "", *, admin: bool = False) -> Reply:
-        """Answer `text`; `admin` says the user may change workspace settings (the surface
-        decides: Slack workspace admins, Discord members with Manage Server)."""
+    def handle(
+        self, key: ThreadKey, text: Message, user: str = "", *, admin: bool = False
+    ) -> Reply:
+        """Answer `text` (typed text, a button click or a Patch); `admin` says the user may
+        change workspace settings (the surface decides: Slack workspace admins, Discord members
+        with Manage Server)."""
         return self.respond(key, text, user, admin=admin).reply
 
-    def respond(self, key: ThreadKey, text: str, user: str = "", *, admin: bool = False) -> Turn:
+    def respond(
+        self, key: ThreadKey, text: Message, user: str = "", *, admin: bool = False
+    ) -> Turn:
         """Like `handle`, with the plan and the field changes for machine-readable forms."""
         try:
-            turn = self._priced(key, text, user, admin)
+            if isinstance(text, Button):
+                pressed = self._pressed(text)
+                turn = (
+                    pressed
+                    if isinstance(pressed, Turn)
+                    else self._priced(key, pressed, user, admin)
+                )
+            else:
+                turn = self._priced(key, text, user, admin)
+            self._store_buttons(turn.reply)
         except Exception:
             logger.exception("answering a message in %s failed", key)
             turn = Turn(message_reply("error", *phrases.SOMETHING_WENT_WRONG))
         # The asker's language (a Chinese question gets a Chinese answer), else the workspace's.
-        language = reply_language(text, self._language_of(key))
+        language = reply_language(_spoken(text), self._language_of(key))
         return replace(turn, reply=localize(turn.reply, language))
 
-    def _priced(self, key: ThreadKey, text: str, user: str, admin: bool) -> Turn:
-        language = read_language_command(_clean(text))
-        if language is not None:
-            return Turn(self._set_language(key, language, user, admin))
-        command = read_providers_command(_clean(text))
-        if command is not None:
-            return Turn(self._providers(key, command, user, admin))
-        keeping = read_reports_command(_clean(text))
-        if keeping is not None:
-            return Turn(self._keeping_reports(key, keeping, user, admin))
+    def _priced(self, key: ThreadKey, text: str | Patch, user: str, admin: bool) -> Turn:
+        if isinstance(text, str):  # workspace commands are typed, never a button
+            command = self._workspace_command(key, _clean(text), user, admin)
+            if command is not None:
+                return command
+
         try:
             market = self.prices.market(self._providers_of(key))
         except PlanningError as error:  # a bad GPUPLAN_PROVIDERS or GPUPLAN_PRICES
@@ -184,6 +209,18 @@ class Conversation:
             return _with_freshness(self._respond(key, text, user), market)
         finally:
             _MARKET.reset(token)
+
+    def _workspace_command(self, key: ThreadKey, text: str, user: str, admin: bool) -> Turn | None:
+        language = read_language_command(text)
+        if language is not None:
+            return Turn(self._set_language(key, language, user, admin))
+        command = read_providers_command(text)
+        if command is not None:
+            return Turn(self._providers(key, command, user, admin))
+        keeping = read_reports_command(text)
+        if keeping is not None:
+            return Turn(self._keeping_reports(key, keeping, user, admin))
+        return None
 
     def _language_of(self, key: ThreadKey) -> str | None:
         """The workspace's default language, else the process's (GPUPLAN_LANGUAGE)."""
@@ -205,14 +242,40 @@ class Conversation:
             return message_reply("error", *phrases.SETTING_NOT_SAVED)
         return message_reply("help", *phrases.language_set(value))
 
-    def _respond(self, key: ThreadKey, text: str, user: str) -> Turn:
-        text = _clean(text)
-        if not text:
-            return Turn(message_reply("clarify", *phrases.ASK_SOMETHING))
-        if len(text) > MAX_INPUT_CHARS:
-            # The parser owns the limit and says why; such a text is not worth caching.
-            refusal = self._parse_fn(text).error or phrases.TOO_LONG_BODY
-            return Turn(message_reply("error", phrases.TOO_LONG_TITLE, refusal))
+    def _store_buttons(self, reply: Reply) -> None:
+        """Each what-if's patch stored, its button carrying the patch's short id; if the store
+        cannot be reached the buttons keep their text, which a click reads as a follow-up."""
+        for whatif in reply.whatifs:
+            if whatif.patch and not whatif.id.startswith(PATCH_ID_PREFIX):
+                try:
+                    whatif.id = self.patches.put(Patch(whatif.patch, whatif.label))
+                except StoreUnavailable as error:
+                    logger.warning("what-if buttons keep their text: %s", error)
+                    return
+
+    def _pressed(self, button: Button) -> str | Patch | Turn:
+        """What a click asks for: its stored patch, the text an old-format button carried, or
+        a plain answer that the button expired."""
+        if not button.stored:
+            return button.text
+        try:
+            patch = self.patches.get(button.id)
+        except StoreUnavailable as error:  # the button's text says the same change
+            logger.warning("reading button %s by its text: %s", button.id, error)
+            return button.text
+        if patch is None:
+            return Turn(message_reply("clarify", *phrases.BUTTON_EXPIRED))
+        return patch
+
+    def _respond(self, key: ThreadKey, text: str | Patch, user: str) -> Turn:
+        if isinstance(text, str):
+            text = _clean(text)
+            if not text:
+                return Turn(message_reply("clarify", *phrases.ASK_SOMETHING))
+            if len(text) > MAX_INPUT_CHARS:
+                # The parser owns the limit and says why; such a text is not worth caching.
+                refusal = self._parse_fn(text).error or phrases.TOO_LONG_BODY
+                return Turn(message_reply("error", phrases.TOO_LONG_TITLE, refusal))
         if self._limiter is not None:
             scope = f"{key.platform}/{key.workspace}"
             wait_s = self._limiter.acquire(
@@ -220,7 +283,7 @@ class Conversation:
             )
             if wait_s > 0:
                 return Turn(message_reply("rate_limited", *phrases.rate_limited(wait_text(wait_s))))
-        intent = read_intent(text)
+        intent = read_intent(text) if isinstance(text, str) else text
         if isinstance(intent, Help):
             return Turn(help_reply())
         if isinstance(intent, Question) and self._is_report(text):
@@ -259,7 +322,7 @@ class Conversation:
             )
         return Turn(message_reply("error", *phrases.THREAD_BUSY))
 
-    def _answer(self, history: Sequence[SpecJson], intent: Intent) -> _Outcome:
+    def _answer(self, history: Sequence[SpecJson], intent: Intent | Patch) -> _Outcome:
         try:
             return self._answer_intent(tuple(history), intent)
         except PlanningError as error:
@@ -268,9 +331,13 @@ class Conversation:
             sentence = validation_sentence(error)
             return _Outcome(Turn(message_reply("error", phrases.CANT_USE, sentence)))
 
-    def _answer_intent(self, history: tuple[SpecJson, ...], intent: Intent) -> _Outcome:
+    def _answer_intent(self, history: tuple[SpecJson, ...], intent: Intent | Patch) -> _Outcome:
         current = _current_job(history)
         match intent:
+            case Patch() if current is None:
+                return _no_job_yet()
+            case Patch(fields=fields):
+                return self._patched(history, current, dict(fields), notes=[])
             case Reset(question=""):
                 return _Outcome(Turn(message_reply("clarify", *phrases.STARTED_OVER)), history=())
             case Reset(question=question):
@@ -367,7 +434,7 @@ class Conversation:
         if pick is None:
             nothing = phrases.nothing_cheaper(within_budget=budget_usd is not None)
             return _Outcome(Turn(message_reply("clarify", *nothing)))
-        patch = {**budget_patch, "gpu": pick.gpu_name, "num_gpus": pick.count}
+        patch = {**budget_patch, **move_to(pick)}
         return self._patched(history, current, patch, notes=[])
 
     def _patched(
@@ -565,6 +632,13 @@ def _default_parse_fn() -> ParseFn:
     from planner.parsing import parse
 
     return parse
+
+
+def _spoken(message: Message) -> str:
+    """The words a message was said in, for choosing the answer's language."""
+    if isinstance(message, Button):
+        return message.text
+    return message.label if isinstance(message, Patch) else message
 
 
 def _clean(text: str) -> str:

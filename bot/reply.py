@@ -6,7 +6,7 @@ to escape them, but every renderer escapes every string anyway.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -33,11 +33,13 @@ class CardRow(BaseModel):
 
 
 class WhatIf(BaseModel):
-    """A button: pressing it sends `text` to the thread as a follow-up."""
+    """A button: pressing it applies `patch` to the thread's job (the conversation stores the
+    patch and puts its short id in `id`); `text` is the same change as a follow-up to type."""
 
     id: str  # stable, for persistent views / action ids
     label: str
     text: str
+    patch: dict[str, Any] = {}  # JobSpec fields, JSON values
 
 
 class Reply(BaseModel):

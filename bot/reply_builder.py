@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from typing import Any
 
 from bot import format as fmt
 from bot import phrases, solve_reply
@@ -201,22 +202,36 @@ def whatifs(plan: Plan) -> list[WhatIf]:
         longer = spec.seq_len * 2
         name = f"{longer // 1024}k" if longer % 1024 == 0 else str(longer)
         label, text = phrases.longer_context_button(name)
-        buttons.append(WhatIf(id=f"ctx{name}", label=label, text=text))
+        buttons.append(WhatIf(id=f"ctx{name}", label=label, text=text, patch={"seq_len": longer}))
     if spec.num_gpus:
         more = spec.num_gpus * 2
         label, text = phrases.more_gpus_button(more)
-        buttons.append(WhatIf(id=f"gpus{more}", label=label, text=text))
+        buttons.append(WhatIf(id=f"gpus{more}", label=label, text=text, patch={"num_gpus": more}))
     if spec.method == Method.full:
-        buttons.append(WhatIf(id="lora", label=phrases.LORA_BUTTON[0], text=phrases.LORA_BUTTON[1]))
+        label, text = phrases.LORA_BUTTON
+        buttons.append(WhatIf(id="lora", label=label, text=text, patch={"method": "lora"}))
     elif spec.method == Method.lora:
         label, text = phrases.QLORA_BUTTON
-        buttons.append(WhatIf(id="qlora", label=label, text=text))
+        buttons.append(WhatIf(id="qlora", label=label, text=text, patch={"method": "qlora"}))
     if spec.gradient_checkpointing is False:
         label, text = phrases.CHECKPOINTING_BUTTON
-        buttons.append(WhatIf(id="gc_on", label=label, text=text))
-    label, text = phrases.CHEAPEST_BUTTON
-    buttons.append(WhatIf(id="cheapest", label=label, text=text))
+        patch = {"gradient_checkpointing": True}
+        buttons.append(WhatIf(id="gc_on", label=label, text=text, patch=patch))
+    cheapest = plan.recommendation.cheapest
+    if cheapest is not None:  # without a cheapest run the button could only say "none"
+        label, text = phrases.CHEAPEST_BUTTON
+        patch = move_to(cheapest)
+        buttons.append(WhatIf(id="cheapest", label=label, text=text, patch=patch))
     return buttons[:MAX_WHATIFS]
+
+
+def move_to(option: Option) -> dict[str, Any]:
+    """The patch that moves a job onto `option`'s run: its card, count and, on several GPUs,
+    the layout it was planned with (a LoRA job re-resolved on 2 GPUs would default to DDP)."""
+    patch: dict[str, Any] = {"gpu": option.gpu_name, "num_gpus": option.count}
+    if option.count > 1:
+        patch["sharding"] = option.sharding
+    return patch
 
 
 def followup_hints(plan: Plan, buttons: list[WhatIf], *, can_undo: bool) -> list[str]:

@@ -17,6 +17,7 @@ import pytest
 
 from bot.backoff import Backoff
 from bot.conversation import Conversation
+from bot.patches import PATCH_ID_PREFIX, Patch
 from bot.ratelimit import BucketRule, RateLimiter
 from bot.store import SQLiteStore
 from bot.threads import ThreadKey
@@ -39,7 +40,8 @@ def test_a_new_question_gets_a_plan() -> None:
     assert turn.changes == {}
     assert turn.plan.spec.seq_len == 4096 and turn.plan.spec.epochs == 3
     assert turn.reply.table and turn.reply.verdict and turn.reply.required_gib
-    assert "ctx8k" in {whatif.id for whatif in turn.reply.whatifs}
+    longer = next(whatif for whatif in turn.reply.whatifs if whatif.patch == {"seq_len": 8192})
+    assert longer.id.startswith(PATCH_ID_PREFIX) and longer.label == "8k context"
 
 
 def test_three_follow_ups_in_a_row_each_build_on_the_last() -> None:
@@ -335,3 +337,18 @@ def test_a_writer_that_loses_for_the_whole_budget_says_the_thread_is_busy(
     (logged,) = [r.getMessage() for r in caplog.records if "lost the race" in r.getMessage()]
     assert logged.startswith(f"{_key()}: every save lost the race for ")
     assert store.real.load(str(_key())).history[-1]["seq_len"] == 4096  # only rivals' jobs kept
+
+
+def test_a_typed_patch_changes_the_threads_job_like_the_follow_up_it_stands_for() -> None:
+    conversation = Conversation()
+    conversation.handle(_key("patch"), SEED)
+    patched = conversation.respond(_key("patch"), Patch({"seq_len": 8192}, "8k context"))
+    assert patched.changes["seq_len"] == (4096, 8192)
+    typed = Conversation()
+    typed.handle(_key("typed"), SEED)
+    assert typed.respond(_key("typed"), "what if 8k ctx?").plan == patched.plan
+
+
+def test_a_patch_with_no_job_yet_asks_for_one() -> None:
+    reply = Conversation().handle(_key("empty"), Patch({"seq_len": 8192}, "8k context"))
+    assert reply.kind == "clarify" and reply.title == "No job to change yet"

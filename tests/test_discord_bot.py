@@ -16,7 +16,9 @@ from adapters.discord.blocked import UNREADABLE_REPLY
 from adapters.discord.client import UNDELIVERABLE, GpuplanClient
 from adapters.discord.render import CHART_FILENAME, whatif_custom_id
 from bot.conversation import Conversation
+from bot.patches import Button, MemoryPatchStore, Patch, patch_id
 from bot.reply import Reply, WhatIf
+from bot.store import StoreUnavailable
 from bot.threads import ThreadKey
 from tests.fakes.discord_api import schema_errors
 
@@ -273,13 +275,20 @@ async def test_a_what_if_button_in_the_thread_replans_and_survives_a_restart(con
         (thread,) = channel.threads
         (answer,) = _bot_messages(thread, client)
         buttons = {b.label: b.custom_id for row in answer.components for b in row.children}
-        assert buttons["8k context"] == whatif_custom_id(EIGHT_K)
+        # The button carries its stored change's id, and its text for older builds' sake.
+        eight_k = Patch({"seq_len": 8192}, EIGHT_K.label)
+        assert buttons["8k context"] == whatif_custom_id(
+            EIGHT_K.model_copy(update={"id": patch_id(eight_k)})
+        )
 
         clicked = await ana.click(answer, label="8k context")
         assert clicked.acknowledged
         assert "context length: 4096 → 8192" in _field(clicked.response, "What changed")
         assert clicked.response.channel_id == thread.id
-        assert conversation.calls[1] == (conversation.calls[0][0], "what if 8k ctx?")
+        assert conversation.calls[1] == (
+            conversation.calls[0][0],
+            Button(patch_id(eight_k), "what if 8k ctx?"),
+        )
 
         # A new process: a fresh client and conversation; the thread's job lives in the store.
         restarted = Recording(Conversation())
@@ -288,8 +297,56 @@ async def test_a_what_if_button_in_the_thread_replans_and_survives_a_restart(con
         changes = _field(after_restart.response, "What changed")
         assert "GPU count: 1 → 2" in changes and "context" not in changes
         assert "8,192 ctx" in after_restart.response.embeds[0].title
-        assert restarted.calls == [(conversation.calls[0][0], "what if 2 GPUs?")]
+        (pressed,) = restarted.calls
+        assert pressed[0] == conversation.calls[0][0] and pressed[1].text == "what if 2 GPUs?"
         _assert_never_pings(env)
+
+
+class UnreachablePatches:
+    """A patch store that cannot be reached (a Redis outage): buttons keep their text, which is
+    also how buttons posted before patches were stored look."""
+
+    def put(self, patch: Patch) -> str:
+        raise StoreUnavailable("patch store unreachable")
+
+    def get(self, patch_id: str) -> Patch | None:
+        raise StoreUnavailable("patch store unreachable")
+
+
+async def _click_8k(conversation: Conversation):
+    client = GpuplanClient(conversation, shard_count=1)
+    async with simcord.run(client) as env:
+        _, channel, ana = _world(env)
+        await ana.send(channel, f"{client.user.mention} {QUESTION}")
+        (thread,) = channel.threads
+        (answer,) = _bot_messages(thread, client)
+        buttons = {b.label: b.custom_id for row in answer.components for b in row.children}
+        clicked = await ana.click(answer, label="8k context")
+        return buttons["8k context"], clicked.response
+
+
+async def test_an_old_format_button_still_works_by_its_text():
+    custom_id, response = await _click_8k(Conversation(patches=UnreachablePatches()))
+    assert custom_id == "gpuplan:whatif:ctx8k:what if 8k ctx?"
+    assert "context length: 4096 → 8192" in _field(response, "What changed")
+
+
+async def test_an_expired_button_says_so_and_changes_nothing():
+    now = [1_000_000.0]
+    patches = MemoryPatchStore(ttl_s=60.0, clock=lambda: now[0])
+    real = Conversation(patches=patches)
+
+    class Late:
+        """Posts the answer, then lets the button's patch outlive its store."""
+
+        def handle(self, key: ThreadKey, text: object, user: str = "") -> Reply:
+            if isinstance(text, Button):
+                now[0] += 61.0
+            return real.handle(key, text, user)
+
+    custom_id, response = await _click_8k(Late())
+    assert custom_id.startswith("gpuplan:whatif:p-")
+    assert "This button has expired, ask again" in response.embeds[0].description
 
 
 async def test_a_button_on_a_slash_answer_continues_that_commands_job(conversation):
@@ -299,7 +356,7 @@ async def test_a_button_on_a_slash_answer_continues_that_commands_job(conversati
         clicked = await ana.click(result.response, label="8k context")
         assert "context length: 4096 → 8192" in _field(clicked.response, "What changed")
         (first_key, _), (click_key, text) = conversation.calls
-        assert click_key == first_key and text == "what if 8k ctx?"
+        assert click_key == first_key and text.stored and text.text == "what if 8k ctx?"
 
 
 async def test_an_oversize_answer_is_split_across_messages_discord_accepts():

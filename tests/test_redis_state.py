@@ -55,7 +55,8 @@ def test_the_environment_selects_redis_for_threads_and_limits(redis_url: str, mo
     import redis
 
     client = redis.Redis.from_url(redis_url, decode_responses=True)
-    assert {name.split(":")[1] for name in client.keys("gpuplan:*")} == {"thread", "rate"}
+    kinds = {name.split(":")[1] for name in client.keys("gpuplan:*")}
+    assert kinds == {"thread", "rate", "patch"}  # the what-if buttons' patches too
     monkeypatch.setenv("GPUPLAN_STATE_URL", "memcached://localhost")
     with pytest.raises(StateUrlError, match="must be a Redis URL"):
         Conversation()

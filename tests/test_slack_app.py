@@ -20,6 +20,7 @@ from adapters.slack.dedupe import SeenInProcess
 from adapters.slack.render import render_reply
 from adapters.slack.serve import EVENTS_PATH, start_http
 from bot.conversation import Conversation
+from bot.patches import Button
 from bot.reply import Reply, WhatIf
 from bot.threads import ThreadKey
 from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlack, payload_problems, sign
@@ -292,6 +293,36 @@ async def test_button_click_replans_in_the_same_thread(
     assert "What changed" in _wire(clicked)
 
 
+async def test_a_button_click_applies_its_stored_change_end_to_end(
+    fake: FakeSlack, conversation: Recording
+) -> None:
+    root = "1700000021.000100"
+    async with Bot(fake, conversation) as bot:
+        answered, _, container = await _answer_with_a_button(bot, root)
+        button = _button(answered[-1], "8k context")
+        assert button["action_id"].startswith("whatif:p-")  # an id, not prose to re-read
+        await bot.click(button, container)
+        await fake.wait_for(lambda: len(fake.posts()) > len(answered))
+    assert "context length: 4096 → 8192" in _wire(fake.posts()[len(answered) :])
+
+
+async def test_an_old_format_button_still_works_and_an_expired_one_says_so(
+    fake: FakeSlack, conversation: Recording
+) -> None:
+    root = "1700000022.000100"
+    async with Bot(fake, conversation) as bot:
+        answered, button, container = await _answer_with_a_button(bot, root)
+        old = {**button, "action_id": "whatif:ctx8k", "value": "what if 8k ctx?"}
+        await bot.click(old, container, trigger="8.1.1")
+        await fake.wait_for(lambda: len(fake.posts()) > len(answered))
+        seen = len(fake.posts())
+        assert "context length: 4096 → 8192" in _wire(fake.posts()[len(answered) :])
+        gone = {**button, "action_id": "whatif:p-aaaaaaaaaaaa", "value": "what if 8k ctx?"}
+        await bot.click(gone, container, trigger="8.1.2")
+        await fake.wait_for(lambda: len(fake.posts()) > seen)
+    assert "This button has expired, ask again" in _wire(fake.posts()[seen:])
+
+
 async def test_button_on_a_slash_answer_opens_a_thread_that_keeps_the_slash_job(
     fake: FakeSlack, conversation: Recording
 ) -> None:
@@ -475,7 +506,8 @@ async def test_a_replayed_button_click_is_answered_once(
         await fake.wait_for(lambda: len(fake.posts()) > len(answered))
         await bot.click(button, container, trigger="7.1.2")
         await fake.wait_for(lambda: len(conversation.texts) == 3)
-    assert conversation.texts == [QUESTION, button["value"], button["value"]]
+    pressed = Button(button["action_id"].removeprefix("whatif:"), button["value"])
+    assert pressed.stored and conversation.texts == [QUESTION, pressed, pressed]
 
 
 async def test_an_inverse_question_is_answered_with_the_number_first(

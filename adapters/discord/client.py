@@ -21,6 +21,7 @@ from adapters.discord.commands import build_tree
 from adapters.discord.keys import key_for_interaction, key_for_message
 from adapters.discord.views import WhatIfButton
 from bot import phrases
+from bot.patches import Message
 from bot.prices.preferences import is_settings_command
 from bot.reply import Reply
 from bot.threads import ThreadKey
@@ -34,7 +35,7 @@ UNDELIVERABLE = phrases.UNDELIVERABLE
 
 class Handles(Protocol):
     def handle(
-        self, key: ThreadKey, text: str, user: str = "", *, admin: bool = False
+        self, key: ThreadKey, text: Message, user: str = "", *, admin: bool = False
     ) -> Reply: ...
 
 
@@ -70,12 +71,14 @@ class GpuplanClient(discord.AutoShardedClient):
         self.tree.copy_global_to(guild=guild)
         await self.tree.sync(guild=guild)
 
-    async def plan(self, key: ThreadKey, text: str, user: str, *, admin: bool = False) -> Reply:
+    async def plan(self, key: ThreadKey, text: Message, user: str, *, admin: bool = False) -> Reply:
         """The conversation's answer; a crash or a hang becomes a short error reply. `admin`:
         the user may change this server's settings (Manage Server)."""
         # `admin` is passed only for a settings change by an admin: a conversation without
         # settings needs no new argument.
-        extra = {"admin": True} if admin and is_settings_command(text) else {}
+        extra = (
+            {"admin": True} if admin and isinstance(text, str) and is_settings_command(text) else {}
+        )
         handle = functools.partial(self.conversation.handle, key, text, user, **extra)
         try:
             return await asyncio.wait_for(asyncio.to_thread(handle), PLAN_TIMEOUT_S)
@@ -136,7 +139,9 @@ class GpuplanClient(discord.AutoShardedClient):
         except discord.HTTPException as error:
             self.blocked.refused(message.channel.id, error.text or str(error.status))
 
-    async def answer(self, interaction: discord.Interaction, text: str, *, ephemeral: bool) -> None:
+    async def answer(
+        self, interaction: discord.Interaction, text: Message, *, ephemeral: bool
+    ) -> None:
         """Defer first (the 3 s deadline), then plan, then fill in the answer."""
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)
         key = key_for_interaction(interaction)

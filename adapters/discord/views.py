@@ -8,6 +8,7 @@ from typing import Any
 import discord
 
 from adapters.discord.render import WHATIF_TEMPLATE
+from bot.patches import Button
 
 
 class WhatIfButton(discord.ui.DynamicItem[discord.ui.Button], template=WHATIF_TEMPLATE):
@@ -30,7 +31,9 @@ class WhatIfButton(discord.ui.DynamicItem[discord.ui.Button], template=WHATIF_TE
         if match is None:  # the template already matched to get here; keep the type checker honest
             return
         ephemeral = bool(interaction.message and interaction.message.flags.ephemeral)
-        await interaction.client.answer(interaction, match["text"], ephemeral=ephemeral)
+        # The id names the button's stored change; an old-format button carries its text.
+        pressed = Button(match["id"], match["text"])
+        await interaction.client.answer(interaction, pressed, ephemeral=ephemeral)
 
 
 def view_for(components: list[dict[str, Any]]) -> discord.ui.View | None:

@@ -25,6 +25,7 @@ from adapters.slack.keys import slash_conversation_id, thread_key
 from adapters.slack.render import WHATIF_ACTION_PREFIX, conversation_id_from_block_id, render_reply
 from adapters.slack.store import ThreadIndex, ThreadLinks
 from bot import phrases
+from bot.patches import Button, Message
 from bot.prices.preferences import is_settings_command
 from bot.reply import Reply
 from bot.threads import ThreadKey
@@ -45,7 +46,7 @@ AUTHORIZE_ERROR_TEXT = "gpuplan could not confirm its Slack access just now. Ple
 
 class Conversation(Protocol):
     def handle(
-        self, key: ThreadKey, text: str, user: str = "", *, admin: bool = False
+        self, key: ThreadKey, text: Message, user: str = "", *, admin: bool = False
     ) -> Reply: ...
 
 
@@ -192,7 +193,10 @@ class _SlackBot:
             or await self._threads.conversation_for(team, channel, root)
             or root
         )
-        text = incoming_to_plain(action.value)
+        # The button's id names its stored change; an old-format button's value is its text.
+        text = Button(
+            action.action_id.removeprefix(WHATIF_ACTION_PREFIX), incoming_to_plain(action.value)
+        )
         if container.is_ephemeral:
             # Only the asker sees an ephemeral answer, so its what-ifs stay private too.
             key = thread_key(team, channel, conversation_id)
@@ -214,7 +218,7 @@ class _SlackBot:
         channel: str,
         root: str,
         conversation_id: str,
-        text: str,
+        text: Message,
         user: str,
         response_url: str | None = None,
     ) -> None:
@@ -249,12 +253,11 @@ class _SlackBot:
         )
 
     async def _plan(
-        self, key: ThreadKey, text: str, user: str | None, client: AsyncWebClient | None = None
+        self, key: ThreadKey, text: Message, user: str | None, client: AsyncWebClient | None = None
     ) -> Reply:
         # Only a settings change needs the user's role, and Slack tells it only through an API call.
-        admin = bool(
-            user and client and is_settings_command(text) and await is_workspace_admin(client, user)
-        )
+        typed = isinstance(text, str) and is_settings_command(text)
+        admin = bool(user and client and typed and await is_workspace_admin(client, user))
         # `admin` is passed only when true: a conversation without settings needs no new argument.
         extra = {"admin": True} if admin else {}
         handle = functools.partial(self._conversation.handle, key, text, user or "", **extra)
