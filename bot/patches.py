@@ -18,11 +18,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -30,10 +29,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from bot.store import (
     BUSY_TIMEOUT_S,
     DB_NAME,
-    StoreFailed,
     _Connection,
     state_db_path,
     state_dir,
+    store_failures,
     ttl_from_env,
 )
 
@@ -161,12 +160,8 @@ class SQLitePatchStore:
             return None
         return Patch.from_json(row[0])
 
-    @contextmanager
-    def _failures(self) -> Iterator[None]:
-        try:
-            yield
-        except (sqlite3.Error, OSError) as error:
-            raise StoreFailed.from_error(self.path, error) from error
+    def _failures(self) -> AbstractContextManager[None]:
+        return store_failures(self.path)
 
     def _connect(self) -> _Connection:
         if not self._ready:

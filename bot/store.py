@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -95,6 +95,16 @@ def _reason(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return str(error) or type(error).__name__
+
+
+@contextmanager
+def store_failures(path: Path) -> Iterator[None]:
+    """SQLite's and the OS's errors as StoreFailed, naming the file and what went wrong: every
+    table in the state DB (threads, button patches) fails the same way."""
+    try:
+        yield
+    except (sqlite3.Error, OSError) as error:
+        raise StoreFailed.from_error(path, error) from error
 
 
 class StateStore(Protocol):
@@ -187,13 +197,8 @@ class SQLiteStore:
                     "CREATE INDEX IF NOT EXISTS threads_updated_at ON threads(updated_at)"
                 )
 
-    @contextmanager
-    def _failures(self) -> Iterator[None]:
-        """SQLite's and the OS's errors as StoreFailed, naming this file and what went wrong."""
-        try:
-            yield
-        except (sqlite3.Error, OSError) as error:
-            raise StoreFailed.from_error(self.path, error) from error
+    def _failures(self) -> AbstractContextManager[None]:
+        return store_failures(self.path)
 
     def _use_wal(self) -> None:
         """Switch a new file to WAL (the mode then sticks to the file). SQLite refuses the switch
