@@ -146,8 +146,11 @@ class MarketCards(NamedTuple):
         return MarketCard.of(gpu, prices.get(gpu.key))
 
 
-# By id of the price table, holding the table so that its id cannot be reused by another.
+# By id of the price table, holding the table so that its id cannot be reused by another. Kept
+# because it pays: pairing the catalog with prices for every plan instead costs 43 % more plan
+# time (bench/plan_shortcuts.py, 2026-12-01). Bounded, since a price refresh makes new tables.
 _cards_by_table: dict[int, tuple[dict[str, CardPrice], MarketCards]] = {}
+MAX_PRICE_TABLES_KEPT = 8
 
 
 def market_cards(prices: dict[str, CardPrice]) -> MarketCards:
@@ -163,6 +166,8 @@ def market_cards(prices: dict[str, CardPrice]) -> MarketCards:
     )
     by_key = {card.gpu.key: card for card in every}
     cards = MarketCards(every, priced, by_key, tuple(by_matmul_price))
+    if len(_cards_by_table) >= MAX_PRICE_TABLES_KEPT:
+        del _cards_by_table[next(iter(_cards_by_table))]  # the oldest table
     _cards_by_table[id(prices)] = (prices, cards)
     return cards
 
@@ -303,6 +308,8 @@ def trusted_option(values: dict[str, object]) -> Option:
 
     What pydantic's model_construct does, minus its per-field default and alias handling, which
     costs more than validating; this runs for every shown row of every plan and suggestion.
+    Kept because it pays: validating each row instead costs 42 % more plan time, and
+    model_construct more still (bench/plan_shortcuts.py, 2026-12-01).
     """
     option = _new_object(Option)
     _set_attribute(option, "__dict__", values)

@@ -115,3 +115,11 @@ def test_trusted_options_sharing_their_set_fields_stay_independent() -> None:
     copy = first.model_copy(update={"verdict": "no"})
     assert first.model_fields_set == second.model_fields_set == every_field
     assert copy.model_fields_set == every_field and second.count == 1
+
+
+def test_the_cards_cache_keeps_a_bounded_number_of_price_tables() -> None:
+    from planner.options import MAX_PRICE_TABLES_KEPT, _cards_by_table, market_cards, price_table
+
+    for _ in range(MAX_PRICE_TABLES_KEPT + 3):
+        market_cards(dict(price_table()))
+    assert len(_cards_by_table) <= MAX_PRICE_TABLES_KEPT
