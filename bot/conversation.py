@@ -544,7 +544,7 @@ class Conversation:
         def read() -> frozenset[str] | None:
             try:
                 return providers_for(self.settings, scope)
-            except sqlite3.Error as error:  # an unreadable store: the process default
+            except (sqlite3.Error, StoreUnavailable) as error:  # unreadable: the process default
                 logger.warning("reading settings for %s failed: %s", scope, error)
                 return env_providers()
 
@@ -562,7 +562,7 @@ class Conversation:
                 return message_reply("error", *phrases.ONLY_ADMINS)
             try:
                 save_providers(self.settings, scope_of(key), command.providers, by=user)
-            except sqlite3.Error as error:
+            except (sqlite3.Error, StoreUnavailable) as error:
                 logger.warning("saving settings for %s failed: %s", scope_of(key), error)
                 return message_reply("error", *phrases.SETTING_NOT_SAVED)
             self._settings_read.clear()

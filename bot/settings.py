@@ -33,8 +33,16 @@ class SettingsStore(Protocol):
 
 
 def open_settings_store() -> SettingsStore:
-    """The settings store for bots: the state directory's SQLite file, or memory when it cannot
-    be opened (the thread store reports why)."""
+    """The settings store for bots: Redis when GPUPLAN_STATE_URL names one, else the state
+    directory's SQLite file, or memory when that cannot be opened (the thread store says why)."""
+    from bot.state_url import backend_from_env
+
+    redis_url = backend_from_env().redis_url
+    if redis_url is not None:
+        from bot.redis_client import shared_link
+        from bot.redis_settings import RedisSettings
+
+        return RedisSettings(shared_link(redis_url))
     try:
         return SQLiteSettings()
     except StoreUnavailable:
@@ -82,7 +90,7 @@ class SQLiteSettings:
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT(scope, name) DO UPDATE SET"
                 " value = excluded.value, updated_by = excluded.updated_by,"
                 " updated_at = excluded.updated_at",
-                (scope, name, _checked(value), by, self._clock()),
+                (scope, name, checked_value(value), by, self._clock()),
             )
 
     def all(self, scope: str) -> dict[str, str]:
@@ -110,14 +118,14 @@ class MemorySettings:
             if value is None:
                 self._values.pop((scope, name), None)
             else:
-                self._values[(scope, name)] = _checked(value)
+                self._values[(scope, name)] = checked_value(value)
 
     def all(self, scope: str) -> dict[str, str]:
         with self._lock:
             return {name: v for (s, name), v in sorted(self._values.items()) if s == scope}
 
 
-def _checked(value: str) -> str:
+def checked_value(value: str) -> str:
     if len(value) > MAX_VALUE_CHARS:
         raise ValueError(f"a setting holds at most {MAX_VALUE_CHARS:,} characters")
     return value

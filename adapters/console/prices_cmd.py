@@ -13,7 +13,7 @@ from bot.prices.figures import CardFigures, card_figures
 from bot.prices.market import age_text, when
 from bot.prices.offers import provider_name, utc
 from bot.prices.snapshot import FeedStatus, Snapshot
-from bot.prices.store import SQLitePriceStore
+from bot.prices.store import open_price_store, refresh_store
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +47,8 @@ def _refresh() -> int:
         print(f"gpuplan prices: {error}", file=sys.stderr)
         return 2
     print(f"Fetching {len(feeds)} price feeds: {', '.join(feed.name for feed in feeds)}")
-    snapshot = asyncio.run(refresh(SQLitePriceStore(), feeds, progress=_progress_line))
+    store = refresh_store()
+    snapshot = asyncio.run(refresh(store, feeds, progress=_progress_line))
     fetched = [status for status in snapshot.feeds if status.name in {f.name for f in feeds}]
     answered = sum(status.ok for status in fetched)
     figures = card_figures(snapshot.offers)
@@ -90,7 +91,7 @@ def _progress_line(status: FeedStatus) -> None:
 def _show(card: str, *, as_json: bool) -> int:
     from bot.prices.preferences import env_providers
 
-    store = SQLitePriceStore.if_present()
+    store = open_price_store()
     snapshot = store.latest() if store is not None else None
     figures = card_figures(snapshot.offers, env_providers()) if snapshot else {}
     if card:

@@ -19,6 +19,7 @@ from bot.prices.figures import CardFigures, card_figures
 from bot.prices.offers import Offer, provider_name, utc
 from bot.prices.snapshot import Snapshot
 from bot.prices.store import PriceStore
+from bot.store import StoreUnavailable
 from planner.catalog.prices import (
     CardPrice,
     LivePrices,
@@ -146,7 +147,7 @@ class MarketPrices:
                     if version != (self._snapshot.version if self._snapshot else 0):
                         self._snapshot = self._store.latest()
                         self._books.clear()
-                except sqlite3.Error as error:  # keep answering with the snapshot we have
+                except (sqlite3.Error, StoreUnavailable) as error:  # keep the one we have
                     logger.warning("reading price snapshots failed: %s", error)
             return self._snapshot
 

@@ -126,9 +126,10 @@ def start_scheduled_refresh() -> threading.Thread | None:
     if interval_s is None:
         logger.info("scheduled price refresh is off (%s=0)", REFRESH_ENV)
         return None
-    from bot.prices.store import SQLitePriceStore
+    from bot.prices.store import refresh_store
 
-    refresher = PriceRefresher(SQLitePriceStore(), interval_s=interval_s)
+    store = refresh_store()
+    refresher = PriceRefresher(store, interval_s=interval_s)
 
     def forever() -> None:
         asyncio.run(refresher.run(asyncio.Event()))

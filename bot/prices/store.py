@@ -80,13 +80,13 @@ class SQLitePriceStore:
                 version=version,
                 taken_at=datetime.fromisoformat(taken_at),
                 offers=OFFERS.validate_json(offers),
-                feeds=tuple(_feed_status(item) for item in json.loads(feeds)),
+                feeds=tuple(feed_from_json(item) for item in json.loads(feeds)),
             )
         except ValueError:
             return None  # written by an incompatible version: as if no refresh had run
 
     def save(self, snapshot: Snapshot) -> Snapshot:
-        feeds = json.dumps([_feed_json(status) for status in snapshot.feeds])
+        feeds = json.dumps([feed_json(status) for status in snapshot.feeds])
         with self._connect() as connection:
             cursor = connection.execute(
                 "INSERT INTO price_snapshots (taken_at, feeds, offers) VALUES (?, ?, ?)",
@@ -148,13 +148,13 @@ class MemoryPriceStore:
             return True
 
 
-def _feed_json(status: FeedStatus) -> dict[str, object]:
+def feed_json(status: FeedStatus) -> dict[str, object]:
     data = asdict(status)
     data["fetched_at"] = status.fetched_at.isoformat() if status.fetched_at else None
     return data
 
 
-def _feed_status(data: dict[str, object]) -> FeedStatus:
+def feed_from_json(data: dict[str, object]) -> FeedStatus:
     fetched_at = data.get("fetched_at")
     return FeedStatus(
         name=str(data["name"]),
@@ -166,13 +166,31 @@ def _feed_status(data: dict[str, object]) -> FeedStatus:
     )
 
 
-def open_price_store(*, create: bool = False) -> PriceStore | None:
-    """Where snapshots live: the state directory's SQLite file (None when `create` is False and
-    there is none yet, so a one-off answer creates nothing). Answers do without live prices when
-    the file cannot be opened (the thread store reports why); a refresh (`create`) raises."""
-    if create:
-        return SQLitePriceStore()
+def open_price_store() -> PriceStore | None:
+    """Where answers read snapshots: Redis when GPUPLAN_STATE_URL names one
+    (bot.prices.redis_store), else the state directory's SQLite file; None when that file does
+    not exist yet (a one-off answer creates nothing) or cannot be opened (the thread store says
+    why), and answers then use the bundled table."""
+    if (shared := _shared_store()) is not None:
+        return shared
     try:
         return SQLitePriceStore.if_present()
     except StoreUnavailable:
         return None
+
+
+def refresh_store() -> PriceStore:
+    """Where a refresh saves its snapshot: the same store, created if need be."""
+    return _shared_store() or SQLitePriceStore()
+
+
+def _shared_store() -> PriceStore | None:
+    from bot.state_url import backend_from_env
+
+    redis_url = backend_from_env().redis_url
+    if redis_url is None:
+        return None
+    from bot.prices.redis_store import RedisPriceStore
+    from bot.redis_client import shared_link
+
+    return RedisPriceStore(shared_link(redis_url))
