@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextvars
 import logging
 import os
-import sqlite3
 import threading
 import time
 import unicodedata
@@ -78,7 +77,13 @@ from bot.reports import (
     read_reports_command,
     save_keep_reports,
 )
-from bot.settings import MemorySettings, SettingsStore, open_settings_store, scope_of
+from bot.settings import (
+    SETTINGS_ERRORS,
+    MemorySettings,
+    SettingsStore,
+    open_settings_store,
+    scope_of,
+)
 from bot.store import MemoryStore, SpecJson, StateStore, StoreUnavailable, open_thread_store
 from bot.threads import ThreadKey
 from planner.errors import PlanningError, validation_sentence
@@ -224,12 +229,8 @@ class Conversation:
 
     def _language_of(self, key: ThreadKey) -> str | None:
         """The workspace's default language, else the process's (GPUPLAN_LANGUAGE)."""
-        try:
-            stored = self.settings.get(scope_of(key), LANGUAGE_SETTING)
-        except sqlite3.Error as error:  # an unreadable store: the process default
-            logger.warning("reading settings for %s failed: %s", scope_of(key), error)
-            stored = None
-        return language_default(stored)
+        # An unreadable store reads as nothing set: the process default.
+        return language_default(self.settings.get(scope_of(key), LANGUAGE_SETTING))
 
     def _set_language(self, key: ThreadKey, language: str, user: str, admin: bool) -> Reply:
         if not admin:
@@ -237,7 +238,7 @@ class Conversation:
         value = None if language == "auto" else language
         try:
             self.settings.put(scope_of(key), LANGUAGE_SETTING, value, by=user)
-        except sqlite3.Error as error:
+        except SETTINGS_ERRORS as error:
             logger.warning("saving settings for %s failed: %s", scope_of(key), error)
             return message_reply("error", *phrases.SETTING_NOT_SAVED)
         return message_reply("help", *phrases.language_set(value))
@@ -537,18 +538,13 @@ class Conversation:
     def _providers_of(self, key: ThreadKey) -> frozenset[str] | None:
         """The workspace's provider preference; read from the store at most every few seconds
         (a change made through this process applies at once, through another within that)."""
-        from bot.prices.preferences import PROVIDERS_ENV, env_providers, providers_for
+        from bot.prices.preferences import PROVIDERS_ENV, providers_for
 
         scope = scope_of(key)
 
-        def read() -> frozenset[str] | None:
-            try:
-                return providers_for(self.settings, scope)
-            except (sqlite3.Error, StoreUnavailable) as error:  # unreadable: the process default
-                logger.warning("reading settings for %s failed: %s", scope, error)
-                return env_providers()
-
-        return self._settings_read.get_or_compute((scope, os.environ.get(PROVIDERS_ENV)), read)
+        return self._settings_read.get_or_compute(
+            (scope, os.environ.get(PROVIDERS_ENV)), lambda: providers_for(self.settings, scope)
+        )
 
     def _providers(
         self, key: ThreadKey, command: ProvidersCommand, user: str, admin: bool
@@ -562,7 +558,7 @@ class Conversation:
                 return message_reply("error", *phrases.ONLY_ADMINS)
             try:
                 save_providers(self.settings, scope_of(key), command.providers, by=user)
-            except (sqlite3.Error, StoreUnavailable) as error:
+            except SETTINGS_ERRORS as error:
                 logger.warning("saving settings for %s failed: %s", scope_of(key), error)
                 return message_reply("error", *phrases.SETTING_NOT_SAVED)
             self._settings_read.clear()
@@ -584,7 +580,7 @@ class Conversation:
                 return message_reply("error", *phrases.ONLY_ADMINS_REPORTS)
             try:
                 save_keep_reports(self.settings, scope, command.keep, by=user)
-            except sqlite3.Error as error:
+            except SETTINGS_ERRORS as error:
                 logger.warning("saving settings for %s failed: %s", scope, error)
                 return message_reply("error", *phrases.SETTING_NOT_SAVED)
         kept = keeps_reports(self.settings, scope)

@@ -5,7 +5,7 @@ admin changes it. Raises StoreUnavailable when Redis is down, like the other Red
 from __future__ import annotations
 
 from bot.redis_client import RedisLink, key
-from bot.settings import checked_value
+from bot.settings import checked_value, read_or_default
 
 
 class RedisSettings:
@@ -13,7 +13,9 @@ class RedisSettings:
         self._link = link
 
     def get(self, scope: str, name: str) -> str | None:
-        return self._link.run(lambda client: client.hget(key("settings", scope), name))
+        with read_or_default(scope):
+            return self._link.run(lambda client: client.hget(key("settings", scope), name))
+        return None
 
     def put(self, scope: str, name: str, value: str | None, *, by: str = "") -> None:
         hash_key = key("settings", scope)
@@ -24,5 +26,7 @@ class RedisSettings:
         self._link.run(lambda client: client.hset(hash_key, name, value))
 
     def all(self, scope: str) -> dict[str, str]:
-        values = self._link.run(lambda client: client.hgetall(key("settings", scope)))
-        return dict(sorted(values.items()))
+        with read_or_default(scope):
+            values = self._link.run(lambda client: client.hgetall(key("settings", scope)))
+            return dict(sorted(values.items()))
+        return {}

@@ -8,21 +8,28 @@ workspace admins, Discord members with Manage Server); the store records who did
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
-from contextlib import suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Protocol
 
 from bot.store import StoreUnavailable, state_db_connection
 from bot.threads import ThreadKey
 
+logger = logging.getLogger(__name__)
+
 MAX_VALUE_CHARS = 2_000
 
 
 class SettingsStore(Protocol):
+    """Reads never fail an answer: a store that cannot be read reads as nothing set (and logs
+    why), so every setting falls back to its default. Writes raise SETTINGS_ERRORS, for the
+    command that changes a setting to say it was not saved."""
+
     def get(self, scope: str, name: str) -> str | None: ...
 
     def put(self, scope: str, name: str, value: str | None, *, by: str = "") -> None:
@@ -30,6 +37,20 @@ class SettingsStore(Protocol):
         ...
 
     def all(self, scope: str) -> dict[str, str]: ...
+
+
+# What a settings write raises when its store refuses: SQLite's errors for the state file,
+# StoreUnavailable for Redis.
+SETTINGS_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, StoreUnavailable)
+
+
+@contextmanager
+def read_or_default(scope: str) -> Iterator[None]:
+    """Around a settings read: a failing store is logged and the read gives the default."""
+    try:
+        yield
+    except SETTINGS_ERRORS as error:
+        logger.warning("reading settings for %s failed: %s", scope, error)
 
 
 def open_settings_store() -> SettingsStore:
@@ -72,7 +93,8 @@ class SQLiteSettings:
             )
 
     def get(self, scope: str, name: str) -> str | None:
-        with self._connect() as connection:
+        row = None
+        with read_or_default(scope), self._connect() as connection:
             row = connection.execute(
                 "SELECT value FROM workspace_settings WHERE scope = ? AND name = ?", (scope, name)
             ).fetchone()
@@ -94,7 +116,8 @@ class SQLiteSettings:
             )
 
     def all(self, scope: str) -> dict[str, str]:
-        with self._connect() as connection:
+        rows: list[tuple[str, str]] = []
+        with read_or_default(scope), self._connect() as connection:
             rows = connection.execute(
                 "SELECT name, value FROM workspace_settings WHERE scope = ? ORDER BY name",
                 (scope,),
