@@ -35,8 +35,10 @@ def _describe(option: Option) -> str:
     text = f"{option.count}× {option.gpu_name}, {hours_text(option.hours)}"
     if option.cost_usd is None:
         return text
+    spot = " spot" if option.pricing == "spot" else ""  # interruptible: the plan says so too
     return (
-        f"{text}, ${option.cost_usd:,.2f} at ${option.usd_per_hour:.2f}/GPU-h ({option.price_date})"
+        f"{text}, ${option.cost_usd:,.2f} at ${option.usd_per_hour:.2f}/GPU-h{spot} "
+        f"({option.price_date})"
     )
 
 

@@ -66,6 +66,9 @@ def test_done_when(server: FeedServer, capsys: pytest.CaptureFixture[str]) -> No
     assert plan["spec"]["pricing"] == "spot"
     assert spot["usd_per_hour"] == 0.29 and spot["pricing"] == "spot"
     assert any("checkpoint" in line for line in plan["assumptions"])
+    cheapest = plan["recommendation"]["cheapest"]
+    spot_said = f"${cheapest['usd_per_hour']:.2f}/GPU-h spot" in plan["recommendation"]["summary"]
+    assert spot_said == (cheapest["pricing"] == "spot")
 
     server.feeds.down()
     code, out, err = _run(capsys, "prices", "refresh")
