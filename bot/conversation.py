@@ -24,8 +24,10 @@ from bot import phrases
 from bot.backoff import Backoff
 from bot.cache import TTLCache
 from bot.changes import diff_plans
+from bot.configs import CONFIG_KEY, NotJson, config_name, split_config
 from bot.followups import (
     CARD_FIELDS,
+    LINKED_FIELDS,
     Cheapest,
     Help,
     Intent,
@@ -86,6 +88,7 @@ from bot.settings import (
 )
 from bot.store import MemoryStore, SpecJson, StateStore, StoreUnavailable, open_thread_store
 from bot.threads import ThreadKey
+from planner.catalog.models import ModelArch, arch_from_hf_config
 from planner.errors import PlanningError, validation_sentence
 from planner.parsing.assemble import MAX_INPUT_CHARS
 from planner.parsing.report import oom_reported, without_oom_report
@@ -110,6 +113,23 @@ ParseFn = Callable[[str], ParseResult]
 # The market the answer being built uses (its workspace's provider preference applied): set for
 # one message in `_respond`, read where plans are made, so the planning steps need not pass it.
 _MARKET: contextvars.ContextVar[Market | None] = contextvars.ContextVar("market", default=None)
+# The model a config.json supplied, while a job on it is planned.
+_ARCH: contextvars.ContextVar[ModelArch | None] = contextvars.ContextVar("arch", default=None)
+
+
+@dataclass(frozen=True)
+class ConfigQuestion:
+    """A message carrying a config.json: the model, and the words around it (the job)."""
+
+    config: dict[str, Any]
+    text: str
+
+
+def _arch_of(config: dict[str, Any]) -> ModelArch:
+    try:
+        return arch_from_hf_config(config, config_name(config))
+    except PlanningError as error:
+        raise PlanningError(phrases.not_a_config(error.message), field="config") from None
 
 
 @dataclass(frozen=True)
@@ -269,9 +289,13 @@ class Conversation:
         return patch
 
     def _respond(self, key: ThreadKey, text: str | Patch, user: str) -> Turn:
+        config = None
         if isinstance(text, str):
-            text = _clean(text)
-            if not text:
+            try:
+                config, text = split_config(_clean(text))
+            except NotJson as error:
+                return Turn(message_reply("error", *phrases.not_json(str(error))))
+            if not text and config is None:
                 return Turn(message_reply("clarify", *phrases.ASK_SOMETHING))
             if len(text) > MAX_INPUT_CHARS:
                 # The parser owns the limit and says why; such a text is not worth caching.
@@ -285,6 +309,8 @@ class Conversation:
             if wait_s > 0:
                 return Turn(message_reply("rate_limited", *phrases.rate_limited(wait_text(wait_s))))
         intent = read_intent(text) if isinstance(text, str) else text
+        if config is not None:  # a supplied model starts a new job, even inside a thread
+            intent = ConfigQuestion(config, text)
         if isinstance(intent, Help):
             return Turn(help_reply())
         if isinstance(intent, Question) and self._is_report(text):
@@ -323,9 +349,25 @@ class Conversation:
             )
         return Turn(message_reply("error", *phrases.THREAD_BUSY))
 
-    def _answer(self, history: Sequence[SpecJson], intent: Intent | Patch) -> _Outcome:
+    def _answer(
+        self, history: Sequence[SpecJson], intent: Intent | Patch | ConfigQuestion
+    ) -> _Outcome:
         try:
-            return self._answer_intent(tuple(history), intent)
+            if isinstance(intent, ConfigQuestion):
+                return self._config_question(intent)
+            # A thread about a supplied model keeps planning that model, until a new job.
+            config = history[-1].get(CONFIG_KEY) if history else None
+            if not isinstance(config, dict) or isinstance(intent, Reset):
+                return self._answer_intent(tuple(history), intent)
+            token = _ARCH.set(_arch_of(config))
+            try:
+                outcome = self._answer_intent(tuple(history), intent)
+            finally:
+                _ARCH.reset(token)
+            new = outcome.history
+            if new and len(new) > len(history) and new[: len(history)] == tuple(history):
+                new[-1].setdefault(CONFIG_KEY, config)  # the changed job, on the same model
+            return outcome
         except PlanningError as error:
             return _Outcome(Turn(message_reply("error", phrases.CANT_PLAN, error.message)))
         except ValidationError as error:  # a change that makes the job invalid, e.g. 0 epochs
@@ -525,15 +567,42 @@ class Conversation:
         return self._plan(job).model_copy(update={"solve": answer}), job
 
     def _plan(self, job: JobSpec) -> Plan:
-        market = _MARKET.get()
-        key = (job.model_dump_json(), market.key if market else None)
+        market, arch = _MARKET.get(), _ARCH.get()
+        shape = (arch.name, arch.params_b, arch.num_layers, arch.hidden_size) if arch else None
+        key = (job.model_dump_json(), market.key if market else None, shape)
         return self._plans.get_or_compute(key, lambda: self._plan_fn(job))
 
     def _plan_at_market(self, job: JobSpec) -> Plan:
         from planner.planner import make_plan
 
         market = _MARKET.get()
-        return make_plan(job, prices=market.book if market else None)
+        return make_plan(job, _ARCH.get(), prices=market.book if market else None)
+
+    def _config_question(self, question: ConfigQuestion) -> _Outcome:
+        """A job on a supplied model: the config says the model, the words around it the job."""
+        arch = _arch_of(question.config)  # a JSON that is not a config raises, naming the gap
+        result = self._parse(question.text) if question.text else None
+        if result is not None and result.error:
+            return _Outcome(Turn(message_reply("error", phrases.CANT_READ, result.error)))
+        said = result.fields if result is not None else {}
+        fields = {
+            name: value
+            for name, value in said.items()
+            if name in JobSpec.model_fields and name not in LINKED_FIELDS["model"] + ("model",)
+        }
+        job = JobSpec.model_validate({"method": "lora", **fields, "model": arch.name})
+        notes = list(result.assumptions) if result is not None else []
+        if "method" not in said:
+            notes.append(phrases.CONFIG_DEFAULT_LORA)
+        token = _ARCH.set(arch)
+        try:
+            plan = self._plan(job)
+        finally:
+            _ARCH.reset(token)
+        reply = plan_reply(plan, notes=notes)
+        return _Outcome(
+            Turn(reply, plan), history=({**_as_json(job), CONFIG_KEY: question.config},)
+        )
 
     def _providers_of(self, key: ThreadKey) -> frozenset[str] | None:
         """The workspace's provider preference; read from the store at most every few seconds

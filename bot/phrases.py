@@ -79,6 +79,20 @@ def store_not_saved(kind: str) -> str:
     return f"{STORE_TROUBLE[kind]}, so this answer was not saved: a follow-up will not know it."
 
 
+CONFIG_DEFAULT_LORA = "no method named: planned as LoRA on the supplied model (say QLoRA or full)"
+
+
+def not_json(why: str) -> Message:
+    return Message("That JSON does not parse", f"I could not read the pasted JSON: {why}.")
+
+
+def not_a_config(why: str) -> str:
+    return (
+        f"That JSON is not a model config.json: {why}. Paste the model's config.json from its "
+        "Hugging Face page (Files → config.json)."
+    )
+
+
 CANT_READ = "I can't read that"
 CANT_PLAN = "I can't plan that"
 CANT_USE = "I can't use that"

@@ -431,3 +431,31 @@ async def test_an_inverse_question_leads_with_the_number(conversation):
         assert "× NVIDIA GeForce RTX 4090" in answer.embeds[0].description
         assert "可以放下" in answer.embeds[0].description  # asked in Chinese, answered in Chinese
         _assert_never_pings(env)
+
+
+TINY_CONFIG = {
+    "architectures": ["LlamaForCausalLM"],
+    "_name_or_path": "acme/tiny-llama-3b",
+    "model_type": "llama",
+    "hidden_size": 3072,
+    "intermediate_size": 8192,
+    "num_hidden_layers": 28,
+    "num_attention_heads": 24,
+    "num_key_value_heads": 8,
+    "vocab_size": 128256,
+    "max_position_embeddings": 131072,
+}
+
+
+async def test_a_config_json_attached_to_a_message_plans_that_model(conversation):
+    import json
+
+    client = GpuplanClient(conversation, shard_count=1)
+    async with simcord.run(client) as env:
+        _, channel, ana = _world(env)
+        attachment = ("config.json", json.dumps(TINY_CONFIG).encode())
+        await ana.send(channel, f"{client.user.mention} qlora 4k ctx", attachments=[attachment])
+        (thread,) = channel.threads
+        (answer,) = _bot_messages(thread, client)
+        assert answer.embeds[0].title.startswith("tiny-llama-3b · QLoRA · 4,096 ctx")
+        _assert_never_pings(env)

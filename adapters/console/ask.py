@@ -20,11 +20,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from adapters.console import logs
+    from adapters.console.config_paths import with_config_files
     from adapters.console.text import render_text, wants_colour
     from bot.conversation import answer_once
 
     logs.configure()
-    turn = answer_once(" ".join(args.text))
+    question, unreadable = with_config_files(" ".join(args.text))
+    if unreadable is not None:
+        print(f"gpuplan ask: {unreadable}", file=sys.stderr)
+        return 1
+    turn = answer_once(question)
     reply = turn.reply
     if args.json:
         if turn.plan is not None:

@@ -36,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from adapters.console import logs
+    from adapters.console.config_paths import with_config_files
     from adapters.console.text import render_text, wants_colour
     from bot.conversation import Conversation
     from bot.threads import ThreadKey
@@ -62,8 +63,12 @@ def run(args: argparse.Namespace) -> int:
     if interactive:
         print("“help” for examples; Ctrl-D to leave", file=sys.stderr)
     for text in _messages(interactive):
+        question, unreadable = with_config_files(text)
+        if unreadable is not None:
+            print(f"gpuplan chat: {unreadable}", file=sys.stderr)
+            continue
         # The person at the terminal owns its settings.
-        turn = conversation.respond(key, text, admin=True)
+        turn = conversation.respond(key, question, admin=True)
         if args.json:
             print(json.dumps(_json_line(turn), ensure_ascii=False), flush=True)
             continue

@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 # The interaction token dies after 15 minutes; give up planning early enough to still say so.
 PLAN_TIMEOUT_S = limits.INTERACTION_TOKEN_TTL_S - 60
 UNDELIVERABLE = phrases.UNDELIVERABLE
+# A config.json is a few kB; anything this big is not one.
+MAX_CONFIG_ATTACHMENT_BYTES = 1_000_000
 
 
 class Handles(Protocol):
@@ -98,6 +100,9 @@ class GpuplanClient(discord.AutoShardedClient):
         if not (mentioned or in_own_thread or message.guild is None):
             return
         text = _without_mention(message.content, me.id)
+        attached = await _attached_config(message)
+        if attached:  # the config's JSON, for the conversation to read like a pasted one
+            text = f"{text}\n{attached}"
         if not text:
             if not mentioned:
                 await self._blank_reply(message)
@@ -180,6 +185,22 @@ def manages_server(member: discord.abc.User) -> bool:
     server, so no one there can)."""
     permissions = getattr(member, "guild_permissions", None)
     return bool(permissions is not None and permissions.manage_guild)
+
+
+async def _attached_config(message: discord.Message) -> str:
+    """The text of a config.json attached to the message (a .json file of at most
+    MAX_CONFIG_ATTACHMENT_BYTES); empty when there is none or it cannot be fetched."""
+    for attachment in message.attachments:
+        if not attachment.filename.lower().endswith(".json"):
+            continue
+        if attachment.size > MAX_CONFIG_ATTACHMENT_BYTES:
+            return ""
+        try:
+            return (await attachment.read()).decode("utf-8", errors="replace")
+        except discord.HTTPException:
+            log.warning("could not fetch attachment %s", attachment.filename)
+            return ""
+    return ""
 
 
 def _without_mention(content: str, user_id: int) -> str:
