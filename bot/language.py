@@ -66,6 +66,16 @@ def localize(reply: Reply, language: Language) -> Reply:
             "verdict": zh.translate(reply.verdict),
             "body": zh.translate(reply.body),
             **{name: [zh.translate(line) for line in getattr(reply, name)] for name in sections},
+            "followups": [zh.translate_followup(text) for text in reply.followups],
+            "whatifs": [
+                whatif.model_copy(
+                    update={
+                        "label": zh.translate_button(whatif.label),
+                        "text": zh.translate_followup(whatif.text),
+                    }
+                )
+                for whatif in reply.whatifs
+            ],
         }
     )
 

@@ -68,3 +68,39 @@ def translate(english: str) -> str:
             break
         text = pattern.sub(chinese, text)
     return text
+
+
+# Follow-ups the answer suggests and its what-if buttons send: the Chinese must read back as the
+# same change (tests/test_language.py parses both), so only forms the parser knows are used.
+# "cheapest …" stays English: it is a conversation intent, not a parsed change.
+_FOLLOWUPS = [
+    (re.compile(r"^what if (\S+) ctx\?$"), r"上下文改成\1呢？"),
+    (re.compile(r"^what if (\d+) GPUs\?$"), r"换成\1张卡呢？"),
+    (re.compile(r"^what if (Q?LoRA)\?$"), r"改成\1呢？"),
+    (re.compile(r"^and on an? (\S+)\?$"), r"换成一张\1呢？"),
+    (re.compile(r"^and on (\d+)x(\S+)\?$"), r"换成\1张\2呢？"),
+    (re.compile(r"^with gradient checkpointing$"), "开启梯度检查点"),
+]
+_BUTTONS = [
+    (re.compile(r"^(\S+) context$"), r"\1 上下文"),
+    (re.compile(r"^(\d+) GPUs$"), r"\1 张GPU"),
+    (re.compile(r"^(Q?LoRA) instead$"), r"改用 \1"),
+    (re.compile(r"^Checkpointing on$"), "开启检查点"),
+    (re.compile(r"^Cheapest card$"), "最便宜的卡"),
+]
+
+
+def _first(rules: list[tuple[re.Pattern[str], str]], english: str) -> str:
+    for pattern, chinese in rules:
+        if pattern.match(english):
+            return pattern.sub(chinese, english)
+    return english
+
+
+def translate_followup(english: str) -> str:
+    """A suggested follow-up in Chinese that reads back as the same change."""
+    return _first(_FOLLOWUPS, english)
+
+
+def translate_button(english: str) -> str:
+    return _first(_BUTTONS, english)

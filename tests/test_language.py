@@ -14,10 +14,12 @@ from adapters.cli import main
 from adapters.discord.client import GpuplanClient
 from adapters.discord.render import render_reply as discord_render
 from adapters.slack.render import render_reply as slack_render
+from bot import zh
 from bot.conversation import Conversation
 from bot.language import language_default, question_language, reply_language
 from bot.store import MemoryStore
 from bot.threads import ThreadKey
+from planner.parsing import parse
 from tests.parse_cases import REALISTIC, load_cases
 
 ZH_QUESTION = "qwen2.5-7b lora微调，单卡4090，上下文4k，数据3万条，每条平均500 token，训练3轮"
@@ -110,3 +112,28 @@ async def test_discord_answers_a_chinese_mention_in_chinese() -> None:
         assert "上下文" in embed.title
         assert any(field.name == "推荐" for field in embed.fields)
     assert "推荐" in json.dumps(discord_render(_answer(ZH_QUESTION)), ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    "english",
+    [
+        "what if 8k ctx?",
+        "what if 1k ctx?",
+        "what if 16 GPUs?",
+        "what if QLoRA?",
+        "what if LoRA?",
+        "and on an H100?",
+        "and on 2x4090?",
+        "with gradient checkpointing",
+    ],
+)
+def test_a_suggested_follow_up_in_chinese_reads_as_the_same_change(english: str) -> None:
+    chinese = zh.translate_followup(english)
+    assert _CJK.search(chinese)
+    assert parse(chinese).fields == parse(english).fields
+
+
+def test_buttons_and_hints_of_a_chinese_answer_are_chinese() -> None:
+    reply = _answer(ZH_QUESTION)
+    assert reply.whatifs and all(_CJK.search(w.label) for w in reply.whatifs)
+    assert any(_CJK.search(text) for text in reply.followups)
