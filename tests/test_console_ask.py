@@ -105,3 +105,12 @@ def test_render_prints_the_platform_payloads(platform: str, capsys) -> None:
     else:
         assert all(payload["allowed_mentions"] == {"parse": []} for payload in payloads)
         assert payloads[0]["embeds"]
+
+
+def test_ask_chart_without_the_chart_extra_says_how_to_install_it(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the extra were not installed
+    assert main(["ask", "--chart", str(tmp_path / "plan.png"), SEED]) == 1
+    err = capsys.readouterr().err
+    assert "--chart needs matplotlib" in err and "pip install -q -e '.[chart]'" in err
