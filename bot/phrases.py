@@ -325,6 +325,7 @@ FASTEST = "fastest"
 BEST_VALUE = "best value"
 WITHIN_BUDGET = "within budget"
 MEETS_DEADLINE = "meets deadline"
+SPOT = "spot"  # the row's price is interruptible (the job accepts spot)
 
 DOES_NOT_FIT = "does not fit"
 CHART_VERDICTS = {

@@ -342,6 +342,8 @@ def _usd_per_hour_all(option: Option) -> float:
 
 
 def _row(option: Option, highlight: str | None) -> CardRow:
+    if option.pricing == "spot":  # an interruptible price is marked wherever the row is shown
+        highlight = f"{highlight}, {phrases.SPOT}" if highlight else phrases.SPOT
     return CardRow(
         gpu_name=option.gpu_name,
         count=option.count,

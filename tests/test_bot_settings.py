@@ -125,3 +125,16 @@ def test_gpuplan_providers_sets_the_default(
     monkeypatch.setenv("GPUPLAN_PROVIDERS", "nosuch")
     reply = conversation.handle(_key(thread="t2"), SEED)
     assert reply.kind == "error" and "GPUPLAN_PROVIDERS" in reply.body
+
+
+def test_spot_rows_are_marked_in_the_table(conversation: Conversation) -> None:
+    store = MemoryPriceStore()
+    store.save(Snapshot(0, FETCHED, (_offer("runpod", 0.34), _offer("runpod", 0.29, "spot")), ()))
+    prices = MarketPrices(store, clock=lambda: FETCHED.timestamp())
+    spot = Conversation(MemoryStore(), prices=prices, limit_rate=False)
+    row = next(
+        r for r in spot.handle(_key(), SEED + ", spot is fine").table if "4090" in r.gpu_name
+    )
+    assert row.usd_per_hour == 0.29 and "spot" in (row.highlight or "")
+    plain = next(r for r in spot.handle(_key("T2"), SEED).table if "4090" in r.gpu_name)
+    assert plain.usd_per_hour == 0.34 and "spot" not in (plain.highlight or "")
