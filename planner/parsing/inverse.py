@@ -11,9 +11,12 @@ import re
 
 from planner.parsing.reading import Reading
 
-# A value right after the phrase makes it a setting, unless it is a GeForce card number or a
-# model size ("max ctx 8b qlora").
-_NOT_A_SETTING = r"(?!\s*[:=]?\s*(?!(?:[2-5]0[5-9]0)(?!\d))(?!\d+(?:\.\d+)?\s?[bm](?![a-z]))\d)"
+# A value right after the phrase ("max length 4096", "max length of 4096", "max_len=2048") makes
+# it a setting, unless it is a GeForce card number or a model size ("max ctx 8b qlora").
+_NOT_A_SETTING = (
+    r"(?!\s*(?:[:=]|of|is|was|at|to|set\s+to|设为|为|是)?\s*(?!(?:[2-5]0[5-9]0)(?!\d))"
+    r"(?!\d+(?:\.\d+)?\s?[bm](?![a-z]))\d)"
+)
 _MAX = r"(?:max(?:imum|imal)?|longest|biggest|largest|highest|most|greatest)"
 _ASKED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
