@@ -379,8 +379,8 @@ class Conversation:
         match intent:
             case Patch() if current is None:
                 return _no_job_yet()
-            case Patch(fields=fields):
-                return self._patched(history, current, dict(fields), notes=[])
+            case Patch():
+                return self._patched(history, current, intent, notes=[])
             case Reset(question=""):
                 return _Outcome(Turn(message_reply("clarify", *phrases.STARTED_OVER)), history=())
             case Reset(question=question):
@@ -463,7 +463,9 @@ class Conversation:
         if not patch:
             return _Outcome(Turn(message_reply("clarify", *phrases.NO_CHANGE_READ)))
         notes = [*result.assumptions, *_comparison_notes(result, cards)]
-        return self._patched(history, current, patch, notes=notes, only_gpus=_card_keys(cards))
+        # A parsed follow-up is the same typed change a button carries.
+        change = Patch(patch, label=text)
+        return self._patched(history, current, change, notes=notes, only_gpus=_card_keys(cards))
 
     def _cheapest(self, history: tuple[SpecJson, ...], current: JobSpec, text: str) -> _Outcome:
         result = self._parse(text)
@@ -477,18 +479,18 @@ class Conversation:
         if pick is None:
             nothing = phrases.nothing_cheaper(within_budget=budget_usd is not None)
             return _Outcome(Turn(message_reply("clarify", *nothing)))
-        patch = {**budget_patch, **move_to(pick)}
-        return self._patched(history, current, patch, notes=[])
+        change = Patch({**budget_patch, **move_to(pick)}, label=text)
+        return self._patched(history, current, change, notes=[])
 
     def _patched(
         self,
         history: tuple[SpecJson, ...],
         current: JobSpec,
-        patch: SpecJson,
+        patch: Patch,
         notes: Sequence[str],
         only_gpus: Sequence[str] | None = None,
     ) -> _Outcome:
-        job = _validated(apply_patch(_as_json(current), patch))
+        job = _validated(apply_patch(_as_json(current), dict(patch.fields)))
         before, after = self._plan(current), self._plan(job)
         changes = diff_plans(before, after)
         reply = plan_reply(
