@@ -84,9 +84,16 @@ def test_zero_offload_trains_13b_on_one_32gb_v100() -> None:
 def test_hf_fsdp_full_fine_tune_holds_fp32_shards_torchtune_bf16() -> None:
     """Accelerate (≥ 0.30) upcasts trained flat parameters to fp32 under FSDP mixed precision
     ("following DeepSpeed's strategy"): 4 + 4 + 8 B/param sharded. torchtune's FSDP2 recipes
-    train pure bf16: 2 + 2 + 4."""
+    train pure bf16: 2 + 2 + 4. (Accumulating, so the peak is mid-backward with the
+    gradients alive, not the optimizer step whose scratch the breakdown would show.)"""
     gpus = 8
-    common = {"model": "llama-3.1-8b", "method": "full", "num_gpus": gpus, "optimizer": "adamw"}
+    common = {
+        "model": "llama-3.1-8b",
+        "method": "full",
+        "num_gpus": gpus,
+        "optimizer": "adamw",
+        "grad_accum": 4,
+    }
     hf, _ = _estimate(**common, framework="hf")
     torchtune, _ = _estimate(**common, framework="torchtune", cpu_offload=False)
     psi = _psi("llama-3.1-8b")

@@ -50,6 +50,9 @@ class Job:
     optimizer_in_backward: bool
     profile: FrameworkProfile
     sharding: Sharding = Sharding.none
+    # Gradients are freed after every optimizer step and each step sees one micro-batch, so
+    # they build up inside backward while its activations are freed (`gradient_ramp_bytes`).
+    gradients_freed_each_step: bool = False
     # Preference and RL fine-tuning (planner.post_training); the defaults are plain SFT.
     # Sequences per micro-batch row: 2 for chosen + rejected.
     sequences_per_row: int = 1
@@ -318,9 +321,32 @@ def optimizer_step_scratch_bytes(arch: ModelArch, job: Job) -> float:
     fp32 before stepping (ZeRO-3 one sub-group at a time: placement caps it)."""
     if job.deepspeed:
         return trainable_params(arch, job) * 4.0
-    if job.optimizer is not Optimizer.adamw:
+    if job.optimizer is not Optimizer.adamw or job.profile.fused_adamw:
         return 0.0
     return trainable_params(arch, job) * trainable_bytes_per_param(job)
+
+
+def gradient_ramp_bytes(arch: ModelArch, job: Job) -> tuple[float, float, float]:
+    """(ramp, first, tail): how the gradients overlap backward's transients when they are
+    freed after every step and each step sees one micro-batch (`gradients_freed_each_step`).
+
+    Backward runs from the loss to the embeddings: a layer's weight gradients are made as its
+    saved activations are freed, so the live bytes move from activations + logits to
+    gradients. With layer gradients g and saved activations a per layer, backward at layer k
+    holds k·g + (L − k)·a: linear in k, so its peak is at an end. At the start: every
+    activation and the logits, with only the output projection's gradient (`first`, V × h,
+    full fine-tuning); at the end: every gradient (`ramp`) with one layer's saved or
+    recomputed tensors (`tail`). With gradient accumulation, DDP buckets or DeepSpeed's
+    partitions the gradients persist through backward instead: (0, 0, 0).
+    """
+    if not job.gradients_freed_each_step:
+        return 0.0, 0.0, 0.0
+    ramp = gradient_bytes(arch, job)
+    first = 0.0
+    if job.method is Method.full:
+        first = min(ramp, arch.vocab_size * arch.hidden_size * trainable_bytes_per_param(job))
+    tail = layer_activation_bytes_per_token(arch, job) * job.tokens
+    return ramp, first, tail
 
 
 def paged_optimizer_bytes(arch: ModelArch, job: Job) -> float:

@@ -34,6 +34,13 @@ if TYPE_CHECKING:  # planner.defaults imports our profiles
     from planner.defaults import ResolvedJob
 
 
+# Layouts whose gradients are plain tensors set to None after every step (PyTorch ≥ 2.0's
+# zero_grad default, HF Trainer's model.zero_grad(), torchtune's zero_grad(set_to_none=True));
+# FSDP's sharded gradients too. DDP's buckets and DeepSpeed's gradient partitions are allocated
+# once and persist.
+GRADIENTS_FREED_SHARDINGS = (Sharding.none, Sharding.fsdp)
+
+
 def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.Job:
     """The fields the components read, from a resolved job laid out on `num_gpus` GPUs by
     `sharding`. A bf16 full fine-tune under FSDP in a stack that upcasts trained parameters (HF
@@ -59,12 +66,25 @@ def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.J
         micro_batch=job.micro_batch,
         gradient_checkpointing=job.gradient_checkpointing,
         flash_attention=job.flash_attention,
-        optimizer_in_backward=profile.optimizer_in_backward_single_gpu and num_gpus == 1,
+        optimizer_in_backward=profile.optimizer_in_backward_single_gpu
+        and num_gpus == 1
+        and job.optimizer is profile.optimizer_in_backward_with,
+        gradients_freed_each_step=micro_batches_per_step(job, num_gpus) == 1
+        and sharding in GRADIENTS_FREED_SHARDINGS,
         profile=profile,
         sharding=sharding,
         **_post_training_fields(job),
         **_switch_fields(job),
     )
+
+
+def micro_batches_per_step(job: ResolvedJob, num_gpus: int) -> int:
+    """Micro-batches each optimizer step accumulates: the job's own figure when it says one (or
+    its method sets one), else the stack recipe's global batch over the GPUs' micro-batches."""
+    global_batch = PROFILES[job.framework].recipe_global_batch
+    if job.raw.grad_accum is not None or job.grad_accum > 1 or global_batch is None:
+        return job.grad_accum
+    return max(1, global_batch // (num_gpus * job.micro_batch))
 
 
 def _switch_fields(job: ResolvedJob) -> dict[str, object]:
@@ -104,6 +124,7 @@ def _post_training_fields(job: ResolvedJob) -> dict[str, object]:
 
 @lru_cache(maxsize=4096)
 def _job_components(arch: ModelArch, job: comp.Job) -> tuple[Components, float]:
+    ramp, first, tail = comp.gradient_ramp_bytes(arch, job)
     total = Components(
         weights=comp.weights_bytes(arch, job),
         adapter=comp.adapter_bytes(arch, job),
@@ -116,6 +137,9 @@ def _job_components(arch: ModelArch, job: comp.Job) -> tuple[Components, float]:
         reward=comp.reward_bytes(job),
         rollout=comp.rollout_bytes(arch, job),
         generation_scratch=comp.generation_scratch_bytes(arch, job),
+        gradient_ramp=ramp,
+        first_gradient=first,
+        backward_tail=tail,
     )
     return total, comp.paged_optimizer_bytes(arch, job)
 
@@ -202,6 +226,7 @@ def estimate_memory(
         fraction = job.rollout_memory_fraction
         pool = rollout_pool_excess_gib(fraction, share.rollout / GIB, card_gib) * GIB
     allocated, required = peak.allocated + pool, peak.required + pool
+    gradients, optimizer, activations, logits = share.at_peak()
     low, high = range_bytes(job.raw, allocated, required, peak.paged_share)
     return MemoryEstimate(
         num_gpus=num_gpus or job.num_gpus,
@@ -214,10 +239,10 @@ def estimate_memory(
         breakdown_gib=MemoryBreakdown(
             weights=round(share.weights / GIB, 3),
             adapter=round(share.adapter / GIB, 3),
-            gradients=round(share.gradients / GIB, 3),
-            optimizer=round((share.optimizer + share.step_excess) / GIB, 3),
-            activations=round(share.activations / GIB, 3),
-            logits=round(share.logits / GIB, 3),
+            gradients=round(gradients / GIB, 3),
+            optimizer=round(optimizer / GIB, 3),
+            activations=round(activations / GIB, 3),
+            logits=round(logits / GIB, 3),
             overhead=round((required - allocated) / GIB, 3),
             reference=round(share.reference / GIB, 3),
             value=round(share.value / GIB, 3),

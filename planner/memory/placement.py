@@ -15,8 +15,11 @@ from planner.spec import Method, Sharding
 class Components:
     """Bytes by component (the keys of MemoryBreakdown, minus overhead).
 
-    The peak is either mid-backward (activations and logits alive) or inside the optimizer step
-    (`step_scratch` alive instead); the breakdown charges the step's excess to the optimizer.
+    The peak is mid-backward (activations and logits alive), inside the optimizer step
+    (`step_scratch` alive instead) or in generation. Where gradients are freed every step they
+    build up inside backward as the activations are freed (`comp.gradient_ramp_bytes`):
+    `gradient_ramp` is the part of `gradients` that does, `first_gradient` what of it exists
+    when backward starts, `backward_tail` the activations still alive when it ends.
     """
 
     weights: float
@@ -34,34 +37,66 @@ class Components:
     reward: float = 0.0
     rollout: float = 0.0
     generation_scratch: float = 0.0
+    gradient_ramp: float = 0.0
+    first_gradient: float = 0.0
+    backward_tail: float = 0.0
 
     def scaled(self, factor: float) -> Components:
         """Every component × `factor` (a user's measured peak over our estimate)."""
         return Components(*(getattr(self, f.name) * factor for f in fields(self)))
 
     @property
-    def step_excess(self) -> float:
-        """What the optimizer step allocates beyond the activations and logits it replaces."""
-        return max(0.0, self.step_scratch - self.activations - self.logits)
+    def _backward_start(self) -> float:
+        return self.activations + self.logits + min(self.first_gradient, self.gradient_ramp)
+
+    @property
+    def _backward_end(self) -> float:
+        return self.gradient_ramp + self.backward_tail if self.gradient_ramp else 0.0
+
+    @property
+    def _step(self) -> float:
+        return self.gradient_ramp + self.step_scratch
+
+    @property
+    def transient(self) -> float:
+        """The largest of the per-step transients: backward's start, backward's end (with the
+        ramped gradients) and the optimizer step (with its scratch)."""
+        return max(self._backward_start, self._backward_end, self._step)
 
     @property
     def generation_excess(self) -> float:
         """What generation allocates beyond the larger of backward's and the step's transients."""
-        backward = self.activations + self.logits
-        return max(0.0, self.generation_scratch - backward - self.step_excess)
+        return max(0.0, self.generation_scratch - self.transient)
+
+    def at_peak(self) -> tuple[float, float, float, float]:
+        """(gradients, optimizer, activations, logits) as the peak holds them, summing with the
+        rest to `allocated`. Without a gradient ramp: all of them, the step's excess over
+        backward charged to the optimizer. With one: at backward's start the gradients made so
+        far; at its end every gradient and the tail; in the step every gradient and the
+        optimizer's scratch, the activations and logits freed."""
+        persistent = self.gradients - self.gradient_ramp
+        if not self.gradient_ramp:
+            excess = max(0.0, self.step_scratch - self.activations - self.logits)
+            return self.gradients, self.optimizer + excess, self.activations, self.logits
+        if self.transient == self._backward_start:
+            made = persistent + min(self.first_gradient, self.gradient_ramp)
+            return made, self.optimizer, self.activations, self.logits
+        if self.transient == self._backward_end:
+            return self.gradients, self.optimizer, self.backward_tail, 0.0
+        return self.gradients, self.optimizer + self.step_scratch, 0.0, 0.0
 
     @property
     def allocated(self) -> float:
-        """Peak allocated: the state that lives all step plus the largest of the backward
-        transients (activations + logits), the step's scratch and generation's scratch."""
+        """Peak allocated: the state that lives all step (the gradients that persist through
+        backward among it) plus the largest of the per-step transients and generation's
+        scratch."""
         return (
             self.weights
             + self.adapter
             + self.gradients
+            - self.gradient_ramp
             + self.optimizer
-            + self.step_excess
-            + self.activations
-            + self.logits
+            + self.transient
             + self.reference
             + self.value
             + self.reward
@@ -164,6 +199,8 @@ def policy_share(
             gradients=gathered_gradients,
             optimizer=0.0,
             step_scratch=0.0,
+            gradient_ramp=0.0,
+            first_gradient=0.0,
         )
     if sharding is Sharding.zero2:
         share = replace(share, gradients=comp.zero2_bucket_bytes(job))
@@ -210,6 +247,9 @@ def _fully_sharded(arch: ModelArch, job: comp.Job, c: Components, n: int) -> Com
         activations=c.activations,
         logits=c.logits,
         step_scratch=c.step_scratch / n,
+        gradient_ramp=c.gradient_ramp / n,
+        first_gradient=c.first_gradient / n,
+        backward_tail=c.backward_tail,
     )
 
 

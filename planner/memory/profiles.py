@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from planner.spec import Framework
+from planner.spec import Framework, Optimizer
 from planner.units import GIB as GIB  # re-exported: the memory modules divide by it
 
 # CUDA context + cuBLAS/cuDNN workspaces that nvidia-smi shows but torch does not allocate.
@@ -77,6 +77,20 @@ class FrameworkProfile:
         (LitGPT consolidates a full checkpoint; its measured multi-GPU peaks include it).
     optimizer_in_backward_single_gpu: the full fine-tune recipe steps each parameter as its
         gradient arrives, so gradients never all exist at once (torchtune single-device).
+    optimizer_in_backward_with: the optimizer the recipe fuses into backward. torchtune's
+        single-device full configs (0.3–0.5, recipes/configs/llama3_1/8B_full_single_device.yaml
+        and the 1B/3B/8B twins) pair `optimizer_in_bwd: True` with bitsandbytes' PagedAdamW8bit;
+        a job naming another optimizer has changed the config, and the README's memory table
+        ("fuse optimizer step into backward" as a row of its own, after AdamW rows) shows that
+        step is then a separate choice, so it is not assumed.
+    recipe_global_batch: sequences per optimizer step in the recipe when the job does not say
+        how much it accumulates (None: one micro-batch per step, HF Trainer's
+        gradient_accumulation_steps=1 and torchtune's full single-device configs). LitGPT's
+        finetune/full.py and lora.py default to global_batch_size 16 over micro_batch_size 1
+        (litgpt 0.4, TrainArgs): 16 / (GPUs × micro-batch) micro-batches per step, so its
+        gradients stay alive through every backward but the first.
+    fused_adamw: the recipe's AdamW is torch's fused kernel (`fused: True`), which updates in
+        place with no multi-tensor scratch (torchtune's configs, every AdamW entry).
     fsdp_upcasts_trainable_fp32: under FSDP with bf16/fp16 mixed precision the trained
         parameters are held in fp32 and gathered in 16 bits (Accelerate ≥ 0.30 upcasts
         low-precision trainable flat parameters, "following DeepSpeed's strategy"; HF Trainer
@@ -104,6 +118,9 @@ class FrameworkProfile:
     double_quant: bool
     fsdp_gathers_full_model: bool
     optimizer_in_backward_single_gpu: bool
+    optimizer_in_backward_with: Optimizer | None = None
+    recipe_global_batch: int | None = None
+    fused_adamw: bool = False
     fsdp_upcasts_trainable_fp32: bool = True
     fsdp_shards_embeddings_separately: bool = False
     mixed_keeps_frozen_fp32: bool = False
@@ -171,6 +188,8 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         adapter_bytes=2,
         double_quant=False,
         optimizer_in_backward_single_gpu=True,
+        optimizer_in_backward_with=Optimizer.paged_adamw_8bit,
+        fused_adamw=True,
         # FSDP2 in pure bf16; its distributed configs list custom_sharded_layers
         # ['tok_embeddings', 'output'] (recipes/configs/llama3_1/*.yaml, torchtune ≥ 0.3).
         fsdp_upcasts_trainable_fp32=False,
@@ -186,6 +205,7 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         nf4_extra_bytes_per_weight=0.25,
         double_quant=False,
         fsdp_gathers_full_model=True,
+        recipe_global_batch=16,
         # Fabric's FSDP with precision "bf16-true" shards bf16 parameters.
         fsdp_upcasts_trainable_fp32=False,
         mixed_keeps_frozen_fp32=True,
