@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -80,11 +81,13 @@ def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.J
 
 def micro_batches_per_step(job: ResolvedJob, num_gpus: int) -> int:
     """Micro-batches each optimizer step accumulates: the job's own figure when it says one (or
-    its method sets one), else the stack recipe's global batch over the GPUs' micro-batches."""
+    its method sets one), else enough to make the stack recipe's global batch: a micro-batch
+    larger than LitGPT's 16 // GPUs would fail its assertion, so a user who asks for one has
+    raised the global batch with it, and the memory never falls as the micro-batch grows."""
     global_batch = PROFILES[job.framework].recipe_global_batch
     if job.raw.grad_accum is not None or job.grad_accum > 1 or global_batch is None:
         return job.grad_accum
-    return max(1, global_batch // (num_gpus * job.micro_batch))
+    return max(1, math.ceil(global_batch / (num_gpus * job.micro_batch)))
 
 
 def _switch_fields(job: ResolvedJob) -> dict[str, object]:
