@@ -61,6 +61,9 @@ NO_MEMORY = (
     "Thread memory is unavailable right now, so I answered this as a new question and will not "
     "remember it for follow-ups."
 )
+NOT_REMEMBERED = (
+    "Thread memory is unavailable right now, so this answer will not be remembered for follow-ups."
+)
 # What went wrong with the thread store, said to users without paths or codes (the log has both).
 STORE_TROUBLE = {
     "disk_full": "The bot's disk is full",

@@ -40,9 +40,9 @@ class StoreUnavailable(RuntimeError):
     and when it is tried again. Callers answer without it rather than fail."""
 
     def user_sentence(self, *, read: bool) -> str:
-        """What to tell the user, who was answered without the thread's job (`read` False) or
-        whose answer was not saved."""
-        return phrases.NO_MEMORY
+        """What to tell the user, who was answered without the thread's job (`read`) or whose
+        answer was not saved (not `read`)."""
+        return phrases.NO_MEMORY if read else phrases.NOT_REMEMBERED
 
 
 class StoreFailed(StoreUnavailable):
