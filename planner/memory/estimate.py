@@ -211,6 +211,17 @@ def rollout_pool_excess_gib(fraction: float | None, minimum_gib: float, card_gib
     return max(0.0, fraction * card_gib - minimum_gib)
 
 
+def reserved_on_card(allocated: float, reserved: float, pool_limit: float) -> float:
+    """The caching allocator's pool on a card whose memory past the CUDA context (and NCCL's
+    buffers) is `pool_limit`: when cudaMalloc fails, PyTorch frees its cached unused blocks and
+    retries before it raises an out-of-memory error (CUDACachingAllocator's
+    release_cached_blocks), so max_memory_reserved never passes the card, however much slack
+    the same job keeps on a larger one; it cannot fall below the live tensors. `required_gib`
+    keeps the uncapped pool: the verdicts stay conservative, since a pool run at the card's
+    edge frees and re-allocates every step and fragmentation can still end it."""
+    return min(reserved, max(allocated, pool_limit))
+
+
 def estimate_memory(
     job: ResolvedJob,
     num_gpus: int | None = None,
@@ -219,7 +230,8 @@ def estimate_memory(
 ) -> MemoryEstimate:
     """Per-GPU memory of `job` on `num_gpus` GPUs sharded by `sharding` (default: the job's own
     layout; the sums are peak_bytes'), with the range a user should plan with. On a card of
-    `card_gib` a colocated vLLM engine's pool is its gpu_memory_utilization share of the card."""
+    `card_gib` a colocated vLLM engine's pool is its gpu_memory_utilization share of the card,
+    and the reserved pool is capped by what the card holds (`reserved_on_card`)."""
     count, layout = num_gpus or job.num_gpus, sharding or job.sharding
     peak = peak_bytes(job, count, layout)
     share = peak.share
@@ -229,13 +241,16 @@ def estimate_memory(
         fraction = job.rollout_memory_fraction
         pool = rollout_pool_excess_gib(fraction, share.rollout / GIB, card_gib) * GIB
     allocated, required = peak.allocated + pool, peak.required + pool
+    reserved = peak.reserved + pool
+    if card_gib is not None:
+        reserved = reserved_on_card(allocated, reserved, card_gib * GIB - (required - reserved))
     gradients, optimizer, activations, logits = share.at_peak()
     low, high = range_bytes(job.raw, allocated, required, peak.paged_share)
     return MemoryEstimate(
         num_gpus=num_gpus or job.num_gpus,
         sharding=(sharding or job.sharding).value,
         peak_allocated_gib=round(allocated / GIB, 3),
-        peak_reserved_gib=round((peak.reserved + pool) / GIB, 3),
+        peak_reserved_gib=round(reserved / GIB, 3),
         required_gib=round(required / GIB, 3),
         range_gib=(round(low / GIB, 2), round(high / GIB, 2)),
         host_ram_gib=round(host / GIB, 1),
