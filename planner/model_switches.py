@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.catalog.models import ModelArch
-from planner.spec import JobSpec, LossKernel, Method, Precision
+from planner.memory.profiles import PROFILES
+from planner.spec import Framework, JobSpec, LossKernel, Method, Precision
 
 # Chip families with FP8 tensor cores that the FP8 training stacks (Transformer Engine, torchao
 # float8) support for training: Hopper and Blackwell.
@@ -55,14 +56,14 @@ def _moe(spec: JobSpec, arch: ModelArch, num_gpus: int, said: list[str], warned:
         "and any shared expert) at a lower matmul efficiency than a dense model's"
     )
     if spec.method is not Method.full and arch.fused_experts:
+        qlora = ""
+        if spec.method is Method.qlora:
+            qlora = "; bitsandbytes leaves them unquantised (it replaces only nn.Linear)"
+            if PROFILES[spec.framework or Framework.hf].kbit_embeddings_fp32:
+                qlora += ", and PEFT's k-bit preparation upcasts them to fp32 on one GPU"
         said.append(
             "the experts are fused 3-D tensors in transformers: LoRA adapts attention and the "
-            "dense/shared MLPs (PEFT's target_modules cannot wrap them)"
-            + (
-                "; bitsandbytes leaves them unquantised (it replaces only nn.Linear)"
-                if spec.method is Method.qlora
-                else ""
-            )
+            "dense/shared MLPs (PEFT's target_modules cannot wrap them)" + qlora
         )
     elif spec.method is not Method.full:
         said.append("LoRA on every expert too (they are nn.Linear modules here)")

@@ -63,6 +63,12 @@ class ModelInfo(BaseModel):
     vocab_size: int
     max_context: int | None = None
     source: str
+    # Added with the 2026 catalog: text | moe | vlm, and what a VLM's vision tower holds.
+    kind: str = "text"
+    vision_params_b: float | None = None
+    experts: int | None = Field(None, description="MoE: routed experts per MoE layer")
+    experts_per_token: int | None = Field(None, description="MoE: top-k")
+    moe_layers: int | None = Field(None, description="MoE: layers whose MLP is a MoE block")
 
 
 class Option(BaseModel):

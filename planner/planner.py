@@ -41,6 +41,11 @@ def model_info(arch: ModelArch) -> ModelInfo:
         vocab_size=arch.vocab_size,
         max_context=arch.max_context,
         source=arch.source,
+        kind=arch.kind,
+        vision_params_b=round(arch.vision_params / 1e9, 3) if arch.vision_params else None,
+        experts=arch.num_experts,
+        experts_per_token=arch.experts_per_token,
+        moe_layers=arch.moe_layers or None,
     )
 
 
