@@ -67,8 +67,9 @@ def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.J
         micro_batch=job.micro_batch,
         gradient_checkpointing=job.gradient_checkpointing,
         flash_attention=job.flash_attention,
+        # One process steps the optimizer in backward: one GPU, or a naive pipeline's GPUs.
         optimizer_in_backward=profile.optimizer_in_backward_single_gpu
-        and num_gpus == 1
+        and (num_gpus == 1 or sharding is Sharding.device_map)
         and job.optimizer is profile.optimizer_in_backward_with,
         gradients_freed_each_step=micro_batches_per_step(job, num_gpus) == 1
         and sharding in GRADIENTS_FREED_SHARDINGS,
