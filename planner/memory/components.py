@@ -30,6 +30,9 @@ from planner.memory.profiles import (
 from planner.memory.profiles import (
     HF as HF_PROFILE,
 )
+from planner.memory.profiles import (
+    TORCHTUNE as TORCHTUNE_PROFILE,
+)
 from planner.spec import LossKernel, Method, Optimizer, Precision, Quant, Rollout, Sharding
 
 
@@ -471,12 +474,6 @@ def logits_bytes(arch: ModelArch, job: Job) -> float:
     return tokens * arch.vocab_size * job.profile.logits_bytes_per_entry
 
 
-# Loss-region bytes per token × vocabulary entry (architectures-2026.md §5.1–5.2): stock HF
-# keeps bf16 logits, their fp32 upcast, fp32 log-softmax for backward and the 16-bit gradient
-# (HF's profile figure); chunked cross-entropy (torchtune's CEWithChunkedOutputLoss) keeps bf16
-# logits and their bf16 gradient and upcasts one of 8 chunks at a time.
-CHUNKED_LOSS_CHUNKS = 8
-CHUNKED_LOSS_BYTES_PER_ENTRY = 2.0 + 4.0 / CHUNKED_LOSS_CHUNKS + 2.0
 # Cut Cross-Entropy keeps only the correct token's logit and a log-sum-exp per token (fp32).
 CCE_BYTES_PER_TOKEN = 8.0
 
@@ -484,7 +481,8 @@ CCE_BYTES_PER_TOKEN = 8.0
 def loss_kernel_bytes(arch: ModelArch, job: Job, tokens: int) -> float:
     """The loss region of the kernel the job names.
 
-    hf: tokens · V · the HF profile's bytes per entry. chunked: tokens · V · (2 + 4/8 + 2).
+    hf: tokens · V · the HF profile's bytes per entry. chunked: tokens · V · torchtune's
+    (its CEWithChunkedOutputLoss is the chunked kernel; the profile says how its figure was set).
     liger (fused linear cross-entropy): logits exist one chunk of ≈ tokens·h/V tokens at a time,
     about one fp32 hidden state per token (tokens · h · 4), plus the lm_head weight's gradient
     accumulated in the compute dtype (V · h). cce: tokens · 8 B (Wijmans et al. 2024: Gemma 2
@@ -494,7 +492,7 @@ def loss_kernel_bytes(arch: ModelArch, job: Job, tokens: int) -> float:
         case LossKernel.hf:
             return tokens * arch.vocab_size * HF_PROFILE.logits_bytes_per_entry
         case LossKernel.chunked:
-            return tokens * arch.vocab_size * CHUNKED_LOSS_BYTES_PER_ENTRY
+            return tokens * arch.vocab_size * TORCHTUNE_PROFILE.logits_bytes_per_entry
         case LossKernel.liger:
             return tokens * arch.hidden_size * 4.0 + arch.vocab_size * arch.hidden_size * (
                 job.compute_bytes

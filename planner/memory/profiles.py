@@ -144,6 +144,30 @@ HF = FrameworkProfile(
     optimizer_in_backward_single_gpu=False,
 )
 
+# torchtune is also the `chunked` loss kernel's source (planner.memory.components), so it is named.
+TORCHTUNE = replace(
+    HF,
+    name="torchtune",
+    # Chunked cross-entropy (CEWithChunkedOutputLoss): bf16 logits kept, one of 8 chunks upcast
+    # to fp32 at a time. By count (architectures-2026.md §5.2) 2 + 4/8 + 2 = 4.5 B per token ×
+    # vocabulary entry with the whole bf16 gradient alive; its README memory table measures the
+    # switch from stock cross-entropy at 2 × 4,096 tokens × 128,256 (1.05e9 entries) as 51.0 →
+    # 42.9 GiB, 8.3 B per entry under stock's 12, ≈ 3.7. Calibrated at 4.0 on its README rows:
+    # each chunk's gradient is made and consumed by the output projection in turn.
+    logits_bytes_per_entry=4.0,
+    lora_dropout=False,
+    kbit_embeddings_fp32=False,
+    adapter_bytes=2,
+    double_quant=False,
+    optimizer_in_backward_single_gpu=True,
+    optimizer_in_backward_with=Optimizer.paged_adamw_8bit,
+    fused_adamw=True,
+    # FSDP2 in pure bf16; its distributed configs list custom_sharded_layers
+    # ['tok_embeddings', 'output'] (recipes/configs/llama3_1/*.yaml, torchtune ≥ 0.3).
+    fsdp_upcasts_trainable_fp32=False,
+    fsdp_shards_embeddings_separately=True,
+)
+
 # Every other stack is HF with the fields where it differs, so each entry reads as a diff.
 PROFILES: dict[Framework, FrameworkProfile] = {
     Framework.hf: HF,
@@ -178,23 +202,7 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         lora_dropout=False,
         kbit_embeddings_fp32=False,
     ),
-    Framework.torchtune: replace(
-        HF,
-        name="torchtune",
-        # chunked cross-entropy: 16-bit logits kept, one chunk upcast to fp32 at a time.
-        logits_bytes_per_entry=4.0,
-        lora_dropout=False,
-        kbit_embeddings_fp32=False,
-        adapter_bytes=2,
-        double_quant=False,
-        optimizer_in_backward_single_gpu=True,
-        optimizer_in_backward_with=Optimizer.paged_adamw_8bit,
-        fused_adamw=True,
-        # FSDP2 in pure bf16; its distributed configs list custom_sharded_layers
-        # ['tok_embeddings', 'output'] (recipes/configs/llama3_1/*.yaml, torchtune ≥ 0.3).
-        fsdp_upcasts_trainable_fp32=False,
-        fsdp_shards_embeddings_separately=True,
-    ),
+    Framework.torchtune: TORCHTUNE,
     Framework.litgpt: replace(
         HF,
         name="LitGPT",
