@@ -5,8 +5,9 @@ process; Slack's side (the fake and the load generator) in another.
 Goal: ack p99 < 100 ms and every ack < 3 s (Slack's deadline), while the plans run behind the acks.
 
 Then the same burst split across two app processes sharing one redis-server (GPUPLAN_STATE_URL),
-as two web processes behind a load balancer: the acks, every answer delivered, and the Redis round
-trips per answer (client commands seen by MONITOR; a Lua script is one round trip).
+as two web processes behind a load balancer: the acks, every answer delivered, and the Redis
+commands per answer (client commands seen by MONITOR: a Lua script is one, the commands it runs
+are not counted; a pipeline's commands are each counted though they share one round trip).
 
 Run: .venv/bin/python bench/slack_ack.py [--requests 100]
 """
@@ -218,7 +219,7 @@ async def _run(requests: int, processes: int, redis_url: str | None) -> int:
     if round_trips is not None:
         answers = len(result["bursts"]) * requests
         print(
-            f"  Redis round trips       {round_trips.count / answers:8.2f} per answer "
+            f"  Redis commands          {round_trips.count / answers:8.2f} per answer "
             f"({round_trips.count} for {answers})"
         )
         for command, count in round_trips.by_command.most_common(8):

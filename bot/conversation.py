@@ -266,13 +266,20 @@ class Conversation:
     def _store_buttons(self, reply: Reply) -> None:
         """Each what-if's patch stored, its button carrying the patch's short id; if the store
         cannot be reached the buttons keep their text, which a click reads as a follow-up."""
-        for whatif in reply.whatifs:
-            if whatif.patch and not whatif.id.startswith(PATCH_ID_PREFIX):
-                try:
-                    whatif.id = self.patches.put(Patch(whatif.patch, whatif.label))
-                except StoreUnavailable as error:
-                    logger.warning("what-if buttons keep their text: %s", error)
-                    return
+        unstored = [
+            whatif
+            for whatif in reply.whatifs
+            if whatif.patch and not whatif.id.startswith(PATCH_ID_PREFIX)
+        ]
+        if not unstored:
+            return
+        try:
+            ids = self.patches.put_all([Patch(whatif.patch, whatif.label) for whatif in unstored])
+        except StoreUnavailable as error:
+            logger.warning("what-if buttons keep their text: %s", error)
+            return
+        for whatif, new_id in zip(unstored, ids, strict=True):
+            whatif.id = new_id
 
     def _pressed(self, button: Button) -> str | Patch | Turn:
         """What a click asks for: its stored patch, the text an old-format button carried, or

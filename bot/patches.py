@@ -20,7 +20,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +37,8 @@ from bot.store import (
 )
 
 if TYPE_CHECKING:
+    import redis
+
     from bot.redis_client import RedisLink
 
 PATCH_ID_PREFIX = "p-"
@@ -92,6 +94,10 @@ class PatchStore(Protocol):
         """Keep `patch` and return its new id."""
         ...
 
+    def put_all(self, patches: Sequence[Patch]) -> list[str]:
+        """Keep every patch of one answer at once (one round trip on Redis); their new ids."""
+        ...
+
     def get(self, patch_id: str) -> Patch | None:
         """The patch, or None once it expired (or never existed)."""
         ...
@@ -113,6 +119,9 @@ class MemoryPatchStore:
             self._rows = {k: v for k, v in self._rows.items() if v[0] >= now - self.ttl_s}
             self._rows[new_id] = (now, patch)
         return new_id
+
+    def put_all(self, patches: Sequence[Patch]) -> list[str]:
+        return [self.put(patch) for patch in patches]
 
     def get(self, patch_id: str) -> Patch | None:
         with self._lock:
@@ -141,15 +150,21 @@ class SQLitePatchStore:
         self._ready = False
 
     def put(self, patch: Patch) -> str:
-        new_id, now = patch_id(patch), self._clock()
+        return self.put_all([patch])[0]
+
+    def put_all(self, patches: Sequence[Patch]) -> list[str]:
+        ids, now = [patch_id(patch) for patch in patches], self._clock()
         with self._failures(), self._connect() as connection:
             # Posting the same button again restarts its lifetime.
-            connection.execute(
+            connection.executemany(
                 "INSERT OR REPLACE INTO patches (id, patch, created_at) VALUES (?, ?, ?)",
-                (new_id, patch.to_json(), now),
+                [
+                    (new_id, patch.to_json(), now)
+                    for new_id, patch in zip(ids, patches, strict=True)
+                ],
             )
             connection.execute("DELETE FROM patches WHERE created_at < ?", (now - self.ttl_s,))
-        return new_id
+        return ids
 
     def get(self, patch_id: str) -> Patch | None:
         with self._failures(), self._connect() as connection:
@@ -183,13 +198,22 @@ class RedisPatchStore:
         self.ttl_s = ttl_s if ttl_s is not None else ttl_from_env()
 
     def put(self, patch: Patch) -> str:
+        return self.put_all([patch])[0]
+
+    def put_all(self, patches: Sequence[Patch]) -> list[str]:
         from bot.redis_client import key
 
-        new_id = patch_id(patch)
+        ids = [patch_id(patch) for patch in patches]
         ttl_ms = max(1, int(self.ttl_s * 1000))
-        stored = patch.to_json()
-        self._link.run(lambda client: client.set(key("patch", new_id), stored, px=ttl_ms))
-        return new_id
+
+        def write(client: redis.Redis) -> None:
+            with client.pipeline(transaction=False) as batch:  # one round trip for every button
+                for new_id, patch in zip(ids, patches, strict=True):
+                    batch.set(key("patch", new_id), patch.to_json(), px=ttl_ms)
+                batch.execute()
+
+        self._link.run(write)
+        return ids
 
     def get(self, patch_id: str) -> Patch | None:
         from bot.redis_client import key

@@ -66,3 +66,13 @@ def test_redis_keeps_patches_with_the_thread_ttl(redis_url: str) -> None:
     assert store.get(stored_id) == EIGHT_K
     client = redis.Redis.from_url(redis_url)
     assert 0 < client.pttl(f"gpuplan:patch:{stored_id}") <= 60_000
+
+
+def test_an_answers_buttons_are_kept_together(tmp_path: Path, redis_url: str) -> None:
+    from bot.redis_client import shared_link
+
+    sixteen_k = Patch({"seq_len": 16384}, "16k context")
+    for store in [*_stores(tmp_path, Clock()), RedisPatchStore(shared_link(redis_url))]:
+        ids = store.put_all([EIGHT_K, sixteen_k])
+        assert ids == [patch_id(EIGHT_K), patch_id(sixteen_k)]
+        assert [store.get(stored_id) for stored_id in ids] == [EIGHT_K, sixteen_k]

@@ -309,6 +309,9 @@ class UnreachablePatches:
     def put(self, patch: Patch) -> str:
         raise StoreUnavailable("patch store unreachable")
 
+    def put_all(self, patches: list[Patch]) -> list[str]:
+        raise StoreUnavailable("patch store unreachable")
+
     def get(self, patch_id: str) -> Patch | None:
         raise StoreUnavailable("patch store unreachable")
 
