@@ -37,9 +37,9 @@ if TYPE_CHECKING:  # planner.defaults imports our profiles
 
 # Layouts whose gradients are plain tensors set to None after every step (PyTorch ≥ 2.0's
 # zero_grad default, HF Trainer's model.zero_grad(), torchtune's zero_grad(set_to_none=True));
-# FSDP's sharded gradients too. DDP's buckets and DeepSpeed's gradient partitions are allocated
-# once and persist.
-GRADIENTS_FREED_SHARDINGS = (Sharding.none, Sharding.fsdp)
+# FSDP's sharded gradients and a naive pipeline's (one process) too. DDP's buckets and
+# DeepSpeed's gradient partitions are allocated once and persist.
+GRADIENTS_FREED_SHARDINGS = (Sharding.none, Sharding.fsdp, Sharding.device_map)
 
 
 def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.Job:

@@ -281,4 +281,7 @@ def pipeline_stage(arch: ModelArch, job: comp.Job, c: Components, n: int) -> Com
         activations=comp.activation_bytes(arch, job, layers),
         logits=c.logits,
         step_scratch=c.step_scratch * trained_fraction,
+        gradient_ramp=c.gradient_ramp * trained_fraction,
+        first_gradient=min(c.first_gradient, c.gradient_ramp * trained_fraction),
+        backward_tail=c.backward_tail,
     )
