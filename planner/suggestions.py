@@ -12,11 +12,13 @@ turning it off is suggested instead.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left
 from functools import cache
 from typing import NamedTuple
 
 from planner.catalog.gpus import GpuSpec, all_gpus, gpu_by_key
+from planner.memory.estimate import rollout_minimum_gib
 from planner.options import (
     GENERIC_PREFIX,
     MarketContext,
@@ -26,7 +28,7 @@ from planner.options import (
     verdict_for,
 )
 from planner.plan import Option, Suggestion
-from planner.spec import Framework, Method, Optimizer, Quant, Sharding
+from planner.spec import Framework, Method, Objective, Optimizer, Quant, Rollout, Sharding
 from planner.units import hours_text
 
 MAX_SUGGESTIONS = 6
@@ -38,6 +40,8 @@ POOR_VALUE_RATIO = 1.5
 SHORTEST_CONTEXT_SUGGESTED = 512
 # A change that leaves the job too big is worth showing only if it cuts memory by 5 % or more.
 MEANINGFUL_CUT = 0.95
+# A vLLM pool this much above the engine's own weights, one round's KV cache and CUDA graphs.
+VLLM_POOL_MARGIN = 1.25
 # Fields whose change is software or settings (the stack, LoRA's quantisation, the optimizer,
 # what is recomputed or offloaded), not where the job runs nor what data it trains on.
 SOFTWARE_FIELDS = frozenset(
@@ -74,7 +78,8 @@ def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Chan
         qlora = {"method": Method.qlora, "quant": Quant.nf4}
         instead_of = "LoRA" if job.method == Method.lora else "full fine-tuning"
         changes.append(Change(f"QLoRA instead of {instead_of}", qlora, True))
-    if job.seq_len >= 2 * SHORTEST_CONTEXT_SUGGESTED:
+    # An online job's length is its prompt + completion: shortening the completion is below.
+    if job.seq_len >= 2 * SHORTEST_CONTEXT_SUGGESTED and job.completion_len is None:
         shorter = job.seq_len // 2
         label = f"context {shorter:,} instead of {job.seq_len:,}"
         changes.append(Change(label, {"seq_len": shorter}, True))
@@ -91,7 +96,45 @@ def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Chan
         changes.append(Change("micro-batch 1 (more gradient accumulation)", keep_batch, False))
     if not job.cpu_offload:
         changes.append(Change("optimizer state offloaded to CPU RAM", {"cpu_offload": True}, False))
+    changes.extend(post_training_changes(context, card))
     changes.extend(_more_gpus(context, card))
+    return changes
+
+
+def post_training_changes(context: MarketContext, card: GpuSpec | None) -> list[Change]:
+    """Preference and RL jobs: drop the reference copy (precomputed log-probs; beta = 0), a
+    smaller vLLM pool that still holds the engine, fewer generations per prompt, and the rollout
+    on a card of its own. LoRA instead of full fine-tuning is among the changes above."""
+    job = context.job
+    changes = []
+    if job.reference_copy and job.objective in (Objective.dpo, Objective.kto):
+        label = "reference log-probs precomputed (no reference copy on the GPU)"
+        changes.append(Change(label, {"reference_model": False}, False))
+    elif job.reference_copy and job.objective in (Objective.grpo, Objective.rloo):
+        changes.append(
+            Change("beta = 0 (no KL term, no reference)", {"reference_model": False}, True)
+        )
+    if job.rollout is Rollout.vllm_colocate and job.rollout_memory_fraction:
+        target = card if card is not None and card.usable_gib > 0 else gpu_by_key(REFERENCE_CARD)
+        minimum = rollout_minimum_gib(job, job.num_gpus, job.sharding)
+        fraction = math.ceil(minimum * VLLM_POOL_MARGIN / target.usable_gib / 0.05) * 0.05
+        now = job.rollout_memory_fraction
+        if fraction < now - 0.01:
+            label = f"vLLM gpu_memory_utilization {fraction:.2f} instead of {now:g}"
+            changes.append(Change(label, {"rollout_memory_fraction": round(fraction, 2)}, False))
+    if job.completion_len is not None and job.completion_len >= SHORTEST_CONTEXT_SUGGESTED:
+        shorter = job.completion_len // 2
+        label = f"completions up to {shorter:,} tokens instead of {job.completion_len:,}"
+        changes.append(Change(label, {"completion_len": shorter}, True))
+    generations = job.num_generations or 1
+    if generations >= 4:
+        fewer = generations // 2
+        label = f"{fewer} generations per prompt instead of {generations}"
+        changes.append(Change(label, {"num_generations": fewer}, True))
+    if job.rollout in (Rollout.vllm_colocate, Rollout.hf):
+        label = "the rollout on a second card (a vLLM server)"
+        patch = {"rollout": Rollout.vllm_server, "rollout_gpus": 1}
+        changes.append(Change(label, patch, False))
     return changes
 
 
@@ -168,11 +211,20 @@ def _reference(card: GpuSpec | None, cheapest: Option | None) -> GpuSpec:
     return gpu_by_key(REFERENCE_CARD)
 
 
-def _hours_change_pct(before_tokens_per_s: float | None, after_tokens_per_s: float | None):
-    """From speeds as an Option shows them (to 0.1 token/s), so the figure matches the rows."""
+def _hours_change_pct(
+    before_tokens_per_s: float | None, after_tokens_per_s: float | None, tokens_ratio: float = 1.0
+):
+    """From speeds as an Option shows them (to 0.1 token/s), so the figure matches the rows;
+    `tokens_ratio` is the trained tokens after ÷ before (fewer generations train fewer)."""
     if not before_tokens_per_s or not after_tokens_per_s:
         return None
-    return round((before_tokens_per_s / after_tokens_per_s - 1) * 100, 1)
+    return round((tokens_ratio * before_tokens_per_s / after_tokens_per_s - 1) * 100, 1)
+
+
+def _tokens_ratio(before: MarketContext, after: MarketContext) -> float:
+    if not before.total_tokens or after.total_tokens is None:
+        return 1.0
+    return after.total_tokens / before.total_tokens
 
 
 def _shown_speed(context: MarketContext, gpu: GpuSpec, count: int) -> float | None:
@@ -227,6 +279,7 @@ def _evaluate(
     pct = _hours_change_pct(
         _shown_speed(context, reference, context.job.num_gpus),
         _shown_speed(after.context, reference, count),
+        _tokens_ratio(context, after.context),
     )
     cheapest_after = cheapest_run(after.context)
     text = (

@@ -173,3 +173,56 @@ def test_a_job_that_needs_a_big_host_says_what_to_rent() -> None:
     assert any("host RAM" in warning and "GB RAM" in warning for warning in plan.warnings)
     small = make_plan(JobSpec(model="llama 3 8b", method="lora", gpu="h100"))
     assert not any("host RAM" in warning for warning in small.warnings)
+
+
+def _suggested(**spec) -> dict[str, dict[str, object]]:
+    plan = make_plan(JobSpec(**spec))
+    return {s.change.split(":")[0]: s for s in plan.suggestions}
+
+
+def test_a_full_dpo_that_does_not_fit_is_told_to_precompute_or_use_lora() -> None:
+    shown = _suggested(model="llama 3 8b", method="full", objective="dpo", gpu="h100")
+    precompute = next(s for s in shown.values() if s.patch == {"reference_model": False})
+    assert precompute.required_gib_after < precompute.required_gib_before
+    assert any(s.patch == {"method": "lora"} for s in shown.values())
+
+
+def test_a_colocated_rollout_that_does_not_fit_is_offered_its_own_card() -> None:
+    shown = _suggested(
+        model="qwen2.5 7b", method="lora", objective="grpo", rollout="vllm-colocate", gpu="4090"
+    )
+    server = next(s for s in shown.values() if s.patch.get("rollout") == "vllm-server")
+    assert server.patch["rollout_gpus"] == 1
+    assert server.required_gib_after < server.required_gib_before
+
+
+def test_an_oversized_vllm_pool_is_offered_a_smaller_fraction() -> None:
+    shown = _suggested(
+        model="qwen2.5 1.5b",
+        method="full",
+        objective="grpo",
+        rollout="vllm-colocate",
+        rollout_memory_fraction=0.6,
+        gpu="l40s",
+    )
+    lower = next(s for s in shown.values() if "rollout_memory_fraction" in s.patch)
+    assert lower.patch["rollout_memory_fraction"] < 0.6
+    assert lower.required_gib_after < lower.required_gib_before
+
+
+def test_long_rollouts_are_offered_fewer_generations_and_shorter_completions() -> None:
+    shown = _suggested(
+        model="qwen2.5 7b",
+        method="lora",
+        objective="grpo",
+        num_generations=16,
+        prompt_len=1024,
+        completion_len=8192,
+        dataset_prompts=1000,
+        gpu="a100 40gb",
+    )
+    patches = [s.patch for s in shown.values()]
+    assert {"num_generations": 8} in patches
+    assert {"completion_len": 4096} in patches
+    fewer = next(s for s in shown.values() if s.patch == {"num_generations": 8})
+    assert fewer.hours_change_pct < 0  # half the completions to generate and train on
