@@ -5,7 +5,8 @@ For each measurement row the estimate of the same kind as the row's metric is co
 nvidia-smi → required). Fits/OOM claims are verdicts: a fits claim is right when the
 reserved estimate ≤ capacity, an OOM when the required estimate ≥ 0.97 × capacity.
 The seed guide's rule of thumb (full 16 B/param, LoRA 2 B/param + 1 %, QLoRA 0.5 B/param + 1 %,
-+ 1.5 GB) is scored on the same rows. Prints a Markdown table; `--rows` adds every row.
++ 1.5 GB) is scored on the same rows. Prints a Markdown table; `--rows` adds every row. Then the
+published preference and RL figures (bench/post_training_figures.py) as verdicts.
 
 usage: python bench/accuracy.py [PATH/vram_dev.jsonl] [--rows]
 """
@@ -187,6 +188,11 @@ def main() -> None:
     with open(args.data, encoding="utf-8") as handle:
         rows = [score_row(json.loads(line)) for line in handle if line.strip()]
     print(table(rows))
+    print()
+    # A sibling of this script (bench/ is on the path when it runs), not needed by its tests.
+    import post_training_figures
+
+    print(post_training_figures.table())
     if args.rows or args.moe:
         print()
         print(detail([r for r in rows if r.moe or args.rows]))
