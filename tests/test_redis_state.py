@@ -125,3 +125,20 @@ def test_redis_killed_and_restarted_reconnects(tmp_path: Path) -> None:
         )
     finally:
         server.kill()
+
+
+def test_state_urls_are_checked_and_passwords_never_shown() -> None:
+    from bot.redis_client import RedisLink
+    from bot.state_url import backend_from_env, redacted
+
+    tls = backend_from_env({"GPUPLAN_STATE_URL": "rediss://default:s3cret@cache.example:6380/2"})
+    assert tls.kind == "redis" and "s3cret" not in tls.describe() and "***" in tls.describe()
+    assert RedisLink(tls.redis_url or "").client.connection_pool.connection_class.__name__ == (
+        "SSLConnection"
+    )
+    assert backend_from_env({}).kind == "sqlite"
+    for bad, why in [("http://x", "must be a Redis URL"), ("redis://h:port", "bad port"),
+                     ("redis://h/zero", "database number")]:  # fmt: skip
+        with pytest.raises(StateUrlError, match=why):
+            backend_from_env({"GPUPLAN_STATE_URL": bad})
+    assert redacted("redis://:pw@h:1/0") == "redis://:***@h:1/0"
