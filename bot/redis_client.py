@@ -126,13 +126,19 @@ class AsyncRedisLink(_Guarded):
             return await command(self.client)
 
     async def status(self) -> dict[str, object]:
-        """What /healthz shows: reachable or not, and the round trip of a PING."""
+        """What /healthz shows: reachable or not, and the round trip of a PING. Healthy only once
+        the worker threads' client (threads, rate limits) has left its backoff too: until then
+        answers still come without thread memory, whatever this loop's client sees."""
         start = time.perf_counter()
         try:
             await self.run(lambda client: client.ping())
         except StoreUnavailable as error:
             return {"store": "redis", "url": redacted(self.url), "ok": False, "error": str(error)}
         ping_ms = round((time.perf_counter() - start) * 1000, 2)
+        blocking = _links.get(self.url)
+        if blocking is not None and not blocking.gate.ready():
+            waiting = "Redis answers again; thread memory resumes when its retry comes due"
+            return {"store": "redis", "url": redacted(self.url), "ok": False, "error": waiting}
         return {"store": "redis", "url": redacted(self.url), "ok": True, "ping_ms": ping_ms}
 
 
