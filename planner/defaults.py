@@ -316,8 +316,8 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
     if micro_batch is None:
         micro_batch = DEFAULT_MICRO_BATCH
         said.append(
-            f"micro-batch {micro_batch}{post.micro_batch_unit} per GPU (gradient accumulation "
-            "does not add memory)"
+            f"micro-batch {micro_batch}{post.micro_batch_unit} per GPU (a larger batch through "
+            "gradient accumulation costs no activation memory)"
         )
     grad_accum = spec.grad_accum or post.grad_accum_for(micro_batch, num_gpus, said)
     checkpointing = spec.gradient_checkpointing
