@@ -273,7 +273,13 @@ async def test_signed_envelopes_of_an_unexpected_shape_get_200_and_a_log_line(
     assert slack.posts() == []
     (line,) = _lines(caplog, INGRESS_LOGGER)
     assert line.startswith("slack 200 ignored: ") and why in line, line
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR and not _gc_noise(r)]
+
+
+def _gc_noise(record: logging.LogRecord) -> bool:
+    """asyncio's "Task was destroyed but it is pending!" when the garbage collector happens to
+    reclaim an earlier test's finished aiohttp server during this one: not this request's doing."""
+    return record.name == "asyncio" and record.getMessage().startswith("Task was destroyed")
 
 
 async def test_an_event_the_bot_acts_on_is_answered_once_in_its_thread(slack: FakeSlack) -> None:
