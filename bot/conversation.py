@@ -633,7 +633,7 @@ class Conversation:
             return message_reply("error", phrases.UNKNOWN_PROVIDER_TITLE, command.error)
         if command.change:
             if not admin:
-                return message_reply("error", *phrases.ONLY_ADMINS)
+                return message_reply("error", *phrases.ONLY_ADMINS_PROVIDERS)
             try:
                 save_providers(self.settings, scope_of(key), command.providers, by=user)
             except SETTINGS_ERRORS as error:

@@ -458,21 +458,20 @@ PROVIDERS_TITLE = "Providers"
 PROVIDERS_SAVED_TITLE = "Provider preference saved"
 UNKNOWN_PROVIDER_TITLE = "Unknown provider"
 CANT_PRICE_TITLE = "I can't price that"
-ONLY_ADMINS = Message(
-    "Only admins can change this",
-    "Provider preferences apply to everyone here, so only workspace admins (Slack) or members "
-    "with Manage Server (Discord) can change them.",
-)
-ONLY_ADMINS_LANGUAGE = Message(
-    "Only admins can change this",
-    "The answer language applies to everyone here, so only workspace admins (Slack) or members "
-    "with Manage Server (Discord) can change it.",
-)
-ONLY_ADMINS_REPORTS = Message(
-    "Only admins can change this",
-    "Keeping run reports applies to everyone here, so only workspace admins (Slack) or members "
-    "with Manage Server (Discord) can change it.",
-)
+
+
+def only_admins(setting: str) -> Message:
+    """A workspace setting someone without the role tried to change."""
+    return Message(
+        "Only admins can change this",
+        f"{setting} applies to everyone here, so only workspace admins (Slack) or members with "
+        "Manage Server (Discord) can change it.",
+    )
+
+
+ONLY_ADMINS_PROVIDERS = only_admins("The provider preference")
+ONLY_ADMINS_LANGUAGE = only_admins("The answer language")
+ONLY_ADMINS_REPORTS = only_admins("Keeping run reports")
 REPORTS_SETTING_TITLE = "Keeping run reports"
 
 

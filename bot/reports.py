@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import time
-from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -24,7 +22,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from bot.settings import SettingsStore
-from bot.store import BUSY_TIMEOUT_S, state_db_path
+from bot.store import state_db_connection
 
 KEEP_REPORTS_SETTING = "keep_reports"
 MAX_REPORTS_LISTED = 100_000
@@ -103,8 +101,10 @@ def open_report_store() -> ReportStore:
 
 
 class SQLiteReports:
+    """A table of the state database (WAL, read-only when the file is), beside the threads."""
+
     def __init__(self, directory: Path | None = None) -> None:
-        self.path = state_db_path(directory)
+        self._connect = state_db_connection(directory)
         with self._connect() as connection:
             connection.execute(
                 "CREATE TABLE IF NOT EXISTS run_reports ("
@@ -131,10 +131,6 @@ class SQLiteReports:
     def forget(self, scope: str) -> int:
         with self._connect() as connection:
             return connection.execute("DELETE FROM run_reports WHERE scope = ?", (scope,)).rowcount
-
-    def _connect(self) -> closing[sqlite3.Connection]:
-        # Autocommit, closed on exit (sqlite3's own context manager only commits).
-        return closing(sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None))
 
 
 class MemoryReports:
