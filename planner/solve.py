@@ -59,10 +59,11 @@ def _largest(lowest: int, highest: int, ok: Callable[[int], bool]) -> int | None
     """The largest n in [lowest, highest] with ok(n), for ok true up to some n and false after."""
     if not ok(lowest):
         return None
-    good, bad = lowest, highest + 1
-    if ok(highest):
-        return highest
-    bad = highest
+    return highest if ok(highest) else _last_true(lowest, highest, ok)
+
+
+def _last_true(good: int, bad: int, ok: Callable[[int], bool]) -> int:
+    """Bisection between a `good` (ok) and a `bad` (not ok) value: the last ok one."""
     while bad - good > 1:
         middle = (good + bad) // 2
         if ok(middle):
@@ -84,10 +85,10 @@ class _Search:
     def verdict(self, **patch: object) -> Verdict:
         return job_verdict(self.job(**patch), self.gpu)
 
-
-def _card_label(gpu: GpuSpec, count: int = 1) -> str:
-    size = f" ({gpu.marketed_gb:g} GB)" if gpu.marketed_gb and "GB" not in gpu.name else ""
-    return f"{'one' if count == 1 else f'{count}×'} {gpu.name}{size}"
+    def answer(self, value: float | None, **found: object) -> SolvedCard:
+        """The answer on this search's card (`value` None: nothing holds)."""
+        found.setdefault("count", self.spec.num_gpus or 1)
+        return SolvedCard(gpu=self.gpu.key, gpu_name=self.gpu.name, value=value, **found)
 
 
 def _max_seq_len(search: _Search) -> SolvedCard:
@@ -95,39 +96,30 @@ def _max_seq_len(search: _Search) -> SolvedCard:
     top = (window or LONGEST_CONTEXT_SEARCHED) // CONTEXT_STEP
     steps = _largest(1, top, lambda k: holds(search.verdict(seq_len=k * CONTEXT_STEP)))
     if steps is None:
-        return _nothing(search, "seq_len")
+        return search.answer(None)
     comfortable = _largest(1, steps, lambda k: search.verdict(seq_len=k * CONTEXT_STEP) == "fits")
     binding = "context_window" if steps == top and window else "memory"
-    return SolvedCard(
-        gpu=search.gpu.key,
-        gpu_name=search.gpu.name,
-        count=search.spec.num_gpus or 1,
-        value=steps * CONTEXT_STEP,
-        comfortable=comfortable * CONTEXT_STEP if comfortable else None,
-        binding=binding,
-    )
+    comfortable_tokens = comfortable * CONTEXT_STEP if comfortable else None
+    return search.answer(steps * CONTEXT_STEP, comfortable=comfortable_tokens, binding=binding)
 
 
 def _max_micro_batch(search: _Search) -> SolvedCard:
     def ok(batch: int) -> bool:
         return holds(search.verdict(micro_batch=batch))
 
+    if not ok(1):
+        return search.answer(None)
     # Doubling first: the limit is usually small, and each try is a full estimate.
+    batch = MAX_MICRO_BATCH
     bound = 1
-    while bound < MAX_MICRO_BATCH and ok(min(bound * 2, MAX_MICRO_BATCH)):
-        bound = min(bound * 2, MAX_MICRO_BATCH)
-    batch = _largest(1, min(bound * 2, MAX_MICRO_BATCH), ok) if ok(1) else None
-    if batch is None:
-        return _nothing(search, "micro_batch")
+    while bound < MAX_MICRO_BATCH:
+        upper = min(bound * 2, MAX_MICRO_BATCH)
+        if not ok(upper):
+            batch = _last_true(bound, upper, ok)
+            break
+        bound = upper
     comfortable = _largest(1, batch, lambda b: search.verdict(micro_batch=b) == "fits")
-    return SolvedCard(
-        gpu=search.gpu.key,
-        gpu_name=search.gpu.name,
-        count=search.spec.num_gpus or 1,
-        value=batch,
-        comfortable=comfortable,
-        binding="memory",
-    )
+    return search.answer(batch, comfortable=comfortable)
 
 
 def _family_models(spec: JobSpec) -> list[ModelArch]:
@@ -163,17 +155,13 @@ def _largest_model(search: _Search) -> SolvedCard:
             comfortable = model
             break
     if best is None:
-        return _nothing(search, "params_b")
-    return SolvedCard(
-        gpu=search.gpu.key,
-        gpu_name=search.gpu.name,
-        count=search.spec.num_gpus or 1,
-        value=round(best.params_b, 3),
+        return search.answer(None)
+    return search.answer(
+        round(best.params_b, 3),
         model=best.key,
         model_name=best.name,
         comfortable=round(comfortable.params_b, 3) if comfortable else None,
         comfortable_model=comfortable.name if comfortable else None,
-        binding="memory",
     )
 
 
@@ -201,26 +189,13 @@ def _fewest_gpus(search: _Search) -> SolvedCard:
             verdict = search.verdict(num_gpus=count, **layout)
             if holds(verdict):
                 sharding = layout["sharding"]
-                return SolvedCard(
-                    gpu=search.gpu.key,
-                    gpu_name=search.gpu.name,
+                return search.answer(
+                    count,
                     count=count,
-                    value=count,
                     sharding=getattr(sharding, "value", str(sharding)),
                     cpu_offload=bool(layout.get("cpu_offload")),
-                    binding="memory",
                 )
-    return _nothing(search, "num_gpus")
-
-
-def _nothing(search: _Search, asked: str) -> SolvedCard:
-    return SolvedCard(
-        gpu=search.gpu.key,
-        gpu_name=search.gpu.name,
-        count=search.spec.num_gpus or 1,
-        value=None,
-        binding="memory",
-    )
+    return search.answer(None)
 
 
 _SOLVERS: dict[str, Callable[[_Search], SolvedCard]] = {
@@ -249,9 +224,9 @@ def solve_cards(
 
 def solved_spec(spec: JobSpec, answer: SolvedCard, asked: Asked) -> JobSpec:
     """The job at the answer, as the user would ask it forward (the plan shown with it)."""
-    update: dict[str, object] = {"gpu": answer.gpu} if spec.gpu is None else {}
-    if spec.gpu is None and spec.gpu_vram_gb is not None:
-        update = {}
+    # With no card named, the answer's reference card becomes the job's (a size stays a size).
+    named = spec.gpu is not None or spec.gpu_vram_gb is not None
+    update: dict[str, object] = {} if named else {"gpu": answer.gpu}
     if answer.value is None:
         return spec.model_copy(update=update)
     if asked == "seq_len":
