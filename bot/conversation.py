@@ -88,6 +88,7 @@ from bot.settings import (
 )
 from bot.store import MemoryStore, SpecJson, StateStore, StoreUnavailable, open_thread_store
 from bot.threads import ThreadKey
+from planner.anchor import estimate_of_kind
 from planner.catalog.models import ModelArch, arch_from_hf_config
 from planner.errors import PlanningError, validation_sentence
 from planner.parsing.assemble import MAX_INPUT_CHARS
@@ -537,9 +538,7 @@ class Conversation:
             patch |= {"measured_metric": "oom", "measured_peak_gib": None}
         patch["memory_scale"] = None  # decided afresh from this measurement
         job = _validated(apply_patch(_as_json(current), patch))
-        unmeasured = job.model_copy(
-            update={"measured_peak_gib": None, "measured_metric": None, "memory_scale": None}
-        )
+        unmeasured = job.model_copy(update=dict.fromkeys(MEASUREMENT_FIELDS))
         estimate, before, after = self._plan(unmeasured), self._plan(current), self._plan(job)
         scale = after.spec.memory_scale or 1.0
         if report.oom and scale < (current.memory_scale or 1.0):
@@ -548,7 +547,7 @@ class Conversation:
             after = self._plan(job.model_copy(update={"memory_scale": scale}))
         job = job.model_copy(update={"memory_scale": scale if scale != 1.0 else None})
         kept = keeps_reports(self.settings, report.scope) and self._keep(
-            _report(report.scope, job, estimate, after)
+            _report(report.scope, job, estimate)
         )
         changes = diff_plans(before, after)
         lines = [phrases.report_kept(kept), *changes.lines()]
@@ -735,16 +734,12 @@ def _validated(job_json: SpecJson) -> JobSpec:
 MEASUREMENT_FIELDS = {"measured_peak_gib", "measured_metric", "memory_scale"}
 
 
-def _report(scope: str, job: JobSpec, estimate: Plan, after: Plan) -> Report:
+def _report(scope: str, job: JobSpec, estimate: Plan) -> Report:
     """What a kept report records: the job as said, our estimate of the same kind before
     re-anchoring, and the measurement."""
     metric = job.measured_metric or "unknown"
     memory = estimate.memory
-    estimated_gib = {
-        "allocated": memory.peak_allocated_gib,
-        "nvidia-smi": memory.required_gib,
-        "oom": memory.required_gib,
-    }.get(metric, memory.peak_reserved_gib)
+    estimated_gib = estimate_of_kind(memory, metric)
     requested = estimate.requested
     return Report(
         scope=scope,

@@ -20,10 +20,23 @@ from dataclasses import replace
 from planner.defaults import ResolvedJob
 from planner.memory import estimate_memory
 from planner.options import read_requested_card
+from planner.plan import MemoryEstimate
+from planner.spec import MeasuredMetric
 
 OOM_MARGIN = 1.02
 MIN_SCALE = 0.25
 MAX_SCALE = 4.0
+
+
+def estimate_of_kind(memory: MemoryEstimate, metric: MeasuredMetric) -> float:
+    """Our figure that a peak read as `metric` is compared with: torch's allocated or reserved,
+    nvidia-smi's required (an OOM too: it is against the card); an unstated kind is compared with
+    reserved, as bench/accuracy.py scores rows of unknown metric."""
+    if metric == "allocated":
+        return memory.peak_allocated_gib
+    if metric in ("nvidia-smi", "oom"):
+        return memory.required_gib
+    return memory.peak_reserved_gib
 
 
 def needs_anchoring(job: ResolvedJob) -> bool:
@@ -50,16 +63,12 @@ def anchored(job: ResolvedJob) -> ResolvedJob:
         )
         return _noted(job, scale, said)
     measured = float(job.measured_peak_gib or 0.0)
+    estimated = estimate_of_kind(memory, job.measured_metric or "unknown")
     if job.measured_metric == "nvidia-smi":
         # The CUDA context and NCCL buffers are fixed: the tensors explain the rest.
         context_gib = memory.required_gib - memory.peak_reserved_gib
-        estimated, ratio = memory.required_gib, (measured - context_gib) / memory.peak_reserved_gib
+        ratio = (measured - context_gib) / memory.peak_reserved_gib
     else:
-        estimated = (
-            memory.peak_allocated_gib
-            if job.measured_metric == "allocated"
-            else memory.peak_reserved_gib
-        )
         ratio = measured / estimated
     scale = min(MAX_SCALE, max(MIN_SCALE, ratio))
     said = (
