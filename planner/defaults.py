@@ -150,6 +150,41 @@ def _card_without_bf16(name: str | None) -> str | None:
     return match.gpu.name
 
 
+def _attention(
+    spec: JobSpec, model_arch: ModelArch, framework: Framework, said: list[str], warned: list[str]
+) -> bool:
+    """Whether attention runs without materialising the s×s scores. FlashAttention-2 needs
+    Ampere (sm80) or newer; before it, transformers' default SDPA picks PyTorch's
+    memory-efficient kernel for fp16 (sm50 and up), which keeps no scores either, so the memory
+    is the same and only the name and speed differ."""
+    old_card = _card_without_bf16(spec.gpu)
+    if spec.flash_attention and old_card is not None:
+        warned.append(
+            f"FlashAttention-2 needs an Ampere or newer GPU: on the {old_card} "
+            "attn_implementation='flash_attention_2' fails to load; use SDPA (transformers' "
+            "default), whose memory-efficient kernel also keeps no s×s scores"
+        )
+    if spec.flash_attention is not None:
+        return spec.flash_attention
+    if model_arch.family in EAGER_ATTENTION_FAMILIES and (
+        framework not in OWN_ATTENTION_KERNEL_FRAMEWORKS
+    ):
+        said.append(
+            f"eager attention: transformers has no SDPA path for {model_arch.name}'s attention "
+            "sinks and the HF recipe sets attn_implementation='eager', so the s×s scores are "
+            "kept (say flash attention if a sink-aware kernel is installed)"
+        )
+        return False
+    if old_card is not None:
+        said.append(
+            f"SDPA memory-efficient attention (no s×s score matrix; FlashAttention-2 needs "
+            f"Ampere, and the {old_card} predates it)"
+        )
+    else:
+        said.append("FlashAttention/SDPA attention (no s×s score matrix)")
+    return True
+
+
 def _precision(
     spec: JobSpec, framework: Framework, sharding: Sharding, said: list[str], warned: list[str]
 ) -> Precision:
@@ -338,21 +373,7 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
         )
         if cpu_offload:
             said.append("torchtune's 70B full recipe: FSDP with CPU offload")
-    flash = spec.flash_attention
-    if (
-        flash is None
-        and model_arch.family in EAGER_ATTENTION_FAMILIES
-        and (framework not in OWN_ATTENTION_KERNEL_FRAMEWORKS)
-    ):
-        flash = False
-        said.append(
-            f"eager attention: transformers has no SDPA path for {model_arch.name}'s attention "
-            "sinks and the HF recipe sets attn_implementation='eager', so the s×s scores are "
-            "kept (say flash attention if a sink-aware kernel is installed)"
-        )
-    if flash is None:
-        flash = True
-        said.append("FlashAttention/SDPA attention (no s×s score matrix)")
+    flash = _attention(spec, model_arch, framework, said, warned)
     if spec.packing is None:
         said.append("no sequence packing (batches vary in length, so the allocator keeps slack)")
     epochs = spec.epochs

@@ -131,3 +131,25 @@ def test_a_card_before_ampere_trains_in_fp16_mixed_and_says_so() -> None:
     assert asked_bf16.precision is Precision.bf16
     assert any("no bf16" in warned for warned in asked_bf16.warnings)
     assert resolve(JobSpec(params_b=7, method="lora", gpu="A100")).precision is Precision.bf16
+
+
+def test_before_ampere_attention_is_sdpa_and_flash_attention_2_is_refused_with_the_same_memory():
+    """FlashAttention-2 needs sm80; on a T4 or V100 transformers' SDPA runs PyTorch's
+    memory-efficient kernel (sm50+, fp16), which keeps no s×s scores either."""
+    t4 = {"model": "mistral 7b", "method": "qlora", "seq_len": 2048, "gpu": "T4"}
+    unstated, asked_flash = (
+        resolve(parse_spec(t4)),
+        resolve(parse_spec(t4 | {"flash_attention": True})),
+    )
+    assert unstated.flash_attention and asked_flash.flash_attention
+    assert any("SDPA memory-efficient" in a and "T4" in a for a in unstated.assumptions)
+    assert not any("FlashAttention-2 needs" in w for w in unstated.warnings)
+    assert any("FlashAttention-2 needs an Ampere" in w for w in asked_flash.warnings)
+    assert (
+        make_plan(parse_spec(t4)).memory
+        == make_plan(parse_spec(t4 | {"flash_attention": True})).memory
+    )
+    a100 = resolve(parse_spec(t4 | {"gpu": "A100 80GB", "flash_attention": True}))
+    assert not any("FlashAttention-2 needs" in w for w in a100.warnings)
+    eager = make_plan(parse_spec(t4 | {"flash_attention": False})).memory
+    assert eager.peak_allocated_gib > make_plan(parse_spec(t4)).memory.peak_allocated_gib
