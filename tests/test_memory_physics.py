@@ -117,3 +117,36 @@ def test_chunked_cross_entropy_saves_what_torchtune_measured() -> None:
     saved = stock.peak_allocated_gib - chunked.peak_allocated_gib
     assert saved == pytest.approx(51.0 - 42.9, rel=0.1)
     assert _memory(**job, loss_kernel="chunked").peak_allocated_gib == chunked.peak_allocated_gib
+
+
+def _host_gib(**job: object) -> float:
+    return _memory(**job).host_ram_gib
+
+
+def test_loading_without_a_device_map_holds_the_whole_model_in_every_process() -> None:
+    """Free Colab's 12.7 GB of RAM cannot load a 7B in fp16 without a device_map (14.5 GB of
+    weights): TRL/HF Trainer load on the CPU, then move the model. A device_map (bitsandbytes
+    needs one; LLaMA-Factory, ms-swift, Unsloth pass one) reads one 5 GB shard at a time."""
+    seven_b = {"model": "mistral 7b", "method": "lora", "gpu": "T4"}
+    assert _host_gib(**seven_b) > 12.7 * 1e9 / 2**30 + 6.0
+    assert _host_gib(**seven_b, framework="llama-factory") < 12.0
+    assert _host_gib(**seven_b | {"method": "qlora"}) < 12.0
+    # DDP and ZeRO-2 do not partition at load: every rank holds the model.
+    ddp = _host_gib(model="mistral 7b", method="full", num_gpus=8, sharding="ddp")
+    assert ddp > 8 * 7.24e9 * 2 / 2**30
+
+
+def test_sharded_loading_keeps_the_whole_model_on_rank_0_at_most() -> None:
+    """FSDP with cpu_ram_efficient_loading loads on rank 0 only; ZeRO-3's zero.Init partitions
+    as it builds (DeepSpeed's estimator, zero_init=1: a shard and 4·L·1.5 per rank)."""
+    seventy = {"model": "llama 3.1 70b", "method": "full", "num_gpus": 8}
+    weights_gib = 70.6e9 * 2 / 2**30
+    fsdp = _host_gib(**seventy, sharding="fsdp")
+    assert weights_gib < fsdp < weights_gib + 8 * 6.0 + 8 * 5.0
+    zero3 = _host_gib(**seventy, sharding="zero3")
+    assert zero3 < fsdp
+    processes_gib = 8 * 6.0
+    sft = _host_gib(model="llama 2 7b", method="full", num_gpus=8, sharding="ddp")
+    dpo = _host_gib(model="llama 2 7b", method="full", objective="dpo", num_gpus=8, sharding="ddp")
+    # The reference is a second whole model in every process.
+    assert dpo - processes_gib == pytest.approx(2 * (sft - processes_gib), rel=0.01)

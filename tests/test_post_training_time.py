@@ -140,7 +140,8 @@ def test_generation_and_the_extra_forwards_add_flops() -> None:
 @pytest.mark.parametrize(
     ("spec", "low_gib", "high_gib"),
     [
-        ({"model": "llama 3 8b", "method": "lora"}, 4, 16),
+        # one process, plus the 16-bit model TRL loads on the CPU before moving it (15 GiB)
+        ({"model": "llama 3 8b", "method": "lora"}, 18, 24),
         # DeepSpeed's estimator: 18 B per parameter × 1.5 with params and optimizer offloaded
         (
             {

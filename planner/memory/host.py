@@ -1,10 +1,10 @@
 """Host (CPU) RAM a job needs on its node: one figure, `MemoryEstimate.host_ram_gib`.
 
     host RAM = processes × per-process RSS
-             + for a sharded full fine-tune, the whole 16-bit model gathered on rank 0's host to
-               save a checkpoint (FSDP's FULL_STATE_DICT with offload_to_cpu, ZeRO-3's
-               gather_16bit_weights_on_model_save); loading reads safetensors through the page
-               cache, not the process's memory
+             + the larger of what loading holds (`loading_bytes`) and, for a sharded full
+               fine-tune, the whole 16-bit model gathered on rank 0's host to save a checkpoint
+               (FSDP's FULL_STATE_DICT with offload_to_cpu, ZeRO-3's
+               gather_16bit_weights_on_model_save)
              + offloaded trained state (DeepSpeed's estimator: 16 B per trained parameter with
                the optimizer offloaded, 18 B with the parameters too, × its 1.5 buffer factor;
                shared/docs/post-training.md §4)
@@ -22,9 +22,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from planner.catalog.models import largest_linear
 from planner.memory import components as comp
 from planner.memory.profiles import GIB
-from planner.spec import ONLINE_OBJECTIVES, Method, Sharding
+from planner.spec import ONLINE_OBJECTIVES, Method, Precision, Sharding
 
 if TYPE_CHECKING:
     from planner.defaults import ResolvedJob
@@ -35,6 +36,9 @@ GPUS_PER_NODE = 8
 OFFLOADED_OPTIMIZER_BYTES_PER_PARAM = 16.0
 OFFLOADED_PARAMS_AND_OPTIMIZER_BYTES_PER_PARAM = 18.0
 DEEPSPEED_BUFFER_FACTOR = 1.5
+# save_pretrained's default max_shard_size ("5GB"): what a process reads at a time when it
+# loads straight onto the GPU.
+CHECKPOINT_SHARD_BYTES = 5e9
 RAY_HEADROOM = 1 / 0.95
 # Sizes hosts are rented in (GB): the advice names the first that holds the job.
 HOST_RAM_SIZES_GB = (64, 128, 256, 512, 1024, 2048, 4096)
@@ -54,8 +58,8 @@ def host_ram_bytes(
     per_process = ROLLOUT_PROCESS_GIB if online else TRAINING_PROCESS_GIB
     total = gpus * per_process * GIB
     sharded_params = job.sharding in (Sharding.fsdp, Sharding.zero3)
-    if sharded_params and job.method is Method.full:
-        total += arch.total_params * 2.0
+    saving = arch.total_params * 2.0 if sharded_params and job.method is Method.full else 0.0
+    total += max(saving, loading_bytes(job, component_job, gpus))
     trained = comp.trainable_params(arch, component_job)
     if job.cpu_offload:
         per_param = (
@@ -69,6 +73,49 @@ def host_ram_bytes(
         checkpoints = arch.num_layers * 2.0 * arch.hidden_size * component_job.tokens
         total += gpus * checkpoints
     return total * (RAY_HEADROOM if online else 1.0)
+
+
+def loading_bytes(job: ResolvedJob, component_job: comp.Job, gpus: int) -> float:
+    """Host RAM the node holds while its processes load the checkpoints, before training starts:
+    the trained model, a separate reference copy, a PPO critic and a reward model, each in the
+    dtype it is loaded in: 16-bit, or fp32 for fp32 training and for weights an fp32-master recipe
+    keeps in fp32 (an FSDP stack that upcasts its shards does so on the GPU, after loading).
+
+    - loaded straight onto the GPU (bitsandbytes quantises on the GPU and needs a device_map;
+      stacks that pass a device_map; a naive pipeline): one checkpoint shard at a time
+      (HF's 5 GB default max_shard_size) per process;
+    - ZeRO-3 (HF's zero.Init, made when TrainingArguments come first as TRL, LLaMA-Factory and
+      axolotl do): one shard per rank plus the largest layer in fp32 × 1.5 (DeepSpeed's
+      estimator, zero_init=1: 4L·g × 1.5, shared/docs/post-training.md §4);
+    - FSDP: the whole model on rank 0 only, the other ranks on the meta device
+      (cpu_ram_efficient_loading, which the FSDP configs of Accelerate's docs, LLaMA-Factory and
+      axolotl set, with sync_module_states broadcasting it);
+    - otherwise (one GPU without a device_map: TRL's and HF Trainer's from_pretrained, then
+      .to(device); DDP and ZeRO-2, which do not partition at load): every process holds the
+      whole model, the failure free Colab's 12.7 GB shows for a 7B in fp16.
+    """
+    policy = job.arch.total_params
+    models = policy * (1 + component_job.reference_copy + component_job.critic)
+    if job.reward_arch is not None:
+        models += job.reward_arch.total_params
+    fp32_weights = job.precision is Precision.fp32 or (
+        job.precision in (Precision.bf16_mixed, Precision.fp16_mixed)
+        and (job.method is Method.full or component_job.profile.mixed_keeps_frozen_fp32)
+    )
+    load_bytes_per_param = 4.0 if fp32_weights else 2.0
+    whole = models * load_bytes_per_param
+    shard = min(whole, CHECKPOINT_SHARD_BYTES)
+    if job.sharding is Sharding.zero3:
+        fp32_largest_layer = 4.0 * largest_linear(job.arch) * DEEPSPEED_BUFFER_FACTOR
+        return gpus * (shard + fp32_largest_layer)
+    if job.sharding is Sharding.fsdp:
+        return whole + (gpus - 1) * shard
+    onto_gpu = (
+        job.quant is not None
+        or component_job.profile.loads_onto_gpu
+        or job.sharding is Sharding.device_map
+    )
+    return gpus * shard if onto_gpu else gpus * whole
 
 
 def host_ram_advice(host_ram_gib: float) -> str | None:

@@ -83,6 +83,10 @@ class FrameworkProfile:
         a job naming another optimizer has changed the config, and the README's memory table
         ("fuse optimizer step into backward" as a row of its own, after AdamW rows) shows that
         step is then a separate choice, so it is not assumed.
+    loads_onto_gpu: the stack loads the checkpoint straight onto the GPU (a device_map, or
+        lazily mmapped tensors copied one at a time), so host RAM never holds the whole model
+        (planner.memory.host.loading_bytes). TRL and HF Trainer call from_pretrained without
+        one and move the model afterwards; torchtune reads the full state dict on the CPU.
     recipe_global_batch: sequences per optimizer step in the recipe when the job does not say
         how much it accumulates (None: one micro-batch per step, HF Trainer's
         gradient_accumulation_steps=1 and torchtune's full single-device configs). LitGPT's
@@ -124,6 +128,7 @@ class FrameworkProfile:
     fsdp_upcasts_trainable_fp32: bool = True
     fsdp_shards_embeddings_separately: bool = False
     mixed_keeps_frozen_fp32: bool = False
+    loads_onto_gpu: bool = False
 
 
 HF = FrameworkProfile(
@@ -180,6 +185,8 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         # upcast_layernorm, off by default): hparams/finetuning_args.py, model/adapter.py.
         lora_dropout=False,
         kbit_embeddings_fp32=False,
+        # Outside ZeRO-3/FSDP it loads with device_map={"": current device} (hparams/parser.py).
+        loads_onto_gpu=True,
     ),
     Framework.ms_swift: replace(
         HF,
@@ -189,6 +196,7 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         # by count); calibrated on its reserved-memory benchmarks, whose multi-GB blocks the
         # allocator rounds up.
         logits_bytes_per_entry=28.0,
+        loads_onto_gpu=True,  # device_map="auto"
     ),
     Framework.unsloth: replace(
         HF,
@@ -201,6 +209,7 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         offloads_checkpoints=True,
         lora_dropout=False,
         kbit_embeddings_fp32=False,
+        loads_onto_gpu=True,  # FastLanguageModel.from_pretrained's device_map="sequential"
     ),
     Framework.torchtune: TORCHTUNE,
     Framework.litgpt: replace(
@@ -217,5 +226,6 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         # Fabric's FSDP with precision "bf16-true" shards bf16 parameters.
         fsdp_upcasts_trainable_fp32=False,
         mixed_keeps_frozen_fp32=True,
+        loads_onto_gpu=True,  # fabric.load_raw: lazily mmapped tensors copied one at a time
     ),
 }
