@@ -48,6 +48,11 @@ class MemoryEstimate(BaseModel):
     host_ram_gib: float | None = Field(
         None, description="host (CPU) RAM the busiest node needs (planner.memory.host)"
     )
+    host_ram_loading_gib: float | None = Field(
+        None,
+        description="of host_ram_gib, the model copies loading holds on the CPU (0 when saving "
+        "or the steady state needs more)",
+    )
 
 
 class ModelInfo(BaseModel):

@@ -14,7 +14,7 @@ from planner.market import attach_market
 from planner.memory import estimate_memory
 from planner.memory.host import host_ram_advice
 from planner.options import read_requested_card
-from planner.plan import ModelInfo, Plan, Recommendation
+from planner.plan import MemoryEstimate, ModelInfo, Plan, Recommendation
 from planner.spec import JobSpec
 
 
@@ -58,7 +58,7 @@ def memory_plan(job: ResolvedJob) -> Plan:
         spec=job.to_spec(),
         model=model_info(job.arch),
         assumptions=list(job.assumptions),
-        warnings=[*job.warnings, *filter(None, [host_ram_advice(memory.host_ram_gib or 0.0)])],
+        warnings=[*job.warnings, *filter(None, [_host_advice(memory)])],
         memory=memory,
         options=[],
         recommendation=Recommendation(),
@@ -77,3 +77,7 @@ def make_plan(
     """
     job = anchored(resolve(spec, arch))
     return attach_market(memory_plan(job), job, prices)
+
+
+def _host_advice(memory: MemoryEstimate) -> str | None:
+    return host_ram_advice(memory.host_ram_gib or 0.0, memory.host_ram_loading_gib or 0.0)

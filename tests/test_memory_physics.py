@@ -150,3 +150,14 @@ def test_sharded_loading_keeps_the_whole_model_on_rank_0_at_most() -> None:
     dpo = _host_gib(model="llama 2 7b", method="full", objective="dpo", num_gpus=8, sharding="ddp")
     # The reference is a second whole model in every process.
     assert dpo - processes_gib == pytest.approx(2 * (sft - processes_gib), rel=0.01)
+
+
+def test_host_advice_says_when_loading_is_most_of_it_and_how_to_avoid_it() -> None:
+    from planner.planner import make_plan
+
+    seventy = JobSpec(model="llama 3.1 70b", method="lora", gpu="h200")
+    (advice,) = [w for w in make_plan(seventy).warnings if "host RAM" in w]
+    assert "loaded on the CPU by every process" in advice and "device_map" in advice
+    assert make_plan(seventy).memory.host_ram_loading_gib > 120
+    onto_gpu = make_plan(seventy.model_copy(update={"framework": "llama-factory"}))
+    assert onto_gpu.memory.host_ram_gib < 64 and not any("host RAM" in w for w in onto_gpu.warnings)

@@ -254,7 +254,8 @@ def estimate_memory(
         peak_reserved_gib=round(reserved / GIB, 3),
         required_gib=round(required / GIB, 3),
         range_gib=(round(low / GIB, 2), round(high / GIB, 2)),
-        host_ram_gib=round(host / GIB, 1),
+        host_ram_gib=round(host.total_bytes / GIB, 1),
+        host_ram_loading_gib=round(host.loading_bytes / GIB, 1),
         breakdown_gib=MemoryBreakdown(
             weights=round(share.weights / GIB, 3),
             adapter=round(share.adapter / GIB, 3),

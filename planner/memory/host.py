@@ -20,7 +20,7 @@ rollout worker (8 × ~11 GB on a 96 GB host that ran out). A node holds up to 8 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from planner.catalog.models import largest_linear
 from planner.memory import components as comp
@@ -46,9 +46,17 @@ HOST_RAM_SIZES_GB = (64, 128, 256, 512, 1024, 2048, 4096)
 HOST_RAM_ADVICE_FROM_GIB = 64.0
 
 
+class HostRam(NamedTuple):
+    """The busiest node's host RAM, and the part of it that loading the checkpoints holds
+    (0 when saving the gathered checkpoint needs more)."""
+
+    total_bytes: float
+    loading_bytes: float
+
+
 def host_ram_bytes(
     job: ResolvedJob, component_job: comp.Job, num_gpus: int, paged_per_gpu: float
-) -> float:
+) -> HostRam:
     """The busiest node's host RAM (module docstring); `paged_per_gpu` is one GPU's paged
     optimizer state."""
     arch = job.arch
@@ -59,7 +67,8 @@ def host_ram_bytes(
     total = gpus * per_process * GIB
     sharded_params = job.sharding in (Sharding.fsdp, Sharding.zero3)
     saving = arch.total_params * 2.0 if sharded_params and job.method is Method.full else 0.0
-    total += max(saving, loading_bytes(job, component_job, gpus))
+    loading = loading_bytes(job, component_job, gpus)
+    total += max(saving, loading)
     trained = comp.trainable_params(arch, component_job)
     if job.cpu_offload:
         per_param = (
@@ -72,7 +81,8 @@ def host_ram_bytes(
     if component_job.profile.offloads_checkpoints and job.gradient_checkpointing:
         checkpoints = arch.num_layers * 2.0 * arch.hidden_size * component_job.tokens
         total += gpus * checkpoints
-    return total * (RAY_HEADROOM if online else 1.0)
+    headroom = RAY_HEADROOM if online else 1.0
+    return HostRam(total * headroom, loading * headroom if loading >= saving else 0.0)
 
 
 def loading_bytes(job: ResolvedJob, component_job: comp.Job, gpus: int) -> float:
@@ -118,11 +128,18 @@ def loading_bytes(job: ResolvedJob, component_job: comp.Job, gpus: int) -> float
     return gpus * shard if onto_gpu else gpus * whole
 
 
-def host_ram_advice(host_ram_gib: float) -> str | None:
-    """What to rent when the job needs more host RAM than any GPU host comes with."""
+def host_ram_advice(host_ram_gib: float, loading_gib: float = 0.0) -> str | None:
+    """What to rent when the job needs more host RAM than any GPU host comes with, and how to
+    avoid most of it when most of it is model copies loaded on the CPU."""
     if host_ram_gib <= HOST_RAM_ADVICE_FROM_GIB:
         return None
     needed_gb = host_ram_gib * GIB / 1e9
     size = next((gb for gb in HOST_RAM_SIZES_GB if gb >= needed_gb), None)
     rent = f"rent a host with ≥ {size:,} GB RAM" if size else "spread it over more nodes"
-    return f"needs ≈ {host_ram_gib:,.0f} GiB of host RAM: {rent}"
+    advice = f"needs ≈ {host_ram_gib:,.0f} GiB of host RAM: {rent}"
+    if loading_gib > host_ram_gib / 2:
+        advice += (
+            f" ({loading_gib:,.0f} GiB of it is the model loaded on the CPU by every process: "
+            "a device_map, or FSDP's cpu_ram_efficient_loading, loads it onto the GPUs instead)"
+        )
+    return advice
