@@ -3,6 +3,7 @@ alike, and lines its card table up the same way."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Collection, Sequence
 
 from planner.units import hours_text
@@ -40,15 +41,28 @@ def tokens(value: float) -> str:
     return f"{value:.0f}"
 
 
+def display_width(text: str) -> int:
+    """Columns `text` takes in a monospace font: a CJK character takes two."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def pad(text: str, width: int, *, right: bool = False) -> str:
+    """`text` padded to `width` display columns, flush right or left."""
+    fill = " " * max(0, width - display_width(text))
+    return fill + text if right else text + fill
+
+
 def padded_columns(
     rows: Sequence[Sequence[str]], right_aligned: Collection[int]
 ) -> list[list[str]]:
     """Each cell padded to its column's widest cell, numbers (the `right_aligned` column indexes)
     flush right; cells stay separate so a surface can style one after padding."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))] if rows else []
+    widths = (
+        [max(display_width(row[i]) for row in rows) for i in range(len(rows[0]))] if rows else []
+    )
     return [
         [
-            cell.rjust(width) if i in right_aligned else cell.ljust(width)
+            pad(cell, width, right=i in right_aligned)
             for i, (cell, width) in enumerate(zip(row, widths, strict=True))
         ]
         for row in rows

@@ -55,13 +55,25 @@ def reply_language(text: str, default: Language | None) -> Language:
 
 def localize(reply: Reply, language: Language) -> Reply:
     """The reply in `language`: headline, verdict, recommendation, suggestions, changes,
-    assumptions, warnings and body; numbers and names unchanged."""
+    assumptions, warnings, body, the memory components, the highlighted rows' labels and the price
+    date; numbers and names unchanged (renderers label their columns and verdicts)."""
     if language == ENGLISH:
         return reply
     sections = ("comparison", "recommendation", "suggestions", "changes", "assumptions", "warnings")
     return reply.model_copy(
         update={
             "language": language,
+            "memory": [
+                line.model_copy(update={"component": zh.LABELS.get(line.component, line.component)})
+                for line in reply.memory
+            ],
+            "table": [
+                row.model_copy(update={"highlight": zh.translate_labels(row.highlight)})
+                if row.highlight
+                else row
+                for row in reply.table
+            ],
+            "price_date": zh.translate(reply.price_date) if reply.price_date else None,
             "title": zh.translate(reply.title),
             "verdict": zh.translate(reply.verdict),
             "body": zh.translate(reply.body),
@@ -81,5 +93,10 @@ def localize(reply: Reply, language: Language) -> Reply:
 
 
 def label(language: str, english: str) -> str:
-    """A renderer's heading or table word in the reply's language."""
+    """A renderer's heading or table word (a column, a verdict) in the reply's language."""
     return zh.LABELS.get(english, english) if language == "zh" else english
+
+
+def duration(language: str, text: str) -> str:
+    """A table cell's duration ("4.3 h") in the reply's language."""
+    return zh.translate_duration(text) if language == "zh" else text

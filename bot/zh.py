@@ -42,7 +42,40 @@ LABELS = {
     "Prices as of": "价格日期",
     "Prices from": "价格来自",
     "prices": "价格",
+    # The card table's columns (console, Slack, Discord).
+    "fit": "结论",
+    "headroom": "余量",
+    "free GiB": "余量 GiB",
+    "±GiB": "余量",
+    "time": "时长",
+    "cost $": "费用 $",
+    "$/GPU-h": "每GPU小时",
+    "$/h": "每小时",
+    # Highlighted rows (bot/phrases.py).
+    "requested": "所问",
+    "fewest of your card": "所问卡最少张数",
+    "cheapest": "最便宜",
+    "fastest": "最快",
+    "best value": "最划算",
+    "within budget": "预算内",
+    "meets deadline": "赶得上期限",
+    "spot": "竞价",
+    # Memory components (planner.plan.MemoryBreakdown).
+    "weights": "权重",
+    "adapter": "适配器",
+    "gradients": "梯度",
+    "optimizer": "优化器",
+    "activations": "激活",
+    "logits": "logits",
+    "overhead": "开销",
+    "reference": "参考模型",
+    "value": "价值模型",
+    "reward": "奖励模型",
+    "rollout": "推理引擎",
 }
+# Duration units in table cells ("4.3 h", "2.6 days", "18 min": planner.units.hours_text).
+_UNITS = re.compile(r"(?<=\d) (h|days?|min)$")
+_UNIT_WORDS = {"h": "小时", "day": "天", "days": "天", "min": "分钟"}
 
 RULES_FILE = Path(__file__).with_name("zh_rules.tsv")
 
@@ -68,6 +101,16 @@ def translate(english: str) -> str:
             break
         text = pattern.sub(chinese, text)
     return text
+
+
+def translate_duration(text: str) -> str:
+    """ "4.3 h" → "4.3 小时"; a cell that is not a duration stays as written."""
+    return _UNITS.sub(lambda m: " " + _UNIT_WORDS[m.group(1)], text)
+
+
+def translate_labels(joined: str) -> str:
+    """ "cheapest, spot" → "最便宜、竞价": a highlighted row's labels, each by LABELS."""
+    return "、".join(LABELS.get(part, part) for part in joined.split(", "))
 
 
 # Follow-ups the answer suggests and its what-if buttons send: the Chinese must read back as the

@@ -137,3 +137,29 @@ def test_buttons_and_hints_of_a_chinese_answer_are_chinese() -> None:
     reply = _answer(ZH_QUESTION)
     assert reply.whatifs and all(_CJK.search(w.label) for w in reply.whatifs)
     assert any(_CJK.search(text) for text in reply.followups)
+
+
+def test_the_card_table_breakdown_and_price_date_are_chinese_and_line_up() -> None:
+    """Columns, verdicts, highlighted rows, the memory components, durations and the price date
+    all read Chinese; the console pads by display width (a CJK character takes two columns)."""
+    from adapters.console.text import render_text
+    from bot import format as fmt
+
+    reply = _answer(ZH_QUESTION)
+    assert {line.component for line in reply.memory} >= {"权重", "激活", "开销"}
+    assert any(row.highlight == "所问" for row in reply.table)
+    assert reply.price_date and reply.price_date.startswith("报价")
+    lines = render_text(reply).splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("显卡"))
+    table = lines[header : header + 1 + len(reply.table)]
+    assert "结论" in table[0] and "每GPU小时" in table[0]
+    assert all(("放得下" in row or "勉强" in row or "放不下" in row) for row in table[1:])
+    assert not re.search(r"\b(fits|tight|requested|cheapest)\b", "\n".join(table))
+    # The headroom column (right-aligned, after the Chinese verdicts) ends at one display column.
+    ends = {fmt.display_width(row[: row.index(" GiB") + 4]) for row in table[1:]}
+    header_end = fmt.display_width(table[0][: table[0].index("余量") + 2])
+    assert ends == {header_end}, table
+    slack = json.dumps(slack_render(reply), ensure_ascii=False)
+    discord = json.dumps(discord_render(reply), ensure_ascii=False)
+    for wire in (slack, discord):
+        assert "放得下" in wire and "所问" in wire and "权重" in wire

@@ -8,7 +8,7 @@ from typing import TextIO
 
 from bot import format as fmt
 from bot import phrases
-from bot.language import label
+from bot.language import duration, label
 from bot.reply import CardRow, Reply
 
 _RESET = "\033[0m"
@@ -63,7 +63,7 @@ def render_text(reply: Reply, *, colour: bool = False) -> str:
         if reply.memory:
             lines.append("  " + " · ".join(f"{m.component} {m.gib:.1f}" for m in reply.memory))
     if reply.table:
-        lines += ["", *_table(reply.table, style)]
+        lines += ["", *_table(reply.table, style, reply.language)]
     for heading, items in (
         (label(reply.language, "Recommendation"), reply.recommendation),
         (label(reply.language, "Suggestions"), reply.suggestions),
@@ -81,24 +81,25 @@ def render_text(reply: Reply, *, colour: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _table(rows: list[CardRow], style: Callable[[str, str], str]) -> list[str]:
+def _table(rows: list[CardRow], style: Callable[[str, str], str], language: str) -> list[str]:
     cells = [
         (
             fmt.card(row.gpu_name, row.count),
-            row.verdict,
+            label(language, row.verdict),
             f"{row.headroom_gib:+.1f} GiB",
-            fmt.hours(row.hours),
+            duration(language, fmt.hours(row.hours)),
             fmt.usd(row.cost_usd),
             fmt.usd(row.usd_per_hour),
             row.highlight or "",
         )
         for row in rows
     ]
-    header, *padded = fmt.padded_columns([_COLUMNS, *cells], _RIGHT_ALIGNED)
+    columns_named = tuple(label(language, name) for name in _COLUMNS)
+    header, *padded = fmt.padded_columns([columns_named, *cells], _RIGHT_ALIGNED)
     out = [style("  ".join(header).rstrip(), "bold")]
-    for row, columns in zip(rows, padded, strict=True):
+    for row, (_, verdict, *_rest), columns in zip(rows, cells, padded, strict=True):
         # Colour the verdict after padding, so escape codes do not shift the columns.
-        columns[1] = columns[1].replace(row.verdict, style(row.verdict, row.verdict))
+        columns[1] = columns[1].replace(verdict, style(verdict, row.verdict))
         out.append("  ".join(columns).rstrip())
     return out
 

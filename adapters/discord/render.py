@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from adapters.discord import limits
+from bot import format as fmt
 from bot import phrases
 from bot.language import label
 from bot.reply import CardRow, Reply, WhatIf
@@ -119,7 +120,7 @@ def _embeds(reply: Reply) -> list[dict[str, Any]]:
 def _description_chunks(reply: Reply) -> list[str]:
     prose = [escape(line) for line in (reply.verdict, reply.body) if line.strip()]
     pieces = _split_lines(prose, limits.EMBED_DESCRIPTION)
-    pieces += _code_blocks(_table_lines(reply.table), limits.EMBED_DESCRIPTION)
+    pieces += _code_blocks(_table_lines(reply.table, reply.language), limits.EMBED_DESCRIPTION)
     return _merge(pieces, limits.EMBED_DESCRIPTION, "\n")
 
 
@@ -153,23 +154,24 @@ def _footer(reply: Reply) -> str:
     return _clip(" · ".join(parts), limits.EMBED_FOOTER)
 
 
-def _table_lines(rows: list[CardRow]) -> list[str]:
+def _table_lines(rows: list[CardRow], language: str) -> list[str]:
     """A narrow table (an embed is ~60 monospace characters wide); columns no row fills drop."""
     if not rows:
         return []
     cards = [_card(row) for row in rows]
     width = max(len("GPU"), *(len(card) for card in cards))
     columns = [
-        ("fit", -5, [row.verdict for row in rows]),
+        ("fit", -6, [label(language, row.verdict) for row in rows]),
         ("±GiB", 6, [format(row.headroom_gib, "+.1f") for row in rows]),
         ("hours", 6, [_number(row.hours, ".1f") for row in rows]),
         ("cost $", 7, [_number(row.cost_usd, ",.0f") for row in rows]),
         ("$/h", 5, [_number(row.usd_per_hour, ".2f") for row in rows]),
     ]
     shown = [column for column in columns if any(cell != "–" for cell in column[2])]
-    lines = [" ".join([f"{'GPU':<{width}}", *(_align(h, w) for h, w, _ in shown)]).rstrip()]
+    names = [_align(label(language, h), w) for h, w, _ in shown]
+    lines = [" ".join([fmt.pad("GPU", width), *names]).rstrip()]
     for index, (card, row) in enumerate(zip(cards, rows, strict=True)):
-        cells = [f"{card:<{width}}", *(_align(cells[index], w) for _, w, cells in shown)]
+        cells = [fmt.pad(card, width), *(_align(cells[index], w) for _, w, cells in shown)]
         if row.highlight:
             cells.append(_code_safe(row.highlight))
         lines.append(" ".join(cells))
@@ -184,8 +186,9 @@ def _card(row: CardRow) -> str:
 
 
 def _align(text: str, width: int) -> str:
-    """Right-align numbers (positive width), left-align words (negative width)."""
-    return f"{text:<{-width}}" if width < 0 else f"{text:>{width}}"
+    """Right-align numbers (positive width), left-align words (negative width), in display
+    columns (a CJK character takes two)."""
+    return fmt.pad(text, abs(width), right=width > 0)
 
 
 def _number(value: float | None, spec: str) -> str:

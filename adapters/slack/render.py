@@ -75,7 +75,7 @@ def _content_blocks(reply: Reply) -> Iterator[dict]:
         yield from _sections([heading, *(f"• {escape_mrkdwn(c)}" for c in reply.comparison)])
     yield from _memory_blocks(reply)
     if reply.table:
-        yield from _sections(_card_table(reply.table), code=True)
+        yield from _sections(_card_table(reply.table, reply.language), code=True)
     for heading, items in (
         (label(reply.language, "Recommendation"), reply.recommendation),
         (label(reply.language, "Ways to make it fit or cost less"), reply.suggestions),
@@ -107,12 +107,13 @@ def _memory_blocks(reply: Reply) -> Iterator[dict]:
         yield SectionBlock(text=MarkdownTextObject(text=text), fields=row).to_dict()
 
 
-def _card_table(rows: list[CardRow]) -> list[str]:
-    header = ("card", "fit", "free GiB", "hours", "cost", "$/GPU-h", "")
+def _card_table(rows: list[CardRow], language: str) -> list[str]:
+    names = ("card", "fit", "free GiB", "hours", "cost", "$/GPU-h", "")
+    header = tuple(label(language, name) for name in names)
     cells = [header] + [
         (
             truncate_plain(fmt.card(row.gpu_name, row.count), _GPU_COLUMN_MAX_CHARS),
-            row.verdict,
+            label(language, row.verdict),
             f"{row.headroom_gib:+.1f}",
             _number(row.hours),
             fmt.usd(row.cost_usd),
