@@ -3,13 +3,77 @@
 from __future__ import annotations
 
 import io
+import re
+from functools import cache
+from typing import NamedTuple
 
 from bot import format as fmt
 from bot import phrases
+from bot.language import duration, label, marks
 from bot.reply import CardRow, Reply
 
 _BAR_COLOURS = {"fits": "#2e7d32", "tight": "#f9a825", "no": "#9e9e9e"}
 _REQUESTED_HATCH = "//"
+# Fonts with Chinese glyphs, tried in order when an answer is in Chinese; matplotlib's bundled
+# DejaVu Sans has none, and drawing CJK with it gives empty boxes.
+CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Noto Sans SC",
+    "Source Han Sans SC",
+    "WenQuanYi Zen Hei",
+    "WenQuanYi Micro Hei",
+    "Droid Sans Fallback",
+    "Microsoft YaHei",
+    "PingFang SC",
+    "SimHei",
+)
+_CJK_RUN = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+")
+
+
+class ChartWords(NamedTuple):
+    """Every string the chart draws, in the reply's language where a font can draw it."""
+
+    title: str
+    hours: str
+    cost: str
+    does_not_fit: str
+    verdicts: dict[str, str]
+    requested: str
+    language: str
+
+
+def chart_words(reply: Reply, cjk_font: str | None) -> ChartWords:
+    """Chinese words when the answer is Chinese and `cjk_font` can draw them; otherwise English,
+    with the title's Chinese runs left out rather than drawn as empty boxes."""
+    if reply.language == "zh" and cjk_font is not None:
+        return ChartWords(
+            title=reply.title[:120],
+            hours=label("zh", "hours"),
+            cost=label("zh", "cost") + " (USD)",
+            does_not_fit=label("zh", phrases.DOES_NOT_FIT),
+            verdicts={v: label("zh", text) for v, text in phrases.CHART_VERDICTS.items()},
+            requested=label("zh", phrases.REQUESTED),
+            language="zh",
+        )
+    title = re.sub(r"\s+", " ", _CJK_RUN.sub(" ", reply.title)).strip(" ·")
+    return ChartWords(
+        title=title[:120],
+        hours="hours",
+        cost="cost (USD)",
+        does_not_fit=phrases.DOES_NOT_FIT,
+        verdicts=dict(phrases.CHART_VERDICTS),
+        requested=phrases.REQUESTED,
+        language="en",
+    )
+
+
+@cache
+def installed_cjk_font() -> str | None:
+    """The first of CJK_FONTS matplotlib finds on this machine, or None."""
+    from matplotlib import font_manager
+
+    names = {font.name for font in font_manager.fontManager.ttflist}
+    return next((name for name in CJK_FONTS if name in names), None)
 
 
 def chart_png(reply: Reply) -> bytes:
@@ -25,10 +89,19 @@ def chart_png(reply: Reply) -> bytes:
     import matplotlib
 
     matplotlib.use("Agg")
+    font = installed_cjk_font() if reply.language == "zh" else None
+    words = chart_words(reply, font)
+    families = [font, "DejaVu Sans"] if words.language == "zh" else ["DejaVu Sans"]
+    with matplotlib.rc_context({"font.family": families}):
+        return _draw(rows, words)
+
+
+def _draw(rows: list[CardRow], words: ChartWords) -> bytes:
     from matplotlib.figure import Figure
 
     labels = [
-        fmt.card(row.gpu_name, row.count) + (f" ({row.highlight})" if row.highlight else "")
+        fmt.card(row.gpu_name, row.count)
+        + (f" ({marks(words.language, row.highlight)})" if row.highlight else "")
         for row in rows
     ]
     colours = [_BAR_COLOURS[row.verdict] for row in rows]
@@ -37,20 +110,20 @@ def chart_png(reply: Reply) -> bytes:
     hours_axes, cost_axes = figure.subplots(1, 2, sharey=True)
     positions = range(len(rows))
     hours_axes.barh(positions, [row.hours or 0 for row in rows], color=colours, hatch=hatches)
-    hours_axes.set_xlabel("hours")
+    hours_axes.set_xlabel(words.hours)
     hours_axes.set_yticks(list(positions), labels)
     hours_axes.invert_yaxis()
     cost_axes.barh(positions, [row.cost_usd or 0 for row in rows], color=colours, hatch=hatches)
-    cost_axes.set_xlabel("cost (USD)")
+    cost_axes.set_xlabel(words.cost)
     for axes, values, text in (
-        (hours_axes, [row.hours for row in rows], fmt.hours),
+        (hours_axes, [row.hours for row in rows], lambda h: duration(words.language, fmt.hours(h))),
         (cost_axes, [row.cost_usd for row in rows], fmt.usd),
     ):
         for position, value, row in zip(positions, values, rows, strict=True):
-            label = phrases.DOES_NOT_FIT if row.verdict == "no" else None
-            if value is not None or label is not None:
+            missing = words.does_not_fit if row.verdict == "no" else None
+            if value is not None or missing is not None:
                 axes.annotate(
-                    label or text(value),
+                    missing or text(value),
                     (value or 0, position),
                     xytext=(3, 0),
                     textcoords="offset points",
@@ -58,8 +131,8 @@ def chart_png(reply: Reply) -> bytes:
                     fontsize=8,
                 )
         axes.margins(x=0.2)
-    figure.legend(handles=_legend(rows), loc="outside lower center", ncols=4, fontsize=8)
-    figure.suptitle(reply.title[:120])
+    figure.legend(handles=_legend(rows, words), loc="outside lower center", ncols=4, fontsize=8)
+    figure.suptitle(words.title)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110)
     return buffer.getvalue()
@@ -69,13 +142,13 @@ def _is_requested(row: CardRow) -> bool:
     return phrases.REQUESTED in (row.highlight or "").split(", ")
 
 
-def _legend(rows: list[CardRow]) -> list:
+def _legend(rows: list[CardRow], words: ChartWords) -> list:
     """What the colours and the hatching mean, for the verdicts and marks the chart shows."""
     from matplotlib.patches import Patch
 
     shown = {row.verdict for row in rows}
     handles = [
-        Patch(color=_BAR_COLOURS[verdict], label=phrases.CHART_VERDICTS[verdict])
+        Patch(color=_BAR_COLOURS[verdict], label=words.verdicts[verdict])
         for verdict in ("fits", "tight", "no")
         if verdict in shown
     ]
@@ -85,7 +158,7 @@ def _legend(rows: list[CardRow]) -> list:
                 facecolor="white",
                 edgecolor="black",
                 hatch=_REQUESTED_HATCH,
-                label=phrases.REQUESTED,
+                label=words.requested,
             )
         )
     return handles

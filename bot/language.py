@@ -55,8 +55,9 @@ def reply_language(text: str, default: Language | None) -> Language:
 
 def localize(reply: Reply, language: Language) -> Reply:
     """The reply in `language`: headline, verdict, recommendation, suggestions, changes,
-    assumptions, warnings, body, the memory components, the highlighted rows' labels and the price
-    date; numbers and names unchanged (renderers label their columns and verdicts)."""
+    assumptions, warnings, body, the memory components and the price date; numbers and names
+    unchanged. The card table stays data (its verdicts and marks are keys the chart and the
+    renderers read): renderers label its columns, verdicts and marks (`label`, `marks`)."""
     if language == ENGLISH:
         return reply
     sections = ("comparison", "recommendation", "suggestions", "changes", "assumptions", "warnings")
@@ -66,12 +67,6 @@ def localize(reply: Reply, language: Language) -> Reply:
             "memory": [
                 line.model_copy(update={"component": zh.LABELS.get(line.component, line.component)})
                 for line in reply.memory
-            ],
-            "table": [
-                row.model_copy(update={"highlight": zh.translate_labels(row.highlight)})
-                if row.highlight
-                else row
-                for row in reply.table
             ],
             "price_date": zh.translate(reply.price_date) if reply.price_date else None,
             "title": zh.translate(reply.title),
@@ -95,6 +90,13 @@ def localize(reply: Reply, language: Language) -> Reply:
 def label(language: str, english: str) -> str:
     """A renderer's heading or table word (a column, a verdict) in the reply's language."""
     return zh.LABELS.get(english, english) if language == "zh" else english
+
+
+def marks(language: str, highlight: str | None) -> str:
+    """A highlighted row's marks ("cheapest, spot") in the reply's language."""
+    if not highlight:
+        return ""
+    return zh.translate_labels(highlight) if language == "zh" else highlight
 
 
 def duration(language: str, text: str) -> str:

@@ -42,6 +42,9 @@ LABELS = {
     "Prices as of": "价格日期",
     "Prices from": "价格来自",
     "prices": "价格",
+    # The chart's legend (bot/phrases.py CHART_VERDICTS).
+    "tight (under 10 % headroom)": "勉强（余量不足 10 %）",
+    "does not fit: no hours, no cost": "放不下：无时长、无费用",
     # The card table's columns (console, Slack, Discord).
     "fit": "结论",
     "headroom": "余量",

@@ -147,7 +147,7 @@ def test_the_card_table_breakdown_and_price_date_are_chinese_and_line_up() -> No
 
     reply = _answer(ZH_QUESTION)
     assert {line.component for line in reply.memory} >= {"权重", "激活", "开销"}
-    assert any(row.highlight == "所问" for row in reply.table)
+    assert any(row.highlight == "requested" for row in reply.table)  # data; shown as 所问
     assert reply.price_date and reply.price_date.startswith("报价")
     lines = render_text(reply).splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("显卡"))
@@ -163,3 +163,18 @@ def test_the_card_table_breakdown_and_price_date_are_chinese_and_line_up() -> No
     discord = json.dumps(discord_render(reply), ensure_ascii=False)
     for wire in (slack, discord):
         assert "放得下" in wire and "所问" in wire and "权重" in wire
+
+
+def test_a_chinese_chart_draws_chinese_only_with_a_font_that_has_the_glyphs() -> None:
+    from bot.chart import chart_png, chart_words
+
+    reply = _answer(ZH_QUESTION)
+    drawn = chart_words(reply, "Noto Sans CJK SC")
+    assert drawn.title == reply.title and drawn.hours == "小时" and drawn.requested == "所问"
+    assert drawn.verdicts["tight"].startswith("勉强")
+    # Without such a font: English words, and the title without the runs it would draw as boxes.
+    fallback = chart_words(reply, None)
+    assert fallback.hours == "hours" and fallback.requested == "requested"
+    assert not re.search(r"[\u4e00-\u9fff]", fallback.title) and "Qwen2.5-7B" in fallback.title
+    assert "4,096" in fallback.title and "  " not in fallback.title
+    assert chart_png(reply).startswith(b"\x89PNG")

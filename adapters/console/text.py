@@ -8,7 +8,7 @@ from typing import TextIO
 
 from bot import format as fmt
 from bot import phrases
-from bot.language import duration, label
+from bot.language import duration, label, marks
 from bot.reply import CardRow, Reply
 
 _RESET = "\033[0m"
@@ -90,7 +90,7 @@ def _table(rows: list[CardRow], style: Callable[[str, str], str], language: str)
             duration(language, fmt.hours(row.hours)),
             fmt.usd(row.cost_usd),
             fmt.usd(row.usd_per_hour),
-            row.highlight or "",
+            marks(language, row.highlight),
         )
         for row in rows
     ]

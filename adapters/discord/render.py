@@ -13,7 +13,7 @@ from typing import Any
 from adapters.discord import limits
 from bot import format as fmt
 from bot import phrases
-from bot.language import label
+from bot.language import label, marks
 from bot.reply import CardRow, Reply, WhatIf
 
 CHART_FILENAME = "gpuplan-chart.png"
@@ -173,7 +173,7 @@ def _table_lines(rows: list[CardRow], language: str) -> list[str]:
     for index, (card, row) in enumerate(zip(cards, rows, strict=True)):
         cells = [fmt.pad(card, width), *(_align(cells[index], w) for _, w, cells in shown)]
         if row.highlight:
-            cells.append(_code_safe(row.highlight))
+            cells.append(_code_safe(marks(language, row.highlight)))
         lines.append(" ".join(cells))
     return lines
 

@@ -27,7 +27,7 @@ from adapters.slack import limits
 from adapters.slack.escape import escape_mrkdwn, truncate_escaped, truncate_plain
 from bot import format as fmt
 from bot import phrases
-from bot.language import label
+from bot.language import label, marks
 from bot.reply import CardRow, Reply, WhatIf
 
 WHATIF_ACTION_PREFIX = "whatif:"
@@ -118,7 +118,7 @@ def _card_table(rows: list[CardRow], language: str) -> list[str]:
             _number(row.hours),
             fmt.usd(row.cost_usd),
             fmt.usd(row.usd_per_hour),
-            row.highlight or "",
+            marks(language, row.highlight),
         )
         for row in rows
     ]
