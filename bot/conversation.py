@@ -584,7 +584,9 @@ class Conversation:
         from planner.planner import make_plan
 
         market = _MARKET.get()
-        return make_plan(job, _ARCH.get(), prices=market.book if market else None)
+        prices = market.book if market else None
+        # Answers draw a chart on the surfaces that can: it shows memory against context.
+        return make_plan(job, _ARCH.get(), prices=prices, context_curve=True)
 
     def _config_question(self, question: ConfigQuestion) -> _Outcome:
         """A job on a supplied model: the config says the model, the words around it the job."""

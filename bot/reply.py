@@ -32,6 +32,15 @@ class CardRow(BaseModel):
     highlight: str | None = None  # "cheapest", "fastest", "requested", …
 
 
+class ContextCurve(BaseModel):
+    """Memory per GPU against context (planner.context_curve), and the card it is drawn against."""
+
+    points: list[tuple[int, float]]  # (seq_len, required GiB per GPU)
+    asked_seq_len: int
+    card: str | None = None  # "1× NVIDIA GeForce RTX 4090"
+    card_gib: float | None = None  # its usable memory per GPU
+
+
 class WhatIf(BaseModel):
     """A button: pressing it applies `patch` to the thread's job (the conversation stores the
     patch and puts its short id in `id`); `text` is the same change as a follow-up to type."""
@@ -61,5 +70,6 @@ class Reply(BaseModel):
     followups: list[str] = []
     whatifs: list[WhatIf] = []
     has_chart: bool = False
+    context_curve: ContextCurve | None = None
     body: str = ""  # free text for help / clarify / error replies
     language: Literal["en", "zh"] = "en"  # the asker's (bot/language.py); renderers label in it

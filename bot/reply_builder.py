@@ -7,7 +7,7 @@ from typing import Any
 
 from bot import format as fmt
 from bot import phrases, solve_reply
-from bot.reply import CardRow, MemoryLine, Reply, ReplyKind, WhatIf
+from bot.reply import CardRow, ContextCurve, MemoryLine, Reply, ReplyKind, WhatIf
 from planner.plan import Option, Plan, Suggestion
 from planner.spec import Method, Objective
 
@@ -50,6 +50,25 @@ def plan_reply(
         followups=followup_hints(plan, buttons, can_undo=bool(changes)),
         whatifs=buttons,
         has_chart=any(row.hours is not None or row.cost_usd is not None for row in table),
+        context_curve=_curve(plan),
+    )
+
+
+def _curve(plan: Plan) -> ContextCurve | None:
+    """The memory-against-context curve and the card to draw it against: the asked card when
+    the job runs on as many of it as asked, else the cheapest option at that count."""
+    if len(plan.memory_by_context) < 2:
+        return None
+    count = plan.spec.num_gpus or 1
+    at_count = [o for o in plan.options if o.count == count]
+    card = plan.requested if plan.requested is not None and plan.requested.count == count else None
+    if card is None and at_count:
+        card = min(at_count, key=_usd_per_hour_all)
+    return ContextCurve(
+        points=[(p.seq_len, p.required_gib) for p in plan.memory_by_context],
+        asked_seq_len=plan.spec.seq_len or plan.memory_by_context[0].seq_len,
+        card=fmt.card(card.gpu_name, card.count) if card else None,
+        card_gib=card.usable_gib if card else None,
     )
 
 

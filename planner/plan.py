@@ -194,6 +194,13 @@ class Solve(BaseModel):
     assumptions: list[str] = []
 
 
+class ContextPoint(BaseModel):
+    """Memory per GPU if the job ran at another context length, all else as planned."""
+
+    seq_len: int
+    required_gib: float = Field(description="≈ nvidia-smi per GPU, at the job's GPU count")
+
+
 class Plan(BaseModel):
     spec: JobSpec = Field(description="the job as planned, every default filled in")
     model: ModelInfo
@@ -207,3 +214,8 @@ class Plan(BaseModel):
     after_training: AfterTraining | None = None
     price_date: str | None = None
     solve: Solve | None = Field(None, description="set when the question asked for a limit")
+    memory_by_context: list[ContextPoint] = Field(
+        [],
+        description="required memory per GPU at doubling context lengths up to the model's "
+        "window, the asked one included (planner.context_curve; empty unless asked for)",
+    )

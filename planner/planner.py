@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from planner.anchor import anchored
 from planner.catalog.models import ModelArch
 from planner.catalog.prices import PriceBook
+from planner.context_curve import memory_by_context
 from planner.defaults import ResolvedJob, resolve
 from planner.errors import PlanningError, invalid_field
 from planner.market import attach_market
@@ -67,16 +68,24 @@ def memory_plan(job: ResolvedJob) -> Plan:
 
 
 def make_plan(
-    spec: JobSpec, arch: ModelArch | None = None, prices: PriceBook | None = None
+    spec: JobSpec,
+    arch: ModelArch | None = None,
+    prices: PriceBook | None = None,
+    *,
+    context_curve: bool = False,
 ) -> Plan:
     """Resolve defaults, estimate memory per GPU, attach the market (cards, time, cost).
 
     `arch` plans a custom architecture (e.g. from an HF config.json) instead of the catalog's;
     `prices` are live market prices (bot.prices builds them) instead of the bundled table.
     A measured peak in the spec re-anchors every estimate on it (planner.anchor).
+    `context_curve` adds memory_by_context (a dozen more estimates: answers that draw a chart).
     """
     job = anchored(resolve(spec, arch))
-    return attach_market(memory_plan(job), job, prices)
+    plan = attach_market(memory_plan(job), job, prices)
+    if context_curve:
+        plan.memory_by_context = memory_by_context(job)
+    return plan
 
 
 def _host_advice(memory: MemoryEstimate) -> str | None:
