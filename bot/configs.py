@@ -1,5 +1,6 @@
 """A Hugging Face config.json inside a message: pasted JSON (or a file's contents that a surface
-read for the user: a terminal path, a Discord attachment), split from the words around it.
+read for the user: a terminal path, a Discord attachment, a Slack file), split from the words
+around it.
 
 Nothing here opens a path: a bot never reads a file a chat message names. The words around the
 JSON say the job ("lora 4k ctx on a 4090"); the JSON says the model.
@@ -12,6 +13,8 @@ import re
 from typing import Any
 
 MAX_CONFIG_CHARS = 200_000
+# A config.json is a few kB; an attached file this big is not one and is not fetched.
+MAX_CONFIG_ATTACHMENT_BYTES = 1_000_000
 # Where a pasted object starts: a brace followed by a quoted key, so "{7B, 13B}" stays text.
 _OBJECT_START = re.compile(r'\{\s*"')
 _FENCE = re.compile(r"```(?:json)?", re.IGNORECASE)

@@ -195,6 +195,15 @@ async def test_files_write_is_needed_only_when_charts_are_uploaded(
     assert with_files["scopes"].status == "fail" and "files:write" in with_files["scopes"].detail
 
 
+async def test_an_install_without_files_read_still_passes_and_says_what_it_misses(
+    fake: FakeSlack, bot_url: str
+) -> None:
+    fake.granted_scopes = [s for s in fake.granted_scopes if s != "files:read"]
+    checks = await _doctor(bot_url, files=True)
+    assert checks["scopes"].status == "warn" and exit_code(checks.values()) == 0
+    assert "config.json is not read" in checks["scopes"].detail
+
+
 async def test_a_server_with_another_signing_secret_is_caught(fake: FakeSlack) -> None:
     runner, url = await _serve_bot(fake, secret="f" * 32)
     try:

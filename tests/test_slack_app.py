@@ -522,3 +522,33 @@ async def test_an_inverse_question_is_answered_with_the_number_first(
         await fake.wait_for(lambda: len(fake.posts()) > len(first))
     assert "Up to " in _wire(first) and " tokens fit one NVIDIA GeForce RTX 4090" in _wire(first)
     assert "Up to micro-batch" in _wire(fake.posts()[len(first) :])
+
+
+async def test_a_config_json_shared_with_a_mention_plans_that_model(fake: FakeSlack) -> None:
+    """Slack sends the file's metadata; the bot fetches it from url_private with its token
+    (files:read) and plans the supplied model. Without the scope Slack hands back its sign-in
+    page, and the bot answers the words alone; a URL off Slack's hosts is never fetched."""
+    from tests.test_config_questions import TINY
+
+    conversation = Conversation(limit_rate=False)
+    config = fake.share_file("config.json", json.dumps(TINY).encode())
+    async with Bot(fake, conversation) as bot:
+        await bot.event({"type": "app_mention", "text": f"<@{BOT_USER_ID}> qlora 4k ctx",
+                         "ts": "1700000200.000100", "files": [config]})  # fmt: skip
+        await fake.wait_for(lambda: fake.posts())
+        assert "tiny-llama-3b" in _wire(fake.posts())
+        assert fake.file_fetches[0]["auth"] == "Bearer xoxb-test"
+
+        fake.granted_scopes.remove("files:read")
+        await bot.event({"type": "app_mention", "text": f"<@{BOT_USER_ID}> qlora 4k ctx",
+                         "ts": "1700000300.000100", "files": [config]})  # fmt: skip
+        await fake.wait_for(lambda: len(fake.posts()) > 1)
+        assert "tiny-llama-3b" not in _wire(fake.posts()[1:])
+
+        elsewhere = {**config, "url_private_download": "http://198.51.100.7/config.json",
+                     "url_private": "http://198.51.100.7/config.json"}  # fmt: skip
+        answered = len(fake.posts())
+        await bot.event({"type": "app_mention", "text": f"<@{BOT_USER_ID}> qlora 4k ctx",
+                         "ts": "1700000400.000100", "files": [elsewhere]})  # fmt: skip
+        await fake.wait_for(lambda: len(fake.posts()) > answered)
+    assert len(fake.file_fetches) == 2

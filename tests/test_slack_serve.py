@@ -166,6 +166,7 @@ def test_manifest_asks_for_what_the_bot_uses() -> None:
         "channels:history",
         "chat:write",
         "commands",
+        "files:read",
         "files:write",
         "groups:history",
         "im:history",

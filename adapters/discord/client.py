@@ -21,6 +21,7 @@ from adapters.discord.commands import build_tree
 from adapters.discord.keys import key_for_interaction, key_for_message
 from adapters.discord.views import WhatIfButton
 from bot import phrases
+from bot.configs import MAX_CONFIG_ATTACHMENT_BYTES
 from bot.patches import Message
 from bot.prices.preferences import is_settings_command
 from bot.reply import Reply
@@ -31,8 +32,6 @@ log = logging.getLogger(__name__)
 # The interaction token dies after 15 minutes; give up planning early enough to still say so.
 PLAN_TIMEOUT_S = limits.INTERACTION_TOKEN_TTL_S - 60
 UNDELIVERABLE = phrases.UNDELIVERABLE
-# A config.json is a few kB; anything this big is not one.
-MAX_CONFIG_ATTACHMENT_BYTES = 1_000_000
 
 
 class Handles(Protocol):

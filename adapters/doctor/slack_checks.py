@@ -40,6 +40,7 @@ SCOPE_USES = {
     "channels:history": "plain replies in public-channel threads are not read",
     "chat:write": "the bot cannot post answers in threads",
     "commands": "/gpuplan does not exist",
+    "files:read": "a shared config.json is not read (pasting its JSON still works)",
     "files:write": "the chart cannot be uploaded (--files)",
     "groups:history": "plain replies in private-channel threads are not read",
     "im:history": "direct messages to the bot are not delivered",
@@ -201,7 +202,9 @@ def _scopes(response: AsyncSlackResponse, files_enabled: bool) -> Check:
         return warn("scopes", "Slack's answer did not list the token's scopes (x-oauth-scopes)")
     granted = {scope.strip() for scope in str(header).split(",") if scope.strip()}
     missing = [scope for scope in BOT_SCOPES if scope not in granted]
-    needed = [s for s in missing if files_enabled or s != "files:write"]
+    # Apps installed before files:read keep answering; only attached configs go unread.
+    optional = {"files:read"} | (set() if files_enabled else {"files:write"})
+    needed = [s for s in missing if s not in optional]
     fix = (
         "add them under OAuth & Permissions → Bot Token Scopes (or paste the manifest again), then "
         "reinstall the app: Slack grants new scopes only on install"
@@ -210,7 +213,7 @@ def _scopes(response: AsyncSlackResponse, files_enabled: bool) -> Check:
     if needed:
         return fail("scopes", f"missing {said}", fix)
     if missing:
-        return warn("scopes", f"missing {said}; fine while --files is off", fix)
+        return warn("scopes", f"missing {said}; the rest works without it", fix)
     return ok("scopes", f"all {len(BOT_SCOPES)} the manifest asks for are granted")
 
 

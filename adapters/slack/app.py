@@ -21,6 +21,7 @@ from adapters.slack.blocked import BlockedChannels
 from adapters.slack.dedupe import SeenIds, SeenInProcess, delivery_id
 from adapters.slack.envelopes import BlockActions, ChatEvent, SlashCommand
 from adapters.slack.escape import clean, incoming_to_plain
+from adapters.slack.files import shared_config
 from adapters.slack.keys import slash_conversation_id, thread_key
 from adapters.slack.render import WHATIF_ACTION_PREFIX, conversation_id_from_block_id, render_reply
 from adapters.slack.store import ThreadIndex, ThreadLinks
@@ -156,7 +157,7 @@ class _SlackBot:
         team, channel = _team(event, context), event.channel
         root = event.thread_ts or event.ts
         conversation_id = await self._threads.conversation_for(team, channel, root) or root
-        text = _without_mention(event.text, context.bot_user_id)
+        text = await self._with_shared_config(event, context, client)
         await self._answer_in_thread(client, team, channel, root, conversation_id, text, event.user)
 
     async def on_message(self, body: dict, context: Any, client: AsyncWebClient) -> None:
@@ -166,7 +167,7 @@ class _SlackBot:
         in_dm = event.channel_type == "im"
         if (
             event.bot_id
-            or event.subtype not in (None, "thread_broadcast")
+            or event.subtype not in (None, "thread_broadcast", "file_share")
             or (not in_dm and f"<@{context.bot_user_id}>" in event.text)
         ):
             return
@@ -179,8 +180,19 @@ class _SlackBot:
             # A DM opens a job like a mention does, answered in a thread under it.
             root = root or event.ts
             conversation_id = root
-        text = _without_mention(event.text, context.bot_user_id)
+        text = await self._with_shared_config(event, context, client)
         await self._answer_in_thread(client, team, channel, root, conversation_id, text, event.user)
+
+    async def _with_shared_config(
+        self, event: ChatEvent, context: Any, client: AsyncWebClient
+    ) -> str:
+        """The message's words, and a shared config.json's JSON after them for the conversation
+        to read like a pasted one."""
+        text = _without_mention(event.text, context.bot_user_id)
+        if not event.files:
+            return text
+        shared = await shared_config(event.files, client.token, client.base_url)
+        return f"{text}\n{shared}" if shared else text
 
     async def on_whatif(self, body: dict, client: AsyncWebClient) -> None:
         click = BlockActions.model_validate(body)

@@ -35,6 +35,7 @@ class ChatEvent(_Slack):
     subtype: str | None = None
     bot_id: str | None = None
     edited: dict[str, Any] | None = None
+    files: list[dict[str, Any]] = []  # shared with the message (subtype file_share)
 
 
 class EventCallback(_Slack):

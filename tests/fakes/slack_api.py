@@ -115,6 +115,8 @@ class FakeSlack:
         self.auth_error: str | None = None  # e.g. "invalid_auth": auth.test refuses the token
         self.socket_error: str | None = None  # e.g. "missing_scope": apps.connections.open refuses
         self.channel_errors: dict[str, str] = {}  # channel → chat.postMessage's error there
+        self.shared_files: dict[str, bytes] = {}  # file id → content, at its url_private
+        self.file_fetches: list[dict[str, str]] = []  # each fetch's path and Authorization
         self._changed = asyncio.Condition()
         self._sockets: list[web.WebSocketResponse] = []
         self._ts = 1_700_000_000_000_000
@@ -136,6 +138,7 @@ class FakeSlack:
         app.router.add_post("/response/{name:.*}", self._response_url)
         app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_get("/link/", self._socket)
+        app.router.add_get("/files/{file_id}/{name}", self._shared_file)
         self._runner, self.port = await serve_on_loopback(app)
         return self
 
@@ -273,6 +276,28 @@ class FakeSlack:
         self.fail_next[method] -= 1
         await self._record(lambda: self.calls.append((f"{method}#500", params)))
         return True
+
+    def share_file(self, name: str, content: bytes) -> dict[str, Any]:
+        """A file shared in a message: its metadata as the event carries it."""
+        file_id = f"F{len(self.shared_files) + 1:04d}"
+        self.shared_files[file_id] = content
+        url = f"http://127.0.0.1:{self.port}/files/{file_id}/{name}"
+        return {"id": file_id, "name": name, "size": len(content), "filetype": "json",
+                "url_private": url, "url_private_download": url}  # fmt: skip
+
+    async def _shared_file(self, request: web.Request) -> web.Response:
+        """Slack serves a private file to a token with files:read; without the scope (or with no
+        token) it answers with its sign-in page, as files.slack.com does."""
+        auth = request.headers.get("Authorization", "")
+        await self._record(lambda: self.file_fetches.append({"path": request.path, "auth": auth}))
+        content = self.shared_files.get(request.match_info["file_id"])
+        if (
+            content is None
+            or not auth.startswith("Bearer ")
+            or "files:read" not in self.granted_scopes
+        ):
+            return web.Response(text="<html>Sign in to Slack</html>", content_type="text/html")
+        return web.Response(body=content, content_type="application/json")
 
     async def _upload(self, request: web.Request) -> web.Response:
         data = await request.read()
