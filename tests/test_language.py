@@ -178,3 +178,19 @@ def test_a_chinese_chart_draws_chinese_only_with_a_font_that_has_the_glyphs() ->
     assert not re.search(r"[\u4e00-\u9fff]", fallback.title) and "Qwen2.5-7B" in fallback.title
     assert "4,096" in fallback.title and "  " not in fallback.title
     assert chart_png(reply).startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "expected"),
+    [
+        ("20美元以内最便宜的？", "预算的最便宜方案"),
+        ("预算2美元最便宜的方案？", "没有方案满足 $2.00 预算"),
+    ],
+)
+def test_a_chinese_budget_question_is_answered_in_chinese(follow_up: str, expected: str) -> None:
+    conversation = Conversation(MemoryStore(), limit_rate=False)
+    key = ThreadKey(platform="test", thread="budget")
+    conversation.handle(key, "13B QLoRA 在4090上训练，4k 上下文，2000万 token 3 轮")
+    reply = conversation.handle(key, follow_up)
+    assert expected in reply.verdict
+    assert not re.search(r"\b(cheapest|meets|budget)\b", reply.verdict)
