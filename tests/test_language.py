@@ -194,3 +194,28 @@ def test_a_chinese_budget_question_is_answered_in_chinese(follow_up: str, expect
     reply = conversation.handle(key, follow_up)
     assert expected in reply.verdict
     assert not re.search(r"\b(cheapest|meets|budget)\b", reply.verdict)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "qwen2.5 7b grpo 在 h100 上",
+        "llama 3 8b dpo 全参 在 8张 a100 上",
+        "qwen2.5 7b ppo 在 4张 h100 上",
+        "llama 3.1 8b orpo 在 a100 上",
+        "qwen3 30b a3b lora 在 2 张 h100 上",
+        "qwen2.5 vl 7b lora 在 4090 上",
+        "7b 和 13b 对比 lora 在4090上",
+    ],
+)
+def test_post_training_moe_and_vision_answers_in_chinese_have_no_english_sentences(
+    question: str,
+) -> None:
+    """Every sentence is Chinese: at most names, flags and quoted phrases stay in English (no run
+    of three English words outside quotes)."""
+    reply = _answer(question)
+    english_run = re.compile(r"(?:\b[a-z]{2,}\b[ ,;:()'-]+){3,}")
+    for text in (reply.verdict, *reply.recommendation, *reply.suggestions, *reply.assumptions,
+                 *reply.warnings, *reply.comparison):  # fmt: skip
+        unquoted = re.sub(r"“[^”]*”", "", text)
+        assert not english_run.search(unquoted), text
