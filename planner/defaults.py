@@ -78,6 +78,7 @@ class ResolvedJob(PostTrainingFields):
     num_gpus: int
     sharding: Sharding
     cpu_offload: bool
+    activation_offloading: bool
     framework: Framework
     gpu: str | None
     gpu_vram_gb: float | None
@@ -148,6 +149,26 @@ def _card_without_bf16(name: str | None) -> str | None:
     if match is None or match.gpu.supports_bf16:
         return None
     return match.gpu.name
+
+
+def _activation_offloading(
+    spec: JobSpec, framework: Framework, checkpointing: bool, said: list[str]
+) -> bool:
+    """Saved activations in host RAM: what the user said, else the stack's default (Unsloth's
+    "unsloth" gradient checkpointing offloads its checkpoints)."""
+    if spec.activation_offloading is None:
+        return PROFILES[framework].offloads_checkpoints and checkpointing
+    if spec.activation_offloading:
+        said.append(
+            "activation offloading: "
+            + (
+                "the checkpointed layer inputs"
+                if checkpointing
+                else "every layer's saved activations but the two in flight"
+            )
+            + " wait in host RAM (each step copies them over PCIe and back)"
+        )
+    return spec.activation_offloading
 
 
 def _attention(
@@ -374,6 +395,7 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
         if cpu_offload:
             said.append("torchtune's 70B full recipe: FSDP with CPU offload")
     flash = _attention(spec, model_arch, framework, said, warned)
+    activation_offloading = _activation_offloading(spec, framework, checkpointing, said)
     if spec.packing is None:
         said.append("no sequence packing (batches vary in length, so the allocator keeps slack)")
     epochs = spec.epochs
@@ -406,6 +428,7 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
         num_gpus=num_gpus,
         sharding=sharding,
         cpu_offload=cpu_offload,
+        activation_offloading=activation_offloading,
         framework=framework,
         gpu=spec.gpu,
         gpu_vram_gb=spec.gpu_vram_gb,

@@ -169,6 +169,12 @@ class JobSpec(BaseModel):
     num_gpus: int | None = Field(None, ge=1, le=MAX_GPUS)
     sharding: Sharding | None = None
     cpu_offload: bool | None = None
+    activation_offloading: bool | None = Field(
+        None,
+        description="saved activations (the checkpointed layer inputs) kept in host RAM: "
+        "torchtune's enable_activation_offloading, TRL's activation_offloading, Unsloth's "
+        "default",
+    )
     framework: Framework | None = None
     gpu: str | None = Field(None, max_length=200, description="card name, loosely written")
     gpu_vram_gb: float | None = Field(None, gt=0, le=10_000)

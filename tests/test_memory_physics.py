@@ -161,3 +161,35 @@ def test_host_advice_says_when_loading_is_most_of_it_and_how_to_avoid_it() -> No
     assert make_plan(seventy).memory.host_ram_loading_gib > 120
     onto_gpu = make_plan(seventy.model_copy(update={"framework": "llama-factory"}))
     assert onto_gpu.memory.host_ram_gib < 64 and not any("host RAM" in w for w in onto_gpu.warnings)
+
+
+def test_activation_offloading_moves_the_checkpoints_to_host_ram() -> None:
+    """torchtune's enable_activation_offloading / TRL's activation_offloading with checkpointing:
+    each layer's 16-bit input (32 layers × 16,384 tokens × 4,096 × 2 B = 4 GiB for Llama 3 8B at
+    4 × 4k) waits in host RAM, so a peak that holds them (mid-backward, LoRA) drops by exactly
+    that and the host gains it."""
+    job = {"model": "llama 3 8b", "method": "lora", "seq_len": 4096, "micro_batch": 4,
+           "gradient_checkpointing": True}  # fmt: skip
+    kept, offloaded = _memory(**job), _memory(**job, activation_offloading=True)
+    checkpoints_gib = 32 * 16384 * 4096 * 2 / 2**30
+    assert kept.peak_allocated_gib - offloaded.peak_allocated_gib == pytest.approx(
+        checkpoints_gib, rel=0.02
+    )
+    assert offloaded.host_ram_gib - kept.host_ram_gib == pytest.approx(checkpoints_gib, abs=0.1)
+
+
+def test_without_checkpointing_offloading_keeps_only_the_layers_in_flight_on_the_gpu() -> None:
+    plain = {"model": "llama 3 8b", "method": "lora", "seq_len": 4096,
+             "gradient_checkpointing": False}  # fmt: skip
+    kept, offloaded = _memory(**plain), _memory(**plain, activation_offloading=True)
+    assert offloaded.breakdown_gib.activations < kept.breakdown_gib.activations / 8
+    assert offloaded.host_ram_gib > kept.host_ram_gib + 0.8 * kept.breakdown_gib.activations
+
+
+def test_unsloth_offloads_its_checkpoints_by_default_and_only_with_checkpointing() -> None:
+    unsloth = {"model": "llama 3 8b", "method": "qlora", "framework": "unsloth"}
+    assert resolve(JobSpec.model_validate(unsloth)).activation_offloading
+    off = resolve(JobSpec.model_validate(unsloth | {"gradient_checkpointing": False}))
+    assert not off.activation_offloading
+    said = resolve(JobSpec.model_validate(unsloth | {"activation_offloading": False}))
+    assert not said.activation_offloading

@@ -71,3 +71,15 @@ def test_jsonl_reads_stdin(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
 def test_jsonl_missing_file_exits_2(tmp_path: Path, capsys) -> None:
     assert main(["parse", "--jsonl", str(tmp_path / "nope.jsonl")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_activation_offloading_is_not_optimizer_offload() -> None:
+    from planner.parsing import parse
+
+    for text in ("8b lora with activation offloading", "8b lora, offload activations",
+                 "8b lora enable_activation_offloading=True", "8b lora 激活卸载"):  # fmt: skip
+        fields = parse(text).fields
+        assert fields.get("activation_offloading") is True and "cpu_offload" not in fields, text
+    both = parse("8b full, offload activations and cpu offload").fields
+    assert both["activation_offloading"] is True and both["cpu_offload"] is True
+    assert parse("8b lora no activation offloading").fields["activation_offloading"] is False

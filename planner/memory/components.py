@@ -53,6 +53,8 @@ class Job:
     optimizer_in_backward: bool
     profile: FrameworkProfile
     sharding: Sharding = Sharding.none
+    # Saved activations wait in host RAM (activation offloading; Unsloth's checkpoints).
+    offload_activations: bool = False
     # Gradients are freed after every optimizer step and each step sees one micro-batch, so
     # they build up inside backward while its activations are freed (`gradient_ramp_bytes`).
     gradients_freed_each_step: bool = False
@@ -445,19 +447,40 @@ def activation_bytes(arch: ModelArch, job: Job, num_layers: int | None = None) -
     `num_layers` of the decoder's layers (all of them unless a pipeline splits the model).
 
     Without checkpointing every layer's saved tensors; with it, each layer keeps only its
-    16-bit input (in host RAM when the framework offloads checkpoints) and one layer is
-    recomputed at a time. In both cases the layer being back-propagated also holds the
-    gradients of its activations (one more layer's worth).
+    16-bit input and one layer is recomputed at a time. In both cases the layer being
+    back-propagated also holds the gradients of its activations (one more layer's worth).
+    Offloaded activations (`offloaded_activation_bytes`) wait in host RAM: the checkpoints, or
+    without checkpointing all but the layers in flight.
     """
     layers = arch.num_layers if num_layers is None else num_layers
     per_layer = layer_activation_bytes_per_token(arch, job) * job.tokens
     tower = vision_activation_bytes(arch, job)
     if not job.gradient_checkpointing:
-        return (layers + 1) * per_layer + tower
-    checkpoints = 0.0
-    if not job.profile.offloads_checkpoints:
-        checkpoints = layers * 2.0 * arch.hidden_size * job.tokens * job.activation_scale
+        on_gpu = min(layers, OFFLOADED_LAYERS_IN_FLIGHT) if job.offload_activations else layers
+        return (on_gpu + 1) * per_layer + tower
+    checkpoints = 0.0 if job.offload_activations else _checkpoint_bytes(arch, job, layers)
     return checkpoints + RECOMPUTED_LAYERS * per_layer + tower
+
+
+# torchtune's OffloadActivations (which TRL's activation_offloading wraps) keeps the tensors of
+# the layer in backward and prefetches the next one's back from host RAM.
+OFFLOADED_LAYERS_IN_FLIGHT = 2
+
+
+def _checkpoint_bytes(arch: ModelArch, job: Job, layers: int) -> float:
+    """One 16-bit input per checkpointed layer."""
+    return layers * 2.0 * arch.hidden_size * job.tokens * job.activation_scale
+
+
+def offloaded_activation_bytes(arch: ModelArch, job: Job) -> float:
+    """What activation offloading keeps in host RAM per GPU: the checkpoints, or without
+    checkpointing every layer's saved tensors but those in flight (pinned buffers)."""
+    if not job.offload_activations:
+        return 0.0
+    if job.gradient_checkpointing:
+        return _checkpoint_bytes(arch, job, arch.num_layers)
+    waiting = max(0, arch.num_layers - OFFLOADED_LAYERS_IN_FLIGHT)
+    return waiting * layer_activation_bytes_per_token(arch, job) * job.tokens
 
 
 def logits_bytes(arch: ModelArch, job: Job) -> float:

@@ -75,6 +75,7 @@ def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.J
         and sharding in GRADIENTS_FREED_SHARDINGS,
         profile=profile,
         sharding=sharding,
+        offload_activations=job.activation_offloading,
         **_post_training_fields(job),
         **_switch_fields(job),
     )

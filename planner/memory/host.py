@@ -9,7 +9,8 @@
                the optimizer offloaded, 18 B with the parameters too, × its 1.5 buffer factor;
                shared/docs/post-training.md §4)
              + a paged optimizer's state when it spills (CUDA managed memory)
-             + checkpoints a stack offloads to host RAM (Unsloth: every layer's input, pinned)
+             + offloaded activations (activation offloading, Unsloth's default: the
+               checkpointed layer inputs, or all but the layers in flight, pinned)
     then, for online RL, 5 % headroom under Ray's kill line (0.95 of node memory).
 
 Per-process RSS: a training process (Python, torch, CUDA libraries, dataloader) ≈ 6 GiB
@@ -78,9 +79,7 @@ def host_ram_bytes(
         )
         total += trained * per_param * DEEPSPEED_BUFFER_FACTOR / nodes
     total += paged_per_gpu * gpus
-    if component_job.profile.offloads_checkpoints and job.gradient_checkpointing:
-        checkpoints = arch.num_layers * 2.0 * arch.hidden_size * component_job.tokens
-        total += gpus * checkpoints
+    total += gpus * comp.offloaded_activation_bytes(arch, component_job)
     headroom = RAY_HEADROOM if online else 1.0
     return HostRam(total * headroom, loading * headroom if loading >= saving else 0.0)
 

@@ -62,7 +62,9 @@ class FrameworkProfile:
         a fused kernel that recomputes the activation).
     loss_chunk_tokens: a fused/chunked loss materialises the logits of this many tokens at a
         time (None: all of them).
-    offloads_checkpoints: checkpointed layer inputs live in host RAM (Unsloth).
+    offloads_checkpoints: with checkpointing, the layer inputs live in host RAM unless the job
+        says otherwise (Unsloth's use_gradient_checkpointing="unsloth"): the default of
+        JobSpec.activation_offloading.
     lora_dropout: LoRA dropout is on (PEFT/LitGPT recipes use 0.05–0.1): each adapted input is
         copied (16-bit) with a 1-byte mask for backward.
     kbit_embeddings_fp32: PEFT's prepare_model_for_kbit_training upcasts the 16-bit

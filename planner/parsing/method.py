@@ -72,7 +72,12 @@ _SWITCHES = {
     r"(?<![a-z])fa2(?![a-z])|attn_implementation\s?[=:]\s?['\"]?flash_attention_2)",
     "packing": r"(?:sample[-_\s]packing|(?<![a-z])packing|(?<![a-z])pack(?:ed)?\s(?:sequences|"
     r"samples)|(?<![a-z])packed(?![a-z]))",
-    "cpu_offload": r"(?:cpu[-_\s]offload\w*|offload(?:ing)?(?:_optimizer|_param)?(?:\sto\scpu)?)",
+    "activation_offloading": r"(?:activation[-_\s]offload(?:ing)?|offload(?:ing)?[-_\s](?:the\s)?"
+    r"activations|enable_activation_offloading|激活(?:值)?(?:卸载|offload))",
+    # Not the activations' offloading, read above: "activation offloading" is not optimizer
+    # offload.
+    "cpu_offload": r"(?:cpu[-_\s]offload\w*|(?<!activation[-_\s])(?<!activation_)offload(?:ing)?"
+    r"(?:_optimizer|_param)?(?:\sto\scpu)?(?![-_\s](?:the\s)?activations))",
 }
 _FALSE_VALUE = r"(?:\s?[=:]\s?['\"]?(?:false|0|none|off|no)\b|\s(?:off|disabled)\b)"
 _TRUE_VALUE = r"\s?[=:]\s?['\"]?(?:true|1|on|yes|unsloth|auto)\b"
@@ -85,6 +90,7 @@ _SWITCH_WORDS = {
     "gradient_checkpointing": ("checkpoint", "ckpt", "梯度检查点", "重计算"),
     "flash_attention": ("flash", "fa2"),
     "packing": ("pack",),
+    "activation_offloading": ("activation", "激活"),
     "cpu_offload": ("offload",),
 }
 _SWITCH_PATTERNS = {
