@@ -52,11 +52,15 @@ SOFTWARE_FIELDS = frozenset(
         "optimizer",
         "gradient_checkpointing",
         "cpu_offload",
+        "activation_offloading",
         "micro_batch",
         "grad_accum",
     }
 )
 SHARDING_NAMES = {Sharding.fsdp: "FSDP", Sharding.zero3: "ZeRO-3"}
+# Stacks with an activation-offloading switch: TRL's SFTConfig(activation_offloading=True)
+# (behind HF Trainer recipes) and torchtune's enable_activation_offloading.
+OFFLOADS_ACTIVATIONS_ON_REQUEST = frozenset({Framework.hf, Framework.torchtune})
 
 
 class Change(NamedTuple):
@@ -91,6 +95,13 @@ def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Chan
         # Its chunked loss and offloaded checkpoints remove most of what long contexts cost.
         label = "Unsloth (fused chunked loss, checkpoints offloaded to CPU RAM)"
         changes.append(Change(label, {"framework": Framework.unsloth}, False))
+    if (
+        job.gradient_checkpointing
+        and not job.activation_offloading
+        and job.framework in OFFLOADS_ACTIVATIONS_ON_REQUEST
+    ):
+        label = "activation offloading (checkpoints in host RAM)"
+        changes.append(Change(label, {"activation_offloading": True}, False))
     if job.micro_batch > 1:
         keep_batch = {"micro_batch": 1, "grad_accum": job.grad_accum * job.micro_batch}
         changes.append(Change("micro-batch 1 (more gradient accumulation)", keep_batch, False))

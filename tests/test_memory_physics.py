@@ -193,3 +193,15 @@ def test_unsloth_offloads_its_checkpoints_by_default_and_only_with_checkpointing
     assert not off.activation_offloading
     said = resolve(JobSpec.model_validate(unsloth | {"activation_offloading": False}))
     assert not said.activation_offloading
+
+
+def test_activation_offloading_is_offered_where_the_stack_has_the_switch() -> None:
+    from planner.planner import make_plan
+
+    hf = make_plan(JobSpec(model="llama 3 8b", method="lora", seq_len=8192, gpu="4090"))
+    (offer,) = [s for s in hf.suggestions if s.patch == {"activation_offloading": True}]
+    assert offer.required_gib_after < offer.required_gib_before
+    swift = make_plan(
+        JobSpec(model="llama 3 8b", method="lora", seq_len=8192, gpu="4090", framework="ms-swift")
+    )
+    assert not any("activation_offloading" in s.patch for s in swift.suggestions)
