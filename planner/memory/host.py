@@ -101,7 +101,7 @@ def loading_bytes(job: ResolvedJob, component_job: comp.Job, gpus: int) -> float
       axolotl set, with sync_module_states broadcasting it);
     - otherwise (one GPU without a device_map: TRL's and HF Trainer's from_pretrained, then
       .to(device); DDP and ZeRO-2, which do not partition at load): every process holds the
-      whole model, the failure free Colab's 12.7 GB shows for a 7B in fp16.
+      whole model (why free Colab's 12.7 GB of RAM cannot load a 7B in fp16 that way).
     """
     policy = job.arch.total_params
     models = policy * (1 + component_job.reference_copy + component_job.critic)
@@ -118,7 +118,7 @@ def loading_bytes(job: ResolvedJob, component_job: comp.Job, gpus: int) -> float
         fp32_largest_layer = 4.0 * largest_linear(job.arch) * DEEPSPEED_BUFFER_FACTOR
         return gpus * (shard + fp32_largest_layer)
     if job.sharding is Sharding.fsdp:
-        return whole + (gpus - 1) * shard
+        return whole
     onto_gpu = (
         job.quant is not None
         or component_job.profile.loads_onto_gpu
