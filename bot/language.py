@@ -65,7 +65,7 @@ def localize(reply: Reply, language: Language) -> Reply:
         update={
             "language": language,
             "memory": [
-                line.model_copy(update={"component": zh.LABELS.get(line.component, line.component)})
+                line.model_copy(update={"component": label(language, line.component)})
                 for line in reply.memory
             ],
             "price_date": zh.translate(reply.price_date) if reply.price_date else None,
@@ -101,4 +101,4 @@ def marks(language: str, highlight: str | None) -> str:
 
 def duration(language: str, text: str) -> str:
     """A table cell's duration ("4.3 h") in the reply's language."""
-    return zh.translate_duration(text) if language == "zh" else text
+    return zh.translate(text) if language == "zh" else text

@@ -79,9 +79,6 @@ LABELS = {
     "reward": "奖励模型",
     "rollout": "推理引擎",
 }
-# Duration units in table cells ("4.3 h", "2.6 days", "18 min": planner.units.hours_text).
-_UNITS = re.compile(r"(?<=\d) (h|days?|min)$")
-_UNIT_WORDS = {"h": "小时", "day": "天", "days": "天", "min": "分钟"}
 
 RULES_FILE = Path(__file__).with_name("zh_rules.tsv")
 
@@ -96,22 +93,19 @@ def _rules() -> list[tuple[re.Pattern[str], str]]:
     return rules
 
 
-_HAS_LATIN_WORDS = re.compile(r"[A-Za-z]{3,}")
+# Text some rule may still translate: English words, or a duration's short unit ("4.3 h",
+# "18 min": planner.units.hours_text), which a table cell holds alone.
+_UNTRANSLATED = re.compile(r"[A-Za-z]{3,}|\d (?:h|min)\b")
 
 
 def translate(english: str) -> str:
     """The Chinese for one reply string; what no rule knows stays as written."""
     text = english
     for pattern, chinese in _rules():
-        if _HAS_LATIN_WORDS.search(text) is None:
+        if _UNTRANSLATED.search(text) is None:
             break
         text = pattern.sub(chinese, text)
     return text
-
-
-def translate_duration(text: str) -> str:
-    """ "4.3 h" → "4.3 小时"; a cell that is not a duration stays as written."""
-    return _UNITS.sub(lambda m: " " + _UNIT_WORDS[m.group(1)], text)
 
 
 def translate_labels(joined: str) -> str:
