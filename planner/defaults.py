@@ -284,7 +284,9 @@ _LORA_DEFAULTS: dict[Framework, tuple[int, list[LoraTarget] | str]] = {
 FSDP_ONLY_FRAMEWORKS = (Framework.torchtune, Framework.litgpt)
 
 
-def _sharding(spec: JobSpec, framework: Framework, num_gpus: int, said: list[str]) -> Sharding:
+def _sharding(
+    spec: JobSpec, framework: Framework, num_gpus: int, said: list[str], ddp_misfit: str | None
+) -> Sharding:
     if spec.sharding is not None:
         return spec.sharding
     if num_gpus == 1:
@@ -292,8 +294,33 @@ def _sharding(spec: JobSpec, framework: Framework, num_gpus: int, said: list[str
     if spec.method is Method.full or framework in FSDP_ONLY_FRAMEWORKS:
         said.append(f"{num_gpus} GPUs with FSDP (full sharding)")
         return Sharding.fsdp
+    if ddp_misfit is not None:
+        said.append(f"{num_gpus} GPUs with FSDP (full sharding): {ddp_misfit}")
+        return Sharding.fsdp
     said.append(f"{num_gpus} GPUs with DDP (each GPU holds the whole model)")
     return Sharding.ddp
+
+
+def _ddp_misfit(job: ResolvedJob) -> str | None:
+    """Why DDP cannot be the layout of a multi-GPU job whose user named none: a LoRA/QLoRA job
+    defaults to DDP (accelerate launch's default), but a whole copy per GPU that does not fit the
+    requested card is not what anyone would run: FSDP is, and the market's multi-GPU rows already
+    plan it (planner.options.multi_gpu_sharding), so the answer's rows agree with each other."""
+    if job.raw.sharding is not None or job.sharding is not Sharding.ddp:
+        return None
+    from planner.memory.estimate import estimate_memory  # the estimate reads a ResolvedJob
+    from planner.options import read_requested_card
+
+    card = read_requested_card(job).gpu
+    if card is None:
+        return None
+    needed_gib = estimate_memory(job, card_gib=card.usable_gib).required_gib
+    if needed_gib <= card.usable_gib:
+        return None
+    return (
+        f"a whole copy on each GPU (DDP) would need {needed_gib:,.1f} GiB, more than the "
+        f"{card.name}'s {card.usable_gib:,.1f}"
+    )
 
 
 def _warnings(
@@ -330,12 +357,18 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
     """
     if not isinstance(spec, JobSpec):
         raise PlanningError("expected a JobSpec", field="spec")
+    job = _resolve(spec, arch, ddp_misfit=None)
+    misfit = _ddp_misfit(job)
+    return job if misfit is None else _resolve(spec, arch, ddp_misfit=misfit)
+
+
+def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> ResolvedJob:
     model_arch, said, warned = _model(spec, arch)
     framework = spec.framework or Framework.hf
     if spec.framework is None:
         said.append("HF Trainer + PEFT (as axolotl, LLaMA-Factory and ms-swift run it)")
     num_gpus = spec.num_gpus or 1
-    sharding = _sharding(spec, framework, num_gpus, said)
+    sharding = _sharding(spec, framework, num_gpus, said, ddp_misfit)
     precision = _precision(spec, framework, sharding, said, warned)
     optimizer = _optimizer(spec, framework, num_gpus, said)
     peft = spec.method is not Method.full

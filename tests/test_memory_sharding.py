@@ -211,3 +211,21 @@ def test_extreme_jobs_get_finite_positive_estimates(
     ]
     assert all(math.isfinite(x) and x >= 0 for x in figures)
     assert 0 < memory.peak_allocated_gib <= memory.peak_reserved_gib < memory.required_gib
+
+
+def test_an_unstated_layout_is_ddp_only_where_a_whole_copy_fits_the_card() -> None:
+    """LoRA on several GPUs defaults to DDP, but where a whole copy per GPU does not fit the named
+    card the job is planned with FSDP (what a user would run, and what the market's other
+    multi-GPU rows plan), and the assumption says why; a named layout is kept."""
+    fits = resolve(JobSpec(model="llama 3 8b", method=Method.lora, num_gpus=2, gpu="a100 80gb"))
+    assert fits.sharding is Sharding.ddp
+    big = {"model": "qwen2.5 72b", "method": "lora", "num_gpus": 8, "gpu": "h100"}
+    job = resolve(JobSpec.model_validate(big))
+    assert job.sharding is Sharding.fsdp
+    ddp = resolve(JobSpec.model_validate({**big, "sharding": "ddp"}))
+    ddp_gib = estimate_memory(ddp).required_gib
+    assert ddp_gib > 80 > estimate_memory(job).required_gib
+    (why,) = [a for a in job.assumptions if "FSDP" in a]
+    assert f"{ddp_gib:,.1f} GiB" in why and "DDP" in why
+    assert job.changed({"num_gpus": 2}).sharding is Sharding.fsdp  # still no whole copy on 80 GB
+    assert resolve(JobSpec.model_validate({**big, "gpu": None})).sharding is Sharding.ddp
