@@ -76,7 +76,12 @@ LINKED_FIELDS: dict[str, tuple[str, ...]] = {
     # Each objective has its own reference default; a new rollout its own fraction and GPUs; an
     # RL dataset is counted in prompts or in tokens, not both.
     "objective": ("reference_model",),
-    "rollout": ("rollout_memory_fraction", "rollout_gpus"),
+    "rollout": (
+        "rollout_memory_fraction",
+        "rollout_gpus",
+        "rollout_tensor_parallel",
+        "rollout_sleep",
+    ),
     "dataset_prompts": ("dataset_tokens",),
     "dataset_tokens": ("dataset_prompts",),
 }

@@ -30,9 +30,10 @@ from planner.catalog.models import ModelArch
 from planner.catalog.prices import CardPrice, price_table
 from planner.defaults import ResolvedJob
 from planner.memory.estimate import (
+    RolloutPhase,
     required_gib,
-    rollout_minimum_gib,
-    rollout_pool_excess_gib,
+    required_on_card_gib,
+    rollout_phase,
 )
 from planner.plan import Option, Verdict
 from planner.spec import Rollout, Sharding
@@ -68,18 +69,20 @@ class Footprint(NamedTuple):
 
     required_gib: float  # without a colocated vLLM engine's pool beyond its minimum
     sharding: str  # the layout the estimate was made for
-    rollout_minimum_gib: float = 0.0
-    rollout_fraction: float | None = None  # a colocated vLLM's share of each card
+    rollout: RolloutPhase | None = None  # a colocated vLLM engine's
+    rollout_fraction: float | None = None  # its share of each card
 
     def on(self, usable_gib: float) -> float:
         """Per-GPU memory on a card of `usable_gib`: with vLLM colocated, its pool is a share of
         the card, so a bigger card gives training no more than its (1 − fraction)."""
-        if not self.rollout_fraction:
+        if not self.rollout_fraction or self.rollout is None:
             return self.required_gib
-        excess = rollout_pool_excess_gib(
-            self.rollout_fraction, self.rollout_minimum_gib, usable_gib
+        return round(
+            required_on_card_gib(
+                self.required_gib, self.rollout, self.rollout_fraction, usable_gib
+            ),
+            3,
         )
-        return round(self.required_gib + excess, 3)
 
 
 class MarketCard(NamedTuple):
@@ -222,9 +225,8 @@ class MarketContext:
             required = required_gib(self.job, key[0], key[1])
             known = Footprint(required, key[1].value)
             if self.job.rollout is Rollout.vllm_colocate:
-                minimum = rollout_minimum_gib(self.job, key[0], key[1])
                 known = known._replace(
-                    rollout_minimum_gib=minimum,
+                    rollout=rollout_phase(self.job, key[0], key[1]),
                     rollout_fraction=self.job.rollout_memory_fraction,
                 )
             self.known[key] = known

@@ -49,7 +49,14 @@ SERVER_MEMORY_FRACTION = 0.9
 DEFAULT_ROLLOUT_GPUS = 1
 GENERATION_BATCH_PER_GPU = 8
 # Fields that only online methods read.
-_ONLINE_ONLY = ("num_generations", "rollout", "rollout_memory_fraction", "rollout_gpus")
+_ONLINE_ONLY = (
+    "num_generations",
+    "rollout",
+    "rollout_memory_fraction",
+    "rollout_gpus",
+    "rollout_tensor_parallel",
+    "rollout_sleep",
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,6 +72,9 @@ class PostTrainingFields:
     rollout: Rollout | None
     rollout_memory_fraction: float | None
     rollout_gpus: int | None
+    # A colocated engine's tensor-parallel size and whether it sleeps through the update.
+    rollout_tensor_parallel: int | None
+    rollout_sleep: bool | None
     reward_model: str | None
     # The reward model's architecture (None: rule-based rewards, nothing on the GPU).
     reward_arch: ModelArch | None
@@ -150,12 +160,17 @@ def resolve_post_training(
             )
     reference = _reference(spec, objective, peft, said, warned)
     prompt_len, completion_len, seq_len = _lengths(spec, objective, said)
-    generations = rollout = fraction = rollout_gpus = None
+    generations = rollout = fraction = rollout_gpus = tensor_parallel = sleep = None
     if online:
         generations = spec.num_generations or DEFAULT_GENERATIONS[objective]
         if spec.num_generations is None:
             said.append(f"{generations} completion(s) per prompt ({objective.value.upper()})")
         rollout, fraction, rollout_gpus = _rollout(spec, said)
+        if rollout is Rollout.vllm_colocate:
+            tensor_parallel, sleep = _colocated_engine(spec, said)
+    given = [n for n in ("rollout_tensor_parallel", "rollout_sleep") if getattr(spec, n)]
+    if online and rollout is not Rollout.vllm_colocate and given:
+        warned.append(f"{', '.join(given)} only apply to a colocated vLLM engine; ignored")
     reward_model, reward_arch = _reward(spec, objective, arch, said)
     return PostTraining(
         objective=objective,
@@ -166,6 +181,8 @@ def resolve_post_training(
         rollout=rollout,
         rollout_memory_fraction=fraction,
         rollout_gpus=rollout_gpus,
+        rollout_tensor_parallel=tensor_parallel,
+        rollout_sleep=sleep,
         reward_model=reward_model,
         reward_arch=reward_arch,
         dataset_prompts=spec.dataset_prompts,
@@ -277,6 +294,38 @@ def _rollout(spec: JobSpec, said: list[str]) -> tuple[Rollout, float | None, int
         f"{fraction:g}), costed like the trainer's"
     )
     return rollout, fraction, gpus
+
+
+def _colocated_engine(spec: JobSpec, said: list[str]) -> tuple[int, bool]:
+    """A colocated engine's tensor-parallel size (TRL's vllm_tensor_parallel_size = 1) and
+    whether it sleeps through the update (TRL's vllm_enable_sleep_mode = False, OpenRLHF's
+    --vllm.enable_sleep off; verl frees it: free_cache_engine). A group of TP GPUs runs one
+    engine, so TP cannot exceed the GPUs."""
+    gpus = spec.num_gpus or 1
+    tensor_parallel = spec.rollout_tensor_parallel or 1
+    if tensor_parallel > gpus or gpus % tensor_parallel:
+        raise PlanningError(
+            f"vLLM tensor parallel {tensor_parallel} must divide the {gpus} GPU(s) the engine "
+            "is colocated on",
+            field="rollout_tensor_parallel",
+        )
+    if tensor_parallel > 1:
+        said.append(
+            f"vLLM tensor parallel {tensor_parallel}: each GPU holds 1/{tensor_parallel} of the "
+            "engine's weights and KV cache"
+        )
+    sleep = bool(spec.rollout_sleep)
+    if spec.rollout_sleep is None:
+        said.append(
+            "vLLM stays awake through the update (TRL's vllm_enable_sleep_mode=False): its pool "
+            "is held while training; say 'sleep mode' to free it"
+        )
+    elif sleep:
+        said.append(
+            "vLLM sleeps through the update (sleep mode level 1): its weights wait in host RAM, "
+            "its KV cache is freed, its CUDA graphs stay"
+        )
+    return tensor_parallel, sleep
 
 
 def _reward(

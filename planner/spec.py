@@ -202,6 +202,17 @@ class JobSpec(BaseModel):
     rollout_gpus: int | None = Field(
         None, ge=1, le=MAX_GPUS, description="GPUs of a separate vLLM server"
     )
+    rollout_tensor_parallel: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_GPUS,
+        description="tensor_parallel_size of a colocated vLLM engine: each GPU holds 1/TP of it",
+    )
+    rollout_sleep: bool | None = Field(
+        None,
+        description="the colocated vLLM engine sleeps through the update (weights to host RAM, "
+        "KV cache freed: vLLM sleep mode, verl's free_cache_engine); null = the stack's default",
+    )
     reward_model: str | None = Field(
         None, max_length=200, description="name or size of a reward model; null = rule-based"
     )

@@ -18,7 +18,7 @@ from functools import cache
 from typing import NamedTuple
 
 from planner.catalog.gpus import GpuSpec, all_gpus, gpu_by_key
-from planner.memory.estimate import rollout_minimum_gib
+from planner.memory.estimate import rollout_phase
 from planner.options import (
     GENERIC_PREFIX,
     MarketContext,
@@ -127,12 +127,20 @@ def post_training_changes(context: MarketContext, card: GpuSpec | None) -> list[
         )
     if job.rollout is Rollout.vllm_colocate and job.rollout_memory_fraction:
         target = card if card is not None and card.usable_gib > 0 else gpu_by_key(REFERENCE_CARD)
-        minimum = rollout_minimum_gib(job, job.num_gpus, job.sharding)
+        minimum = rollout_phase(job, job.num_gpus, job.sharding).minimum_gib
         fraction = math.ceil(minimum * VLLM_POOL_MARGIN / target.usable_gib / 0.05) * 0.05
         now = job.rollout_memory_fraction
         if fraction < now - 0.01:
             label = f"vLLM gpu_memory_utilization {fraction:.2f} instead of {now:g}"
             changes.append(Change(label, {"rollout_memory_fraction": round(fraction, 2)}, False))
+    if job.rollout is Rollout.vllm_colocate and not job.rollout_sleep:
+        label = "vLLM sleep mode (its pool freed through the update)"
+        changes.append(Change(label, {"rollout_sleep": True}, False))
+    tensor_parallel = job.rollout_tensor_parallel or 1
+    if job.rollout is Rollout.vllm_colocate and job.num_gpus > tensor_parallel:
+        widest = job.num_gpus
+        label = f"vLLM tensor parallel {widest} (1/{widest} of its weights per GPU)"
+        changes.append(Change(label, {"rollout_tensor_parallel": widest}, False))
     if job.completion_len is not None and job.completion_len >= SHORTEST_CONTEXT_SUGGESTED:
         shorter = job.completion_len // 2
         label = f"completions up to {shorter:,} tokens instead of {job.completion_len:,}"

@@ -7,6 +7,7 @@ import pytest
 from planner import make_plan
 from planner.catalog.models import resolve_model
 from planner.defaults import resolve
+from planner.errors import PlanningError
 from planner.memory import estimate_memory
 from planner.memory.profiles import GIB
 from planner.spec import JobSpec
@@ -229,3 +230,62 @@ def test_fields_an_objective_cannot_use_are_dropped_with_a_warning() -> None:
     )
     assert not orpo.reference_model
     assert any("reference" in warning for warning in orpo.warnings)
+
+
+def _colocated(**fields):
+    spec = {
+        "model": "qwen2.5 72b",
+        "method": "lora",
+        "objective": "grpo",
+        "rollout": "vllm-colocate",
+        "rollout_memory_fraction": 0.5,
+        "num_gpus": 8,
+        "sharding": "fsdp",
+        "gpu": "h100",
+        **fields,
+    }
+    return make_plan(JobSpec.model_validate(spec))
+
+
+def test_vllm_tensor_parallel_divides_the_engines_weights_per_gpu() -> None:
+    """A colocated engine over TP GPUs holds 1/TP of its 16-bit copy on each (post-training.md
+    §8): Qwen2.5-72B's 145 GB copy is the whole 8× H100 problem at TP 1 and an eighth at TP 8,
+    which is what the TP suggestion says."""
+    one, eight = _colocated(), _colocated(rollout_tensor_parallel=8)
+    copy_gib = _weights_copy_gib("qwen2.5 72b")
+    minimum = one.memory.breakdown_gib.rollout  # above the card's 0.5 share: the minimum stands
+    assert minimum > copy_gib and one.requested.verdict == "no"
+    assert eight.memory.breakdown_gib.rollout == pytest.approx(0.5 * 79.65, rel=0.02)
+    assert eight.requested.verdict != "no"
+    (suggestion,) = [s for s in one.suggestions if "tensor parallel 8" in s.change]
+    assert "fits" in suggestion.change
+    assert "vLLM tensor parallel 8" in " ".join(eight.assumptions)
+    with pytest.raises(PlanningError, match="must divide"):
+        _colocated(rollout_tensor_parallel=3)
+
+
+def test_a_sleeping_engine_peaks_in_one_phase_and_parks_its_weights_in_host_ram() -> None:
+    """Asleep (vLLM sleep mode level 1, verl's free_cache_engine) the engine's pool exists only
+    while it generates, next to the trainer's resident state; through the update only its CUDA
+    graphs stay. The peak is the larger phase, the breakdown that phase, and host RAM holds
+    each GPU's share of the engine's weights."""
+    awake = _colocated(rollout_tensor_parallel=8, rollout_sleep=False)
+    asleep = _colocated(rollout_tensor_parallel=8, rollout_sleep=True)
+    memory, parts = asleep.memory, asleep.memory.breakdown_gib
+    # generating is the peak here: backward's tensors are gone, the pool is the card's share
+    assert (parts.activations, parts.logits) == (0.0, 0.0)
+    assert parts.rollout == pytest.approx(0.5 * 79.65, rel=0.02)
+    assert memory.required_gib < awake.memory.required_gib
+    assert sum(parts.model_dump().values()) == pytest.approx(memory.required_gib, abs=0.02)
+    engine_share_gib = _weights_copy_gib("qwen2.5 72b") / 8
+    host_gain = memory.host_ram_gib - awake.memory.host_ram_gib
+    assert host_gain == pytest.approx(8 * engine_share_gib / 0.95, rel=0.02)
+    # a full fine-tune's update (gradients, backward, the AdamW step) outgrows a small pool: the
+    # update is the peak, with the engine's graphs only
+    full = {"model": "qwen2.5 7b", "method": "full", "rollout_memory_fraction": 0.05}
+    small = _colocated(rollout_tensor_parallel=8, rollout_sleep=True, **full)
+    assert small.memory.breakdown_gib.gradients > 0
+    assert small.memory.breakdown_gib.rollout == pytest.approx(1.5, abs=0.01)
+    parts = small.memory.breakdown_gib.model_dump()
+    assert sum(parts.values()) == pytest.approx(small.memory.required_gib, abs=0.02)
+    assert asleep.requested.required_gib == pytest.approx(memory.required_gib, abs=0.01)

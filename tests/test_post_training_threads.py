@@ -69,6 +69,17 @@ def test_the_issue_example_is_read_field_by_field() -> None:
         ("grpo 7b use_vllm=false", {"rollout": "hf"}),
         ("grpo 7b vllm colocate gpu_memory_utilization 0.5", {"rollout_memory_fraction": 0.5}),
         (
+            "grpo 72b on 8xh100 with vllm tp 8 and sleep mode",
+            {"rollout": "vllm-colocate", "rollout_tensor_parallel": 8, "rollout_sleep": True},
+        ),
+        (
+            "grpo 7b, vllm colocate, tensor_parallel_size=2, no sleep mode",
+            {"rollout_tensor_parallel": 2, "rollout_sleep": False},
+        ),
+        ("grpo 7b vllm free_cache_engine", {"rollout": "vllm-colocate", "rollout_sleep": True}),
+        ("grpo 7b tensor parallel 4 for the rollout", {"rollout_tensor_parallel": 4}),
+        ("grpo qwen 7b 用 vllm 睡眠模式", {"rollout_sleep": True}),
+        (
             "grpo 7b, reward model Skywork/Skywork-Reward-Llama-3.1-8B",
             {"reward_model": "Skywork/Skywork-Reward-Llama-3.1-8B"},
         ),

@@ -73,6 +73,8 @@ class Job:
     generation_tokens: int = 0
     # The rollout engine reads the trainer's weights instead of a copy (Unsloth's vLLM).
     rollout_shares_weights: bool = False
+    # A colocated engine's tensor-parallel size: each GPU holds 1/TP of its weights.
+    rollout_tensor_parallel: int = 1
     # Architecture switches (planner.model_switches).
     expert_parallel: int = 1
     loss_kernel: LossKernel | None = None
@@ -643,15 +645,29 @@ VLLM_GRAPHS_AND_WORKSPACE_BYTES = 1.5 * 2**30
 
 
 def rollout_bytes(arch: ModelArch, job: Job) -> float:
-    """What a colocated vLLM engine needs at least: its own 16-bit copy of the model (TRL
-    merges LoRA and pushes full weights; Unsloth's engine reads the trainer's), the KV cache of
-    one generation round, and its CUDA graphs. It reserves more, gpu_memory_utilization of the
-    card (planner.memory.estimate applies it per card). Zero for HF generate (transient:
+    """What a colocated vLLM engine needs at least on each GPU: its own 16-bit copy of the model
+    ÷ its tensor-parallel size TP (TRL merges LoRA and pushes full weights; Unsloth's engine
+    reads the trainer's), the KV cache of one generation round, and its CUDA graphs. An engine
+    over TP GPUs generates the TP ranks' sequences with each GPU holding 1/TP of the heads, so
+    its KV cache per GPU is one rank's round whatever TP is (post-training.md §8, "vLLM TP
+    divides W_rollout"). It reserves more, gpu_memory_utilization of the card
+    (planner.memory.estimate applies it per card). Zero for HF generate (transient:
     `generation_scratch_bytes`) and for a separate vLLM server."""
     if job.rollout is not Rollout.vllm_colocate:
         return 0.0
-    weights = 0.0 if job.rollout_shares_weights else arch.total_params * 2.0
-    return weights + generation_kv_bytes(arch, job) + VLLM_GRAPHS_AND_WORKSPACE_BYTES
+    return (
+        rollout_weight_bytes(arch, job)
+        + generation_kv_bytes(arch, job)
+        + (VLLM_GRAPHS_AND_WORKSPACE_BYTES)
+    )
+
+
+def rollout_weight_bytes(arch: ModelArch, job: Job) -> float:
+    """A colocated engine's weights on each GPU: 16-bit ÷ its tensor-parallel size (none when it
+    reads the trainer's, Unsloth's vLLM)."""
+    if job.rollout is not Rollout.vllm_colocate or job.rollout_shares_weights:
+        return 0.0
+    return arch.total_params * 2.0 / job.rollout_tensor_parallel
 
 
 def generation_scratch_bytes(arch: ModelArch, job: Job) -> float:

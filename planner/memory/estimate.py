@@ -76,7 +76,7 @@ def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.J
         profile=profile,
         sharding=sharding,
         offload_activations=job.activation_offloading,
-        **_post_training_fields(job),
+        **_post_training_fields(job, num_gpus),
         **_switch_fields(job),
     )
 
@@ -106,7 +106,7 @@ def _switch_fields(job: ResolvedJob) -> dict[str, object]:
     return fields
 
 
-def _post_training_fields(job: ResolvedJob) -> dict[str, object]:
+def _post_training_fields(job: ResolvedJob, num_gpus: int) -> dict[str, object]:
     """comp.Job's post-training fields; none for SFT, so an SFT job's cache key is unchanged."""
     if job.objective is Objective.sft:
         return {}
@@ -124,6 +124,8 @@ def _post_training_fields(job: ResolvedJob) -> dict[str, object]:
         "rollout": job.rollout,
         "generation_tokens": sequences_per_round * job.seq_len if online else 0,
         "rollout_shares_weights": job.framework is Framework.unsloth,
+        # An engine cannot span more GPUs than the layout has (the market tries fewer).
+        "rollout_tensor_parallel": math.gcd(job.rollout_tensor_parallel or 1, num_gpus),
     }
 
 
@@ -160,13 +162,16 @@ def _share(
 
 
 class Peak(NamedTuple):
-    """One GPU's peak, in bytes: what estimate_memory reports, before rounding."""
+    """One GPU's peak, in bytes: what estimate_memory reports, before rounding. `generating` is
+    what a colocated engine that sleeps through the update peaks at while it generates (the
+    trainer's resident state + its minimum), allocated and reserved alike (0: no such phase)."""
 
     share: Components
     allocated: float
     reserved: float
     required: float
     paged_share: float
+    generating: float = 0.0
 
 
 def peak_bytes(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> Peak:
@@ -182,14 +187,24 @@ def peak_bytes(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> Peak:
     )
     if job.memory_scale != 1.0:  # re-anchored on a measured peak (planner.anchor)
         share, paged = share.scaled(job.memory_scale), paged * job.memory_scale
-    allocated = share.allocated
     slack = ALLOCATOR_SLACK_PACKED if job.packing else ALLOCATOR_SLACK_VARIABLE_LENGTH
-    reserved = allocated + slack * (share.activations + share.logits)
+    update, generating = share, 0.0
+    if job.rollout_sleep:
+        update, generating = share.asleep_in_update(), share.generating
+    allocated = update.allocated
+    reserved = allocated + slack * (update.activations + update.logits)
     talks = num_gpus > 1 and sharding not in (Sharding.none, Sharding.device_map)
     context = (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if talks else 0.0)) * GIB
     splits_state = sharding not in (Sharding.none, Sharding.ddp)
     paged_share = paged / num_gpus if splits_state else paged
-    return Peak(share, allocated, reserved, reserved + context, paged_share)
+    return Peak(
+        share,
+        max(allocated, generating),
+        max(reserved, generating),
+        max(reserved, generating) + context,
+        paged_share,
+        generating,
+    )
 
 
 def required_gib(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> float:
@@ -199,9 +214,21 @@ def required_gib(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> float:
     return round(peak_bytes(job, num_gpus, sharding).required / GIB, 3)
 
 
-def rollout_minimum_gib(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> float:
-    """What a colocated vLLM engine needs at least on each GPU (comp.rollout_bytes), in GiB."""
-    return peak_bytes(job, num_gpus, sharding).share.rollout / GIB
+class RolloutPhase(NamedTuple):
+    """What a colocated vLLM engine adds on each GPU, in GiB: its minimum (comp.rollout_bytes)
+    and, when it sleeps through the update, the generating phase's required figure (the
+    trainer's resident state + that minimum + the CUDA context; 0 when it stays awake)."""
+
+    minimum_gib: float
+    generating_required_gib: float = 0.0
+
+
+def rollout_phase(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> RolloutPhase:
+    peak = peak_bytes(job, num_gpus, sharding)
+    if not peak.generating:
+        return RolloutPhase(peak.share.rollout / GIB)
+    context = peak.required - peak.reserved
+    return RolloutPhase(peak.share.rollout / GIB, (peak.generating + context) / GIB)
 
 
 def rollout_pool_excess_gib(fraction: float | None, minimum_gib: float, card_gib: float) -> float:
@@ -211,6 +238,18 @@ def rollout_pool_excess_gib(fraction: float | None, minimum_gib: float, card_gib
     if not fraction:
         return 0.0
     return max(0.0, fraction * card_gib - minimum_gib)
+
+
+def required_on_card_gib(
+    required_gib: float, phase: RolloutPhase, fraction: float | None, card_gib: float
+) -> float:
+    """Per-GPU memory on a card of `card_gib` with vLLM colocated: its pool is a share of the
+    card. Awake, the pool's excess over the minimum is held through the update too; asleep,
+    only while generating, next to the trainer's resident state."""
+    excess = rollout_pool_excess_gib(fraction, phase.minimum_gib, card_gib)
+    if phase.generating_required_gib:
+        return max(required_gib, phase.generating_required_gib + excess)
+    return required_gib + excess
 
 
 def reserved_on_card(allocated: float, reserved: float, pool_limit: float) -> float:
@@ -242,8 +281,15 @@ def estimate_memory(
     if card_gib is not None and job.rollout is Rollout.vllm_colocate:
         fraction = job.rollout_memory_fraction
         pool = rollout_pool_excess_gib(fraction, share.rollout / GIB, card_gib) * GIB
-    allocated, required = peak.allocated + pool, peak.required + pool
-    reserved = peak.reserved + pool
+    allocated, required, reserved = peak.allocated, peak.required, peak.reserved
+    if not peak.generating:
+        allocated, required, reserved = allocated + pool, required + pool, reserved + pool
+    elif peak.generating + pool >= peak.reserved:  # asleep, and generating is the peak
+        share = share.generating_phase()
+        allocated = reserved = peak.generating + pool
+        required = reserved + (peak.required - peak.reserved)
+    else:  # asleep, and the update is the peak: the pool exists only while generating
+        share, pool = share.asleep_in_update(), 0.0
     if card_gib is not None:
         reserved = reserved_on_card(allocated, reserved, card_gib * GIB - (required - reserved))
     gradients, optimizer, activations, logits = share.at_peak()

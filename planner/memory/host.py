@@ -11,6 +11,8 @@
              + a paged optimizer's state when it spills (CUDA managed memory)
              + offloaded activations (activation offloading, Unsloth's default: the
                checkpointed layer inputs, or all but the layers in flight, pinned)
+             + a sleeping colocated vLLM engine's weights (sleep mode level 1 keeps them in
+               CPU RAM: each GPU's 1/TP of the 16-bit model; vLLM's sleep-mode docs)
     then, for online RL, 5 % headroom under Ray's kill line (0.95 of node memory).
 
 Per-process RSS: a training process (Python, torch, CUDA libraries, dataloader) ≈ 6 GiB
@@ -80,6 +82,8 @@ def host_ram_bytes(
         total += trained * per_param * DEEPSPEED_BUFFER_FACTOR / nodes
     total += paged_per_gpu * gpus
     total += gpus * comp.offloaded_activation_bytes(arch, component_job)
+    if job.rollout_sleep:
+        total += gpus * comp.rollout_weight_bytes(arch, component_job)
     headroom = RAY_HEADROOM if online else 1.0
     return HostRam(total * headroom, loading * headroom if loading >= saving else 0.0)
 

@@ -86,6 +86,33 @@ class Components:
         return self.gradients, self.optimizer + self.step_scratch, 0.0, 0.0
 
     @property
+    def generating(self) -> float:
+        """Allocated while a colocated engine generates: the state that lives across steps
+        (weights, adapter, optimizer state, persistent gradients, the other models) and the
+        engine's minimum; backward's tensors are gone and the update's gradients freed."""
+        return self.generating_phase().allocated
+
+    def generating_phase(self) -> Components:
+        """The components while the engine generates (`generating`)."""
+        return replace(
+            self,
+            gradients=self.gradients - self.gradient_ramp,
+            activations=0.0,
+            logits=0.0,
+            step_scratch=0.0,
+            generation_scratch=0.0,
+            gradient_ramp=0.0,
+            first_gradient=0.0,
+            backward_tail=0.0,
+        )
+
+    def asleep_in_update(self) -> Components:
+        """The components through the update while the engine sleeps (vLLM sleep mode level 1,
+        verl's free_cache_engine): its weights wait in host RAM and its KV cache is freed, but
+        its CUDA graphs cannot be offloaded and stay (verl's perf tuning guide)."""
+        return replace(self, rollout=min(self.rollout, comp.VLLM_GRAPHS_AND_WORKSPACE_BYTES))
+
+    @property
     def allocated(self) -> float:
         """Peak allocated: the state that lives all step (the gradients that persist through
         backward among it) plus the largest of the per-step transients and generation's

@@ -6,10 +6,12 @@ comparison. Generations: "G=8", "num_generations 8", "8 generations/samples/comp
 per prompt", "group size 8", "每个prompt 8个回答". Lengths ("k" = 1024 as for context): "1k
 prompt", "prompt length 512", "2k completion", "max_completion_length 2048", "max_new_tokens",
 "response length 1k". Rollout: "vllm colocate", "vLLM server", "vLLM on a separate GPU" / "on 2
-extra GPUs", "HF generate", "gpu_memory_utilization 0.5". A reward model: "7B reward model", "RM
-8b", "reward model Skywork/Skywork-Reward-Llama-3.1-8B". The reference: "without the reference
-model", "precompute reference log-probs", "beta 0.04". RL datasets in prompts: "2000 prompts",
-"500 steps of 64 prompts"; for preference/online jobs also "10k pairs/samples/examples".
+extra GPUs", "HF generate", "gpu_memory_utilization 0.5"; the colocated engine's "vLLM TP 4",
+"tensor_parallel_size=2", "sleep mode", "free_cache_engine", "no sleep mode". A reward model:
+"7B reward model", "RM 8b", "reward model Skywork/Skywork-Reward-Llama-3.1-8B". The reference:
+"without the reference model", "precompute reference log-probs", "beta 0.04". RL datasets in
+prompts: "2000 prompts", "500 steps of 64 prompts"; for preference/online jobs also "10k
+pairs/samples/examples".
 
 `read_objective` runs right before the method reader (after the model's), ahead of the context,
 dataset and GPU readers, and blanks what it reads: "1k prompt" is a length, not 1,000 samples;
@@ -97,6 +99,20 @@ _ROLLOUT_COLOCATE = re.compile(
     r"vllm\s(?:colocated?|colocation|in\scolocate\smode)|colocated?\svllm|"
     r"vllm_mode\s?[=:]\s?['\"]?colocate|(?:with|using|use|via|\+)\svllm|use_vllm\s?[=:]\s?true|"
     r"(?<![a-z])vllm(?![a-z_])"
+)
+_ROLLOUT_TENSOR_PARALLEL = re.compile(
+    r"(?:vllm|rollout|engine)\s?(?:with\s|at\s)?(?:tp|tensor[-_\s]parallel(?:_size|ism)?)\s?[=:]?\s?"
+    r"(?P<tp>\d{1,2})(?!\d)|(?:vllm_)?tensor_parallel_size\s?[=:]?\s?(?P<tp2>\d{1,2})(?!\d)|"
+    r"(?<![a-z])(?:tp|tensor[-\s]parallel)\s?[=:]?\s?(?P<tp3>\d{1,2})\s(?:for|on|in)\s(?:the\s)?"
+    r"(?:vllm|rollouts?|engine)"
+)
+_ROLLOUT_AWAKE = re.compile(
+    r"(?:no|without|w/o|not\susing)\s(?:vllm\s)?sleep(?:[-_\s]mode)?|"
+    r"(?:vllm_)?enable_sleep_mode\s?[=:]\s?false"
+)
+_ROLLOUT_SLEEP = re.compile(
+    r"(?:vllm\s)?sleep[-_\s]mode|vllm\s(?:sleeps?|asleep)|(?:vllm[-_.]|--)?enable[-_]sleep(?:_mode)?|"
+    r"free_cache_engine|sleep\slevel\s?[12]|睡眠模式"
 )
 _ROLLOUT_HF = re.compile(
     r"(?:without|no|not\susing|w/o)\svllm|hf\sgenerate|use_vllm\s?[=:]\s?false|"
@@ -215,6 +231,9 @@ def _read_lengths(r: Reading) -> None:
 
 
 def _read_rollout(r: Reading) -> None:
+    # The engine's own switches first: "vllm tp 8" must not leave "vllm" to the mode readers
+    # alone, and only a colocated engine has them.
+    engine = _read_engine(r)
     if "vllm" in r.text or "generate" in r.text or "utili" in r.text:
         for m in r.matches(_FRACTION):
             fraction = m.group("fraction")
@@ -233,6 +252,23 @@ def _read_rollout(r: Reading) -> None:
             if r.put("rollout", "vllm-colocate") and "coloc" not in m.group(0):
                 r.assume("vLLM read as colocated with the trainer (TRL's default mode)")
             r.take(m)
+    if engine and r.put("rollout", "vllm-colocate"):
+        r.assume("vLLM read as colocated with the trainer (TRL's default mode)")
+
+
+def _read_engine(r: Reading) -> bool:
+    """A colocated vLLM engine's tensor-parallel size and sleep switch; whether one was read."""
+    read = False
+    if "sleep" in r.text or "free_cache" in r.text or "睡眠" in r.text:
+        for pattern, value in ((_ROLLOUT_AWAKE, False), (_ROLLOUT_SLEEP, True)):
+            if m := pattern.search(r.text):
+                read = r.put("rollout_sleep", value) or read
+                r.take(m)
+    if ("tp" in r.text or "tensor" in r.text) and (m := _ROLLOUT_TENSOR_PARALLEL.search(r.text)):
+        size = int(m.group("tp") or m.group("tp2") or m.group("tp3"))
+        read = r.put("rollout_tensor_parallel", size) or read
+        r.take(m)
+    return read
 
 
 def read_reward_model(r: Reading) -> None:
