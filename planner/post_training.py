@@ -267,8 +267,12 @@ def _rollout(spec: JobSpec, said: list[str]) -> tuple[Rollout, float | None, int
     rollout = spec.rollout
     if rollout is None and spec.rollout_gpus is not None:
         rollout = Rollout.vllm_server
-    elif rollout is None and spec.rollout_memory_fraction is not None:
-        rollout = Rollout.vllm_colocate
+    elif rollout is None and (
+        spec.rollout_memory_fraction is not None
+        or spec.rollout_tensor_parallel is not None
+        or spec.rollout_sleep is not None
+    ):
+        rollout = Rollout.vllm_colocate  # what only a colocated engine has
     if rollout is None:
         said.append(
             "completions generated with HF generate inside the trainer (TRL's use_vllm=False); "

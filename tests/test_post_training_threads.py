@@ -70,13 +70,13 @@ def test_the_issue_example_is_read_field_by_field() -> None:
         ("grpo 7b vllm colocate gpu_memory_utilization 0.5", {"rollout_memory_fraction": 0.5}),
         (
             "grpo 72b on 8xh100 with vllm tp 8 and sleep mode",
-            {"rollout": "vllm-colocate", "rollout_tensor_parallel": 8, "rollout_sleep": True},
+            {"rollout_tensor_parallel": 8, "rollout_sleep": True},
         ),
         (
             "grpo 7b, vllm colocate, tensor_parallel_size=2, no sleep mode",
             {"rollout_tensor_parallel": 2, "rollout_sleep": False},
         ),
-        ("grpo 7b vllm free_cache_engine", {"rollout": "vllm-colocate", "rollout_sleep": True}),
+        ("grpo 7b vllm free_cache_engine", {"rollout_sleep": True}),
         ("grpo 7b tensor parallel 4 for the rollout", {"rollout_tensor_parallel": 4}),
         ("grpo qwen 7b 用 vllm 睡眠模式", {"rollout_sleep": True}),
         (
@@ -135,3 +135,23 @@ def test_follow_ups_re_plan_the_thread_job() -> None:
     assert no_reference.changes["reference_model"] == (True, False)
     assert no_reference.plan.memory.breakdown_gib.reference == 0
     assert no_reference.plan.memory.required_gib < dpo.plan.memory.required_gib
+
+
+def test_the_colocated_engines_switches_are_what_ifs_that_keep_the_rollout() -> None:
+    conversation = Conversation(limit_rate=False)
+    first = conversation.respond(
+        _key(), "GRPO qwen2.5 72b lora on 8x h100, vllm colocate gpu_memory_utilization 0.5"
+    )
+    assert first.plan is not None and first.plan.requested.verdict == "no"
+    wider = conversation.respond(_key(), "what if vllm tp 8?")
+    assert wider.changes["rollout_tensor_parallel"] == (1, 8)
+    assert wider.plan.spec.rollout.value == "vllm-colocate"
+    assert wider.plan.spec.rollout_memory_fraction == 0.5
+    assert wider.plan.requested.verdict != "no"
+    asleep = conversation.respond(_key(), "and with sleep mode?")
+    # only a colocated engine has the switches, so they imply one in a new question too
+    other = ThreadKey(platform="test", workspace="w", channel="c", thread="rl-2")
+    alone = conversation.respond(other, "GRPO qwen2.5 7b on an h100 with vllm tp 1")
+    assert alone.plan.spec.rollout.value == "vllm-colocate"
+    assert asleep.changes["rollout_sleep"] == (False, True)
+    assert asleep.plan.memory.host_ram_gib > wider.plan.memory.host_ram_gib

@@ -231,9 +231,10 @@ def _read_lengths(r: Reading) -> None:
 
 
 def _read_rollout(r: Reading) -> None:
-    # The engine's own switches first: "vllm tp 8" must not leave "vllm" to the mode readers
-    # alone, and only a colocated engine has them.
-    engine = _read_engine(r)
+    # The engine's own switches first, so "vllm tp 8" is not read as the mode alone; they imply
+    # a colocated engine (planner.post_training), so a thread's "what if vllm tp 8?" keeps its
+    # rollout and fraction.
+    _read_engine(r)
     if "vllm" in r.text or "generate" in r.text or "utili" in r.text:
         for m in r.matches(_FRACTION):
             fraction = m.group("fraction")
@@ -252,23 +253,18 @@ def _read_rollout(r: Reading) -> None:
             if r.put("rollout", "vllm-colocate") and "coloc" not in m.group(0):
                 r.assume("vLLM read as colocated with the trainer (TRL's default mode)")
             r.take(m)
-    if engine and r.put("rollout", "vllm-colocate"):
-        r.assume("vLLM read as colocated with the trainer (TRL's default mode)")
 
 
-def _read_engine(r: Reading) -> bool:
-    """A colocated vLLM engine's tensor-parallel size and sleep switch; whether one was read."""
-    read = False
+def _read_engine(r: Reading) -> None:
+    """A colocated vLLM engine's tensor-parallel size and sleep switch."""
     if "sleep" in r.text or "free_cache" in r.text or "睡眠" in r.text:
         for pattern, value in ((_ROLLOUT_AWAKE, False), (_ROLLOUT_SLEEP, True)):
             if m := pattern.search(r.text):
-                read = r.put("rollout_sleep", value) or read
+                r.put("rollout_sleep", value)
                 r.take(m)
     if ("tp" in r.text or "tensor" in r.text) and (m := _ROLLOUT_TENSOR_PARALLEL.search(r.text)):
-        size = int(m.group("tp") or m.group("tp2") or m.group("tp3"))
-        read = r.put("rollout_tensor_parallel", size) or read
+        r.put("rollout_tensor_parallel", int(m.group("tp") or m.group("tp2") or m.group("tp3")))
         r.take(m)
-    return read
 
 
 def read_reward_model(r: Reading) -> None:
