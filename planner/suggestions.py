@@ -18,6 +18,7 @@ from functools import cache
 from typing import NamedTuple
 
 from planner.catalog.gpus import GpuSpec, all_gpus, gpu_by_key
+from planner.defaults import ResolvedJob
 from planner.memory.estimate import rollout_phase
 from planner.options import (
     GENERIC_PREFIX,
@@ -112,6 +113,19 @@ def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Chan
     return changes
 
 
+def _holding_tensor_parallel(job: ResolvedJob, pool_gib: float) -> int | None:
+    """The smallest tensor-parallel size above the job's, dividing its GPUs, at which the
+    colocated engine's minimum fits its pool of `pool_gib` (the widest when none does): one
+    suggestion, not one per size. None when the job's GPUs allow no wider engine."""
+    current = job.rollout_tensor_parallel or 1
+    sizes = [n for n in range(current + 1, job.num_gpus + 1) if job.num_gpus % n == 0]
+    for size in sizes:
+        wider = job.changed({"rollout_tensor_parallel": size})
+        if rollout_phase(wider, wider.num_gpus, wider.sharding).minimum_gib <= pool_gib:
+            return size
+    return sizes[-1] if sizes else None
+
+
 def post_training_changes(context: MarketContext, card: GpuSpec | None) -> list[Change]:
     """Preference and RL jobs: drop the reference copy (precomputed log-probs; beta = 0), a
     smaller vLLM pool that still holds the engine, fewer generations per prompt, and the rollout
@@ -136,11 +150,11 @@ def post_training_changes(context: MarketContext, card: GpuSpec | None) -> list[
     if job.rollout is Rollout.vllm_colocate and not job.rollout_sleep:
         label = "vLLM sleep mode (its pool freed through the update)"
         changes.append(Change(label, {"rollout_sleep": True}, False))
-    tensor_parallel = job.rollout_tensor_parallel or 1
-    if job.rollout is Rollout.vllm_colocate and job.num_gpus > tensor_parallel:
-        widest = job.num_gpus
-        label = f"vLLM tensor parallel {widest} (1/{widest} of its weights per GPU)"
-        changes.append(Change(label, {"rollout_tensor_parallel": widest}, False))
+    if job.rollout is Rollout.vllm_colocate and job.rollout_memory_fraction:
+        target = card if card is not None and card.usable_gib > 0 else gpu_by_key(REFERENCE_CARD)
+        if wider := _holding_tensor_parallel(job, job.rollout_memory_fraction * target.usable_gib):
+            label = f"vLLM tensor parallel {wider} (1/{wider} of its weights per GPU)"
+            changes.append(Change(label, {"rollout_tensor_parallel": wider}, False))
     if job.completion_len is not None and job.completion_len >= SHORTEST_CONTEXT_SUGGESTED:
         shorter = job.completion_len // 2
         label = f"completions up to {shorter:,} tokens instead of {job.completion_len:,}"

@@ -257,8 +257,11 @@ def test_vllm_tensor_parallel_divides_the_engines_weights_per_gpu() -> None:
     assert minimum > copy_gib and one.requested.verdict == "no"
     assert eight.memory.breakdown_gib.rollout == pytest.approx(0.5 * 79.65, rel=0.02)
     assert eight.requested.verdict != "no"
-    (suggestion,) = [s for s in one.suggestions if "tensor parallel 8" in s.change]
-    assert "fits" in suggestion.change
+    # the suggestion is the smallest TP whose 1/TP copy fits the engine's 0.5 share: 145 GB / 2
+    # does not, / 4 does
+    (suggestion,) = [s for s in one.suggestions if "tensor parallel" in s.change]
+    assert suggestion.change.startswith("vLLM tensor parallel 4 ") and "fits" in suggestion.change
+    assert copy_gib / 2 > 0.5 * 79.65 > copy_gib / 4
     assert "vLLM tensor parallel 8" in " ".join(eight.assumptions)
     with pytest.raises(PlanningError, match="must divide"):
         _colocated(rollout_tensor_parallel=3)
