@@ -191,20 +191,13 @@ def peak_bytes(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> Peak:
     update, generating = share, 0.0
     if job.rollout_sleep:
         update, generating = share.asleep_in_update(), share.generating
-    allocated = update.allocated
-    reserved = allocated + slack * (update.activations + update.logits)
+    allocated = max(update.allocated, generating)
+    reserved = max(update.allocated + slack * (update.activations + update.logits), generating)
     talks = num_gpus > 1 and sharding not in (Sharding.none, Sharding.device_map)
     context = (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if talks else 0.0)) * GIB
     splits_state = sharding not in (Sharding.none, Sharding.ddp)
     paged_share = paged / num_gpus if splits_state else paged
-    return Peak(
-        share,
-        max(allocated, generating),
-        max(reserved, generating),
-        max(reserved, generating) + context,
-        paged_share,
-        generating,
-    )
+    return Peak(share, allocated, reserved, reserved + context, paged_share, generating)
 
 
 def required_gib(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> float:
