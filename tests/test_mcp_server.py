@@ -18,9 +18,9 @@ import pytest
 
 pytest.importorskip("mcp")
 
-import httpx2  # noqa: E402  (the SDK's HTTP client, there only with the extra)
-from mcp import Client, StdioServerParameters, stdio_client  # noqa: E402
-from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+import httpx2
+from mcp import Client, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "13B QLoRA, 4k ctx, 20M tokens x3"
