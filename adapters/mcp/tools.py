@@ -74,9 +74,14 @@ class Gpuplan:
             raise refusal(UNKNOWN_PLAN) from None
 
 
+# Lines of "what changed" the short text keeps (the structured `changes` has every field).
+MAX_CHANGE_LINES = 4
+
+
 def _summary(reply: Reply, plan_id: str) -> str:
     """The short text beside the structured answer: headline, verdict, changes, picks."""
-    lines = [reply.title, reply.verdict, *reply.changes, *reply.recommendation]
+    changes = reply.changes[:MAX_CHANGE_LINES]
+    lines = [reply.title, reply.verdict, *changes, *reply.recommendation]
     return "\n".join([line for line in lines if line] + [f"plan_id: {plan_id}"])
 
 
