@@ -80,6 +80,11 @@ async def test_stdio_lists_and_answers_every_tool_and_survives_bad_input(tmp_pat
         assert bad_spec.is_error
         assert "Context length (seq_len) can't be 0" in _text(bad_spec)
 
+        given = await client.call_tool("plan", {"spec": {**spec, "seq_len": 2048}})
+        assert given.structured_content["spec"]["seq_len"] == 2048
+        longer = await client.call_tool("plan", {"question": "what if 4k ctx?"})
+        assert longer.structured_content["changes"]["seq_len"] == [2048, 4096]
+
         not_a_type = await client.call_tool("plan", {"question": 42})
         assert not_a_type.is_error
 

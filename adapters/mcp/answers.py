@@ -55,21 +55,13 @@ def refusal(message: Message, asked: str | None = None) -> Refusal:
     return Refusal(render_text(reply))
 
 
-Question = Field(
-    None,
-    max_length=QUESTION_MAX_CHARS,
-    description='the job or a follow-up in plain English or Chinese, e.g. "13B QLoRA, 4k ctx, '
-    '20M tokens x3", "will Llama 3.1 70B LoRA fit on 2 H100s?", "what if 8k ctx?"',
-)
-PlanIdField = Field(
-    None,
-    max_length=PLAN_ID_MAX_CHARS,
-    description="a plan_id an earlier answer in this session returned",
-)
-
-
 class PlanInput(BaseModel):
-    question: str | None = Question
+    question: str | None = Field(
+        None,
+        max_length=QUESTION_MAX_CHARS,
+        description='the job or a follow-up in plain English or Chinese, e.g. "13B QLoRA, 4k ctx, '
+        '20M tokens x3", "will Llama 3.1 70B LoRA fit on 2 H100s?", "what if 8k ctx?"',
+    )
     spec: JobSpec | None = Field(
         None, description="the job as a JobSpec (every field but method optional)"
     )
@@ -170,7 +162,11 @@ class ExplainInput(BaseModel):
         "logits, overhead, reference, value, reward, rollout), or required, range, host_ram, "
         "tokens_per_s, hours, cost",
     )
-    plan_id: str | None = PlanIdField
+    plan_id: str | None = Field(
+        None,
+        max_length=PLAN_ID_MAX_CHARS,
+        description="a plan_id an earlier answer in this session returned",
+    )
     question: str | None = Field(
         None, max_length=QUESTION_MAX_CHARS, description="a job to plan and explain instead"
     )

@@ -23,6 +23,10 @@ TOKEN_ENV = "GPUPLAN_MCP_TOKEN"
 DEFAULT_PORT = 8000
 PATH = "/mcp"
 INSTALL = ".venv/bin/pip install -q -e '.[mcp]'"
+# The largest argument is a question with a pasted config.json (adapters/mcp/answers.py caps it
+# at 200,000 characters): 1 MiB holds one with room; the SDK's 4 MiB default suits tools that
+# take files, which none of these do.
+MAX_REQUEST_BYTES = 1024 * 1024
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,7 +108,9 @@ def _serve_http(gpuplan: Gpuplan, host: str, port: int, token: str) -> int:
 
     from adapters.mcp.server import BearerToken, build_server
 
-    app = build_server(gpuplan, "http").streamable_http_app(streamable_http_path=PATH, host=host)
+    app = build_server(gpuplan, "http").streamable_http_app(
+        streamable_http_path=PATH, host=host, max_request_body_size=MAX_REQUEST_BYTES
+    )
     guarded = BearerToken(app, token) if token else app
     how = "bearer token required" if token else f"no token ({TOKEN_ENV} unset), loopback only"
     print(f"gpuplan MCP server at http://{host}:{port}{PATH} ({how})", file=sys.stderr)
