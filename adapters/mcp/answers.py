@@ -3,6 +3,7 @@ and output schemas, built from the project's own JobSpec, Plan and Solve.
 
 `plan` answers with the Plan itself, as `gpuplan ask --json` prints it, plus `plan_id`; inputs are
 validated here (not by the SDK) so a bad one gets the chat's sentence, not pydantic's report.
+An Answer is what a tool returns; a Refusal is a tool error, worded as the chat words it.
 """
 
 from __future__ import annotations
