@@ -1,4 +1,4 @@
-"""`gpuplan serve slack|discord`: run one platform's bot process (one per Procfile line)."""
+"""`gpuplan serve slack|discord|mcp`: run one surface's process (one per Procfile line)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,11 @@ import argparse
 import importlib
 
 # Each platform module exposes `add_arguments(parser)` and `run(args) -> int`.
-PLATFORMS = {"slack": "adapters.slack.serve", "discord": "adapters.discord.serve"}
+PLATFORMS = {
+    "slack": "adapters.slack.serve",
+    "discord": "adapters.discord.serve",
+    "mcp": "adapters.mcp.serve",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

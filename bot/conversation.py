@@ -199,9 +199,11 @@ class Conversation:
         return self.respond(key, text, user, admin=admin).reply
 
     def respond(
-        self, key: ThreadKey, text: Message, user: str = "", *, admin: bool = False
+        self, key: ThreadKey, text: Message | JobSpec, user: str = "", *, admin: bool = False
     ) -> Turn:
-        """Like `handle`, with the plan and the field changes for machine-readable forms."""
+        """Like `handle`, with the plan and the field changes for machine-readable forms. A
+        JobSpec (the MCP server's `plan {spec}`) is a new job already read: the thread's job
+        from now on, as a new question's would be."""
         try:
             if isinstance(text, Button):
                 pressed = self._pressed(text)
@@ -220,7 +222,7 @@ class Conversation:
         language = reply_language(_spoken(text), self._language_of(key))
         return replace(turn, reply=localize(turn.reply, language))
 
-    def _priced(self, key: ThreadKey, text: str | Patch, user: str, admin: bool) -> Turn:
+    def _priced(self, key: ThreadKey, text: str | Patch | JobSpec, user: str, admin: bool) -> Turn:
         if isinstance(text, str):  # workspace commands are typed, never a button
             command = self._workspace_command(key, _clean(text), user, admin)
             if command is not None:
@@ -296,7 +298,7 @@ class Conversation:
             return Turn(message_reply("clarify", *phrases.BUTTON_EXPIRED))
         return patch
 
-    def _respond(self, key: ThreadKey, text: str | Patch, user: str) -> Turn:
+    def _respond(self, key: ThreadKey, text: str | Patch | JobSpec, user: str) -> Turn:
         config = None
         if isinstance(text, str):
             try:
@@ -358,11 +360,14 @@ class Conversation:
         return Turn(message_reply("error", *phrases.THREAD_BUSY))
 
     def _answer(
-        self, history: Sequence[SpecJson], intent: Intent | Patch | ConfigQuestion
+        self, history: Sequence[SpecJson], intent: Intent | Patch | ConfigQuestion | JobSpec
     ) -> _Outcome:
         try:
             if isinstance(intent, ConfigQuestion):
                 return self._config_question(intent)
+            if isinstance(intent, JobSpec):
+                plan = self._plan(intent)
+                return _Outcome(Turn(plan_reply(plan), plan), history=(_as_json(intent),))
             # A thread about a supplied model keeps planning that model, until a new job.
             config = history[-1].get(CONFIG_KEY) if history else None
             if not isinstance(config, dict) or isinstance(intent, Reset):
@@ -709,8 +714,10 @@ def _default_parse_fn() -> ParseFn:
     return parse
 
 
-def _spoken(message: Message) -> str:
+def _spoken(message: Message | JobSpec) -> str:
     """The words a message was said in, for choosing the answer's language."""
+    if isinstance(message, JobSpec):
+        return ""
     if isinstance(message, Button):
         return message.text
     return message.label if isinstance(message, Patch) else message

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("matplotlib", "discord", "slack_bolt", "slack_sdk", "aiohttp", "redis")
+HEAVY = ("matplotlib", "discord", "slack_bolt", "slack_sdk", "aiohttp", "redis", "mcp")
 SPEC = '{"model": "llama 3 8b", "method": "qlora"}'
 
 # Each runs `main(argv)` with this stdin, then reports which heavy libraries got imported.
@@ -58,7 +58,14 @@ def test_terminal_commands_stay_off_heavy_libraries(
 
 
 @pytest.mark.parametrize(
-    "module", ["adapters.serve", "adapters.slack.serve", "adapters.discord.serve", "adapters.cli"]
+    "module",
+    [
+        "adapters.serve",
+        "adapters.slack.serve",
+        "adapters.discord.serve",
+        "adapters.mcp.serve",
+        "adapters.cli",
+    ],
 )
 def test_serve_modules_import_without_the_bot_libraries(module: str, tmp_path: Path) -> None:
     script = (

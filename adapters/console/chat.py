@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     thread = args.thread or secrets.token_hex(4)
     interactive = sys.stdin.isatty()
-    conversation = Conversation(_thread_store(), limit_rate=False)
+    conversation = Conversation(thread_store("gpuplan chat"), limit_rate=False)
     key = ThreadKey(platform="console", thread=thread)
     if args.keep_reports:
         conversation.respond(key, "reports on", admin=True)
@@ -78,18 +78,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _thread_store() -> StateStore:
-    """The configured store; one that cannot be written to still lets the chat answer (from
+def thread_store(command: str) -> StateStore:
+    """The configured store; one that cannot be written to still lets `command` answer (from
     memory for this session), and says so once, naming the file and what is wrong with it."""
     from bot.store import MemoryStore, SQLiteStore, StoreUnavailable, open_thread_store
 
     try:
         store = open_thread_store()
     except StoreUnavailable as error:
-        print(f"gpuplan chat: {error}; answering without saving", file=sys.stderr)
+        print(f"{command}: {error}; answering without saving", file=sys.stderr)
         return MemoryStore()
     if isinstance(store, SQLiteStore) and store.read_only is not None:
-        print(f"gpuplan chat: {store.read_only}; answering without saving", file=sys.stderr)
+        print(f"{command}: {store.read_only}; answering without saving", file=sys.stderr)
     return store
 
 

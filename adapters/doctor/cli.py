@@ -1,4 +1,4 @@
-"""`gpuplan doctor slack|discord`: run the checks in order, print one line each, exit 0 or 1."""
+"""`gpuplan doctor slack|discord|mcp`: run the checks in order, print one line each, exit 0 or 1."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--files", action="store_true", help="the bot uploads charts (GPUPLAN_SLACK_FILES=1)"
     )
     sub.add_parser("discord", help="check the Discord application, token, intents and commands")
+    sub.add_parser("mcp", help="check the MCP SDK extra is installed and the server starts")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,6 +39,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.platform == "slack":
         header, checks = _slack(args)
+    elif args.platform == "mcp":
+        from adapters.doctor.mcp_checks import mcp_checks
+
+        header, checks = "gpuplan doctor mcp", mcp_checks()
     else:
         header, checks = _discord()
     checks += [common.state_store(), common.prices()]
