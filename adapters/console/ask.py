@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     reply = turn.reply
     if args.json:
         if turn.plan is not None:
-            print(_plan_json(turn))
+            print(plan_json(turn))
         else:
             print(json.dumps({"error": reply.body or reply.title, "kind": reply.kind}))
     else:
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if turn.plan is not None else 1
 
 
-def _plan_json(turn: Turn) -> str:
+def plan_json(turn: Turn) -> str:
     """The Plan; a comparison adds `alternatives`, one full Plan per compared job in the order
     asked (the first is the Plan itself, which a thread keeps)."""
     if not turn.alternatives:
