@@ -134,6 +134,9 @@ def _card_row(gpu: GpuSpec, price: CardPrice | None) -> dict[str, object]:
 
 class MarketCards(NamedTuple):
     every: tuple[MarketCard, ...]
+    # Cards with a price, in catalog order: the only ones shown as option rows (a card no one
+    # quotes is listed as not rentable instead).
+    rentable: tuple[MarketCard, ...]
     # Cards with a price and a speed, in catalog order: the only ones a cheapest run can use.
     priced: tuple[MarketCard, ...]
     by_key: dict[str, MarketCard]
@@ -168,7 +171,8 @@ def market_cards(prices: dict[str, CardPrice]) -> MarketCards:
         for position, card in enumerate(priced)
     )
     by_key = {card.gpu.key: card for card in every}
-    cards = MarketCards(every, priced, by_key, tuple(by_matmul_price))
+    rentable = tuple(card for card in every if card.price is not None)
+    cards = MarketCards(every, rentable, priced, by_key, tuple(by_matmul_price))
     if len(_cards_by_table) >= MAX_PRICE_TABLES_KEPT:
         del _cards_by_table[next(iter(_cards_by_table))]  # the oldest table
     _cards_by_table[id(prices)] = (prices, cards)
@@ -378,11 +382,12 @@ def option_on(
 
 
 def market_options(context: MarketContext) -> list[Option]:
-    """Every card at one GPU, plus the fewest sharded GPUs for cards one of which is too small."""
+    """Every priced card at one GPU, plus the fewest sharded GPUs for cards one of which is too
+    small (a card without a price is not rentable: attach_market lists it apart)."""
     options = []
     single = context.memory(1, Sharding.none)
     sharding = context.multi_gpu_sharding
-    for card in context.cards.every:
+    for card in context.cards.rentable:
         options.append(option_on(context, card, 1, Sharding.none, single))
         usable_gib = card.gpu.usable_gib
         if usable_gib >= single.on(usable_gib):

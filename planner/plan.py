@@ -103,6 +103,14 @@ class Option(BaseModel):
     )
 
 
+class NotRentable(BaseModel):
+    """A catalog card no price in use covers: never an option row nor a pick."""
+
+    gpu: str = Field(description="catalog key")
+    gpu_name: str
+    reason: str = Field(description="why no one quotes it, from planner/data/not_rentable.csv")
+
+
 class Recommendation(BaseModel):
     cheapest: Option | None = None
     fastest: Option | None = None
@@ -213,6 +221,9 @@ class Plan(BaseModel):
     suggestions: list[Suggestion] = []
     after_training: AfterTraining | None = None
     price_date: str | None = None
+    not_rentable: list[NotRentable] = Field(
+        [], description="cards with no price in use, each with why: not options, never picks"
+    )
     solve: Solve | None = Field(None, description="set when the question asked for a limit")
     memory_by_context: list[ContextPoint] = Field(
         [],

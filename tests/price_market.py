@@ -16,17 +16,33 @@ GPUHUNT_HEADER = (
 
 
 def _runpod_type(type_id: str, name: str, memory_gb: int, **prices: float | None) -> dict:
+    """A gpuTypes element as RunPod answers the per-tier query: `lowestPrice` asked with
+    `secureCloud: true` and `false` (aliased secureLowest / communityLowest), each with its own
+    stock; a tier without a price has no stock."""
     stock = prices.pop("stock", "High")
     bid = prices.pop("bid", None)
+
+    def lowest(price: float | None, bids: bool = False) -> dict:
+        stocked = stock if price is not None else None
+        return {
+            "minimumBidPrice": bid if stocked and bids else None,
+            "uninterruptablePrice": price if stocked else None,
+            "stockStatus": stocked,
+        }
+
+    secure, community = prices.get("secure"), prices.get("community")
+    cheapest = min((p for p in (secure, community) if p is not None), default=None)
     return {
         "id": type_id,
         "displayName": name,
         "memoryInGb": memory_gb,
-        "securePrice": prices.get("secure"),
-        "communityPrice": prices.get("community"),
+        "securePrice": secure,
+        "communityPrice": community,
         "secureSpotPrice": prices.get("secure_spot"),
         "communitySpotPrice": prices.get("community_spot"),
-        "lowestPrice": {"minimumBidPrice": bid, "uninterruptablePrice": None, "stockStatus": stock},
+        "lowestPrice": lowest(cheapest, bids=True),
+        "secureLowest": lowest(secure),
+        "communityLowest": lowest(community, bids=True),
     }
 
 

@@ -58,8 +58,8 @@ def test_done_when(server: FeedServer, capsys: pytest.CaptureFixture[str]) -> No
     plan, rtx4090 = _rtx4090(capsys, SEED)
     assert rtx4090["usd_per_hour"] == 0.34 and rtx4090["pricing"] == "on_demand"
     assert rtx4090["price_date"].startswith(today)
-    assert "RunPod" in rtx4090["price_source"] and "runpod feed" in rtx4090["price_source"]
-    assert f"fetched {today}" in rtx4090["price_source"]
+    # Who, what kind and when: never a feed's URL or a research note.
+    assert rtx4090["price_source"].startswith(f"RunPod (community, on-demand; {today}")
     assert plan["price_date"].startswith("live quotes from 5 providers")
 
     plan, spot = _rtx4090(capsys, SEED + ", spot is fine")
