@@ -301,3 +301,41 @@ def test_unsloth_is_suggested_when_its_fused_loss_makes_a_lora_job_fit() -> None
         unsloth = next(s for s in plan.suggestions if s.patch == {"framework": "unsloth"})
         assert unsloth.required_gib_after < 0.85 * unsloth.required_gib_before
         assert "fits" in unsloth.change
+
+
+@pytest.mark.parametrize(
+    "job",
+    [
+        SEED,
+        {**SEED, "model": "70B", "method": "full"},
+        {**SEED, "model": "8B", "method": "lora", "budget_usd": 5, "deadline_hours": 3},
+        {**SEED, "gpu": "H20"},
+        {**SEED, "model": "671B", "method": "qlora"},
+    ],
+)
+def test_offline_every_pick_has_a_price_and_every_card_is_priced_or_not_rentable(
+    job: dict,
+) -> None:
+    plan = make_plan(JobSpec(**job))
+    picks = plan.recommendation
+    for pick in (
+        picks.cheapest,
+        picks.fastest,
+        picks.best_value,
+        picks.within_budget,
+        picks.meets_deadline,
+    ):
+        if pick is not None:
+            assert pick.cost_usd is not None and pick.price_date, pick
+    shown = {o.gpu for o in plan.options} | {o.gpu for o in plan.not_rentable}
+    assert shown == {gpu.key for gpu in all_gpus()}
+    assert not {o.gpu for o in plan.options} & {o.gpu for o in plan.not_rentable}
+    assert all(o.usd_per_hour and o.price_date for o in plan.options)
+    assert all(row.reason for row in plan.not_rentable)
+
+
+def test_a_named_card_no_one_rents_is_still_the_requested_row() -> None:
+    plan = make_plan(JobSpec(**{**SEED, "gpu": "H20"}))
+    assert plan.requested.gpu == "h20" and plan.requested.cost_usd is None
+    assert "h20" in {row.gpu for row in plan.not_rentable}
+    assert plan.recommendation.fastest.gpu != "h20"  # fast, but not rentable: never a pick

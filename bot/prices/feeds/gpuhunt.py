@@ -97,7 +97,9 @@ def parse_catalog(data: bytes, provider: str, dated: datetime, url: str) -> tupl
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             if name not in archive.namelist():
                 raise FeedError(f"catalog.zip holds no {name}")
-            with archive.open(name) as packed:
+            if archive.getinfo(name).file_size > MAX_CSV_BYTES:  # said up front: refused now
+                raise FeedError(f"{name} unpacks to over {MAX_CSV_BYTES:,} bytes: refused")
+            with archive.open(name) as packed:  # capped as it unpacks, whatever the header says
                 text = io.TextIOWrapper(_Capped(packed, name), encoding="utf-8", newline="")
                 return parse_csv(text, provider, dated, url)
     except (zipfile.BadZipFile, UnicodeDecodeError, EOFError) as error:
