@@ -19,6 +19,7 @@ from planner.catalog.prices import (
     not_rentable_reasons,
     price_book,
 )
+from planner.managed import managed_option
 from planner.options import (
     Footprint,
     MarketContext,
@@ -211,6 +212,7 @@ def attach_market(plan: Plan, job: ResolvedJob, prices: PriceBook | None = None)
         update={
             "options": options,
             "not_rentable": not_rentable(context),
+            "managed": managed_option(job),
             "requested": requested,
             "recommendation": recommendation,
             "suggestions": suggestions,

@@ -221,3 +221,19 @@ def test_answers_say_how_old_their_prices_are_in_english_and_chinese(
     _, out = _run(capsys, "ask", SEED)  # today, offline: the table is months old
     price_line = next(line for line in out.splitlines() if line.startswith("Prices:"))
     assert "the oldest is" in price_line and "months old" in price_line
+
+
+def test_doctor_reports_a_failed_last_refresh_as_a_failure(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from adapters.doctor.common import prices
+
+    feeds = market()
+    feeds.down()
+    with serving(feeds, monkeypatch):
+        code, _ = _run(capsys, "prices", "refresh")
+    assert code == 1
+    check = prices()
+    assert (
+        check.status == "fail" and "the last refresh" in check.detail and "failed" in check.detail
+    )
