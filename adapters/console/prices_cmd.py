@@ -55,11 +55,12 @@ def _refresh() -> int:
     answered = sum(status.ok for status in fetched)
     figures = card_figures(snapshot.offers)
     providers = {p for figure in figures.values() for p in figure.providers}
-    outliers = sum(figure.outliers_dropped for figure in figures.values())
+    implausible = sum(figure.implausible_dropped for figure in figures.values())
+    outliers = sum(figure.outliers_dropped for figure in figures.values()) - implausible
     print(
         f"{answered} of {len(fetched)} feeds answered. Snapshot {snapshot.version}: "
-        f"{len(snapshot.offers):,} offers, {len(figures)} cards, {len(providers)} providers, "
-        f"{outliers} outlier quote(s) dropped."
+        f"{len(snapshot.offers):,} offers, {len(figures)} cards, {len(providers)} providers; "
+        f"dropped {implausible} implausible and {outliers} outlier quote(s)."
     )
     if not answered:
         print(
