@@ -36,7 +36,7 @@ from planner.memory.estimate import (
     rollout_phase,
 )
 from planner.plan import Option, Verdict
-from planner.spec import Rollout, Sharding
+from planner.spec import Precision, Rollout, Sharding
 from planner.throughput import (
     CardSpeed,
     JobWork,
@@ -197,6 +197,8 @@ class MarketContext:
     multi_gpu_sharding: Sharding = field(init=False)
     # Footprints at 1, 2, 4, 8 GPUs (sharded), filled as far as some card needs.
     _fit_footprints: list[Footprint] = field(init=False, default_factory=list)
+    # The job as a card without bf16 runs it (fp16 mixed precision), made once when needed.
+    _without_bf16: MarketContext | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         if self.work is None:
@@ -221,6 +223,17 @@ class MarketContext:
             return MarketContext(job, measured_ratio=ratio, prices=self.prices)
         # Memory is keyed by (count, sharding) and the work per token reads no placement field.
         return MarketContext(job, self.known, ratio, self.prices, self.work)
+
+    def on_card(self, gpu: GpuSpec) -> MarketContext:
+        """The context `gpu`'s rows are planned in: a card without bf16 (T4, V100) runs a bf16
+        job in fp16 mixed precision with an fp32 master copy, as the job re-planned on that card
+        decides (planner.defaults), so its memory, time and cost are that run's, not a bf16
+        run it cannot do. Every other card shares this context."""
+        if gpu.supports_bf16 or self.job.precision not in (Precision.bf16, Precision.bf16_mixed):
+            return self
+        if self._without_bf16 is None:
+            self._without_bf16 = self.patched({"gpu": gpu.key})
+        return self._without_bf16
 
     def memory(self, count: int, sharding: Sharding) -> Footprint:
         key = (count, sharding if count > 1 else Sharding.none)
@@ -343,6 +356,7 @@ def make_option(
     if sharding is None:
         sharding = context.multi_gpu_sharding if count > 1 else Sharding.none
     card = context.cards.card(gpu, context.prices)
+    context = context.on_card(gpu)
     return option_on(context, card, count, sharding, context.memory(count, sharding))
 
 
@@ -385,17 +399,18 @@ def market_options(context: MarketContext) -> list[Option]:
     """Every priced card at one GPU, plus the fewest sharded GPUs for cards one of which is too
     small (a card without a price is not rentable: attach_market lists it apart)."""
     options = []
-    single = context.memory(1, Sharding.none)
     sharding = context.multi_gpu_sharding
     for card in context.cards.rentable:
-        options.append(option_on(context, card, 1, Sharding.none, single))
+        planned = context.on_card(card.gpu)
+        single = planned.memory(1, Sharding.none)
+        options.append(option_on(planned, card, 1, Sharding.none, single))
         usable_gib = card.gpu.usable_gib
         if usable_gib >= single.on(usable_gib):
             continue  # one card holds it: fewest_gpus would say 1
-        count = context.fewest_gpus(usable_gib, in_nodes(card.gpu))
+        count = planned.fewest_gpus(usable_gib, in_nodes(card.gpu))
         if count is not None:
-            memory = context.memory(count, sharding)
-            options.append(option_on(context, card, count, sharding, memory))
+            memory = planned.memory(count, sharding)
+            options.append(option_on(planned, card, count, sharding, memory))
     return options
 
 
@@ -425,11 +440,12 @@ def cheapest_run(context: MarketContext) -> Option | None:
     for matmul_price, position, card in context.cards.by_matmul_price:
         if matmul_price * floor_per_matmul_price * FLOOR_ROUNDING_MARGIN >= best_cost + CENT:
             break
-        count = context.fewest_gpus(card.gpu.usable_gib, in_nodes(card.gpu))
+        planned = context.on_card(card.gpu)
+        count = planned.fewest_gpus(card.gpu.usable_gib, in_nodes(card.gpu))
         if count is None:
             continue
         sharding = context.multi_gpu_sharding if count > 1 else Sharding.none
-        tokens_per_s = scaled_speed(context, card.speed, count, sharding)
+        tokens_per_s = scaled_speed(planned, card.speed, count, sharding)
         # The same arithmetic as make_option's cost, so the cheapest here is the cheapest there.
         hours = total_tokens / tokens_per_s / 3600 * (1 + OVERHEAD_FRACTION)
         cost = hours * card.usd_per_hour * (count + context.rollout_gpus)
@@ -441,7 +457,8 @@ def cheapest_run(context: MarketContext) -> Option | None:
     if best is None:
         return None
     card, count, sharding = best
-    return option_on(context, card, count, sharding, context.memory(count, sharding))
+    planned = context.on_card(card.gpu)
+    return option_on(planned, card, count, sharding, planned.memory(count, sharding))
 
 
 @cache

@@ -25,8 +25,11 @@ CARD_KEYS = [
     "provider_names",
     "spot_usd_per_hour",
     "fetched_at",
+    "stale",
+    "source_url",
+    "dropped",
 ]
-FEED_KEYS = ["name", "ok", "offers", "fetched_at", "error"]
+FEED_KEYS = ["name", "ok", "offers", "fetched_at", "error", "skipped"]
 
 
 @pytest.fixture
@@ -86,11 +89,11 @@ def test_prices_json_has_the_documented_shape(
     assert _run(capsys, "prices", "refresh")[0] == 0
     code, out, _ = _run(capsys, "prices", "--json")
     document = json.loads(out)
-    assert code == 0 and list(document) == ["cards", "feeds"]
+    assert code == 0 and list(document) == ["cards", "feeds", "source"]
     assert all(list(card) == CARD_KEYS for card in document["cards"])
     assert all(list(feed) == FEED_KEYS for feed in document["feeds"])
     rtx4090 = next(card for card in document["cards"] if card["gpu"] == "rtx4090")
-    assert rtx4090 | {"fetched_at": None} == {
+    assert rtx4090 | {"fetched_at": None, "source_url": None} == {
         "gpu": "rtx4090",
         "cheapest_usd_per_hour": 0.34,
         "cheapest_provider": "RunPod",
@@ -99,6 +102,9 @@ def test_prices_json_has_the_documented_shape(
         "provider_names": ["RunPod", "Vast.ai"],
         "spot_usd_per_hour": 0.29,
         "fetched_at": None,
+        "stale": False,
+        "source_url": None,
+        "dropped": {"implausible": 0, "outliers": 0},
     }
     azure = next(feed for feed in document["feeds"] if feed["name"] == "azure")
     assert azure == {
@@ -107,6 +113,7 @@ def test_prices_json_has_the_documented_shape(
         "offers": 0,
         "fetched_at": None,
         "error": azure["error"],
+        "skipped": 0,
     }
     assert "HTTP 500" in azure["error"]
 

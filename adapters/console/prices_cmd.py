@@ -139,7 +139,6 @@ def prices_json(figures: dict[str, CardFigures], snapshot: Snapshot | None) -> d
             }
             for gpu, f in figures.items()
         ],
-        "source": "live",
         "feeds": [
             {
                 "name": status.name,
@@ -151,6 +150,7 @@ def prices_json(figures: dict[str, CardFigures], snapshot: Snapshot | None) -> d
             }
             for status in (snapshot.feeds if snapshot else ())
         ],
+        "source": "live",
     }
 
 
