@@ -138,27 +138,37 @@ def _method_fits(row: ManagedRow, method: Method) -> bool:
     return "lora" in text or "adapter" in text
 
 
-def _model_fits(row: ManagedRow, job: ResolvedJob) -> bool:
+def _model_fits(row: ManagedRow, params_b: float, own: frozenset[str]) -> bool:
+    """Whether the row prices a model of `params_b` known by the compact names `own`."""
     if row.params_b is not None:
         low, high = row.params_b
-        return low < job.arch.params_b <= high or (low == 0 and job.arch.params_b <= high)
-    own = {_compact(job.arch.name)}
-    if job.arch.hf_id:
-        own.add(_compact(job.arch.hf_id.split("/")[-1]))
-    own |= {name.removesuffix(suffix) for name in own for suffix in _NAME_SUFFIXES}
+        return low < params_b <= high or (low == 0 and params_b <= high)
     return any(
         name in own or any(name == known + suffix for known in own for suffix in _NAME_SUFFIXES)
         for name in row.names
     )
 
 
-def runs_job(row: ManagedRow, job: ResolvedJob) -> bool:
-    objective = job.objective or Objective.sft
-    return (
-        _objective_fits(row, objective)
-        and _method_fits(row, job.method)
-        and _model_fits(row, job)
-        and (row.context_tokens is None or job.seq_len <= row.context_tokens)
+def _own_names(name: str, hf_id: str) -> frozenset[str]:
+    own = {_compact(name), _compact(hf_id.split("/")[-1])}
+    return frozenset(
+        own | {known.removesuffix(suffix) for known in own for suffix in _NAME_SUFFIXES}
+    )
+
+
+@cache
+def _rows_for(
+    objective: Objective, method: Method, name: str, hf_id: str, params_b: float, seq_len: int
+) -> tuple[ManagedRow, ...]:
+    """The rows that can run a job of this kind (cached: chat users ask about a few models)."""
+    own = _own_names(name, hf_id)
+    return tuple(
+        row
+        for row in managed_rows()
+        if _objective_fits(row, objective)
+        and _method_fits(row, method)
+        and _model_fits(row, params_b, own)
+        and (row.context_tokens is None or seq_len <= row.context_tokens)
     )
 
 
@@ -168,10 +178,12 @@ def managed_option(job: ResolvedJob) -> ManagedOption | None:
     if job.dataset_tokens is None or job.arch.hf_id is None:
         return None
     tokens = job.dataset_tokens * job.epochs
+    rows = _rows_for(
+        job.objective, job.method, job.arch.name, job.arch.hf_id, job.arch.params_b, job.seq_len
+    )
     costed = [
         (max(row.price_usd * tokens / TOKENS_PER_PRICE_UNIT, row.min_charge_usd or 0.0), row)
-        for row in managed_rows()
-        if runs_job(row, job)
+        for row in rows
     ]
     if not costed:
         return None

@@ -221,8 +221,11 @@ class MarketContext:
         ratio = self.measured_ratio
         if not PLACEMENT_FIELDS.issuperset(patch) or _decided(job) != _decided(self.job):
             return MarketContext(job, measured_ratio=ratio, prices=self.prices)
-        # Memory is keyed by (count, sharding) and the work per token reads no placement field.
-        return MarketContext(job, self.known, ratio, self.prices, self.work)
+        # Memory is keyed by (count, sharding) and the work per token reads no placement field;
+        # so is the fp16 run of a card without bf16, which only the job's decisions shape.
+        placed = MarketContext(job, self.known, ratio, self.prices, self.work)
+        placed._without_bf16 = self._without_bf16
+        return placed
 
     def on_card(self, gpu: GpuSpec) -> MarketContext:
         """The context `gpu`'s rows are planned in: a card without bf16 (T4, V100) runs a bf16
