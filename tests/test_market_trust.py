@@ -237,3 +237,32 @@ def test_doctor_reports_a_failed_last_refresh_as_a_failure(
     assert (
         check.status == "fail" and "the last refresh" in check.detail and "failed" in check.detail
     )
+
+
+def test_a_name_that_does_not_resolve_gives_up_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Offline: the resolver says the feed's host has no address (socket.getaddrinfo, as the OS
+    answers it); the feed fails on its first request, with one line, not after every retry."""
+    import asyncio
+    import socket
+
+    from bot.prices.feeds import chosen_feeds
+    from bot.prices.refresh import refresh
+    from bot.prices.store import MemoryPriceStore
+
+    real = socket.getaddrinfo
+    asked: list[str] = []
+
+    def offline(host, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if host == "feeds.example.invalid":
+            asked.append(host)
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", offline)
+    monkeypatch.setenv("GPUPLAN_FEED_GPUHUNT_URL", "http://feeds.example.invalid/gpuhunt")
+    monkeypatch.setenv("GPUPLAN_FEED_RUNPOD_URL", "http://feeds.example.invalid/runpod")
+    snapshot = asyncio.run(refresh(MemoryPriceStore(), chosen_feeds("gpuhunt,runpod")))
+    for name in ("gpuhunt", "runpod"):
+        status = snapshot.feed(name)
+        assert not status.ok and status.error == "feeds.example.invalid does not resolve (offline?)"
+    assert 1 <= len(asked) <= 2  # at most one lookup per feed: no retry, no other catalog
