@@ -167,6 +167,8 @@ class MarketPrices:
         with self._lock:
             known = self._books.get(key)
             if known is None:
+                # A new day's books replace the old days' (a bot runs for weeks).
+                self._books = {k: v for k, v in self._books.items() if k[3] == now.date()}
                 figures = card_figures(snapshot.offers, providers, now) if snapshot else {}
                 fresh = {gpu: figure for gpu, figure in figures.items() if not figure.stale}
                 book = price_book(live_prices(fresh))
