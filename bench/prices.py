@@ -6,7 +6,10 @@ RunPod's types, Azure's GPU sizes, gpuhunt's nine catalogs) over the catalog's c
 - book: those figures as the planner's PriceBook (done once per snapshot and preference);
 - store: saving and loading the snapshot in the SQLite state file;
 - answer overhead: MarketPrices.market() on the answer path once the book is built (cached);
-- refresh: one `refresh()` against the constructed test market served on 127.0.0.1.
+- refresh: one `refresh()` of a realistic market served on 127.0.0.1 in the real shapes, about
+  20,000 offers (Vast.ai's five searches of 1,000, nine gpuhunt catalogs of 900 rows, Azure's GPU
+  sizes in 60 regions paged by 1,000, RunPod's types), run in a child process so that its wall
+  time and peak RSS are the refresh's alone (the fake feeds live in this process).
 Prints figures; asserts nothing. Run: .venv/bin/python bench/prices.py
 """
 
@@ -94,21 +97,107 @@ def main() -> None:
         f"answer path, MarketPrices.market() once built: median "
         f"{statistics.median(per_answer) * 1e6:.1f} µs, max {max(per_answer) * 1e6:.0f} µs"
     )
-    print(f"one refresh against the test market on 127.0.0.1: {_refresh_s() * 1000:.0f} ms")
+    refresh_s, before_mb, peak_mb, offers = _refresh_figures()
+    print(
+        f"one refresh of a {offers:,}-offer market on 127.0.0.1: {refresh_s:.2f} s, peak RSS "
+        f"{peak_mb:.0f} MB ({before_mb:.0f} MB before it started)"
+    )
 
 
-def _refresh_s() -> float:
-    from bot.prices.refresh import refresh
+def _big_market():  # type: ignore[no-untyped-def]
+    """About 20,000 offers in the feeds' real shapes (tests/price_market.py builds each from
+    the recorded responses)."""
+    from bot.prices.cards import AZURE_SKUS, card_for
+    from bot.prices.feeds import gpuhunt, vastai
+    from planner.catalog.gpus import gpu_by_key
+    from tests.fakes.price_feeds import FakeFeeds
+    from tests.price_market import GPUHUNT_HEADER, azure_item, runpod_type, vast_offer
+
+    rng = random.Random(30)
+
+    def ram_mb(name: str) -> int:
+        key = card_for(name)
+        spec = gpu_by_key(key) if key else None
+        return int((spec.marketed_gb if spec else 24) * 1024)
+
+    vast = [
+        vast_offer(
+            n, name, rng.choice((1, 2, 4, 8)), ram_mb(name), rng.uniform(0.3, 20), 0.2, n % 700
+        )
+        for group in vastai.QUERY_GROUPS
+        for n, name in enumerate((group * 1000)[:1000])
+    ]
+    regions = [f"region{n}" for n in range(60)]
+    azure = [
+        {**azure_item(sku, count * rng.uniform(1, 12)), "armRegionName": region}
+        for sku, (_, count) in AZURE_SKUS.items()
+        for region in regions
+    ]
+    cards = (("H100", 80), ("A100", 80), ("L4", 24), ("L40S", 48), ("RTX4090", 24), ("B200", 180))
+    rows = "".join(
+        f"inst{n},loc{n % 30},{rng.uniform(0.5, 40):.2f},16,64,{rng.choice((1, 2, 4, 8))},"
+        "{},{},False,,nvidia,,x86,{{}}\n".format(*cards[n % len(cards)])
+        for n in range(900)
+    )
+    runpod = [
+        runpod_type(f"type {n}", name, 80, secure=rng.uniform(1, 6), community=rng.uniform(0.5, 3))
+        for n, name in enumerate(("H100 SXM", "A100 SXM", "L40S", "RTX 4090", "B200") * 8)
+    ]
+    return FakeFeeds(
+        azure_items=azure,
+        runpod_types=runpod,
+        vast_offers=vast,
+        gpuhunt_csv=dict.fromkeys(gpuhunt.PROVIDERS, GPUHUNT_HEADER + rows),
+    )
+
+
+def _refresh_figures() -> tuple[float, float, float, int]:
+    """(seconds, RSS before, peak RSS in MB, offers) of one refresh in a child process."""
+    import json
+    import subprocess
+
     from tests.fakes.price_feeds import FeedServer
-    from tests.price_market import market
 
-    with FeedServer(market()) as server, tempfile.TemporaryDirectory() as state:
-        os.environ.update(server.env)
-        store = SQLitePriceStore(Path(state))
-        start = time.perf_counter()
-        asyncio.run(refresh(store))
-        return time.perf_counter() - start
+    with FeedServer(_big_market()) as server, tempfile.TemporaryDirectory() as state:
+        env = {**os.environ, **server.env, "GPUPLAN_STATE_DIR": state}
+        child = subprocess.run(
+            [sys.executable, __file__, "--refresh-child"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    figures = json.loads(child.stdout.strip().splitlines()[-1])
+    return figures["s"], figures["before_mb"], figures["peak_mb"], figures["offers"]
+
+
+def _refresh_child() -> None:
+    """In the child: one refresh into the state directory, then its figures as JSON."""
+    import json
+    import resource
+
+    from bot.prices.refresh import refresh
+
+    store = SQLitePriceStore()
+    before_mb = _rss_mb()
+    start = time.perf_counter()
+    snapshot = asyncio.run(refresh(store))
+    seconds = time.perf_counter() - start
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    failed = [status.name for status in snapshot.feeds if not status.ok]
+    figures = {"s": seconds, "before_mb": before_mb, "peak_mb": peak_mb}
+    print(json.dumps({**figures, "offers": len(snapshot.offers), "failed": failed}))
+
+
+def _rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--refresh-child"]:
+        _refresh_child()
+    else:
+        main()

@@ -267,6 +267,17 @@ def after_training_line(adapter_mb: float | None, serve_bf16_gib: float, serve_4
     )
 
 
+def managed_line(
+    service: str, model: str, cost_usd: float, tokens: float, price: float, date: str
+) -> str:
+    """The managed fine-tuning service beside the cheapest rental: what it would cost and the
+    plain difference (no card to choose, billed per token)."""
+    return (
+        f"Managed instead: {service} ({model}), ≈ ${cost_usd:,.2f} for {tokens / 1e6:,.0f}M "
+        f"training tokens at ${price:,.2f} per 1M ({date}); no choice of card, billed per token"
+    )
+
+
 # What-if buttons: (label, the follow-up it reads as).
 def longer_context_button(context: str) -> tuple[str, str]:
     return f"{context} context", f"what if {context} ctx?"

@@ -201,6 +201,19 @@ def recommendation_lines(plan: Plan) -> list[str]:
             for label, option in _picks(plan)
         ]
     )
+    managed = plan.managed
+    if managed is not None and plan.recommendation.cheapest is not None:
+        line = phrases.managed_line(
+            managed.service,
+            managed.model,
+            managed.cost_usd,
+            managed.trained_tokens,
+            managed.price,
+            managed.date,
+        )
+        # A service winding down (OpenAI, Mistral) or a promotional price is said in the line.
+        said = [c for c in managed.caveats if c.startswith(("status:", "promo:"))]
+        lines.append("; ".join([line, *said]))
     after = plan.after_training
     if after is not None:
         lines.append(

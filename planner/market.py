@@ -13,7 +13,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from planner.after_training import after_training
-from planner.catalog.prices import PriceBook, price_book
+from planner.catalog.prices import (
+    NO_QUOTE_REASON,
+    PriceBook,
+    not_rentable_reasons,
+    price_book,
+)
+from planner.managed import managed_option
 from planner.options import (
     Footprint,
     MarketContext,
@@ -22,7 +28,7 @@ from planner.options import (
     read_requested_card,
     training_tokens,
 )
-from planner.plan import Option, Plan, Recommendation
+from planner.plan import NotRentable, Option, Plan, Recommendation
 from planner.spec import Pricing, Rollout, Sharding
 from planner.suggestions import suggest
 from planner.units import hours_text
@@ -79,18 +85,14 @@ def _fastest_order(option: Option) -> tuple[float, float]:
 def recommend(
     options: list[Option], job: ResolvedJob, requested: Option | None = None
 ) -> Recommendation:
-    """The picks over every run that can happen, the requested one included (see candidates)."""
-    runs = candidates(options, requested)
-    priced = [o for o in runs if o.cost_usd is not None]
+    """The picks over every priced run that can happen, the requested one included (see
+    candidates): a run without a price is never a pick, however fast."""
+    priced = [o for o in candidates(options, requested) if o.cost_usd is not None]
     if not priced:
-        fastest = fastest_of(runs)
-        summary = _nothing_summary(options, job)
-        if fastest is not None:
-            summary = f"Fastest: {_describe(fastest)}. {summary}"
-        return Recommendation(fastest=fastest, summary=summary)
+        return Recommendation(summary=_nothing_summary(options, job))
     cheapest = cheapest_of(priced)
-    fastest = fastest_of(runs)
-    best_value = best_value_of(runs)
+    fastest = fastest_of(priced)
+    best_value = best_value_of(priced)
     budget, deadline = job.budget_usd, job.deadline_hours
     both = cheapest
     if budget is not None or deadline is not None:
@@ -166,6 +168,20 @@ def calibrate_to_measurement(context: MarketContext, requested: Option | None) -
     ]
 
 
+def not_rentable(context: MarketContext) -> list[NotRentable]:
+    """The catalog's cards no price in use covers, each with the reason the data gives."""
+    reasons = not_rentable_reasons()
+    return [
+        NotRentable(
+            gpu=card.gpu.key,
+            gpu_name=card.gpu.name,
+            reason=reasons.get(card.gpu.key, NO_QUOTE_REASON),
+        )
+        for card in context.cards.every
+        if card.price is None
+    ]
+
+
 SPOT_ADVICE = (
     "Spot prices: the job accepts interruptions, so each card is priced at its cheapest spot or "
     "bid rate where one is cheaper (marked spot). A spot run can be stopped at any moment: save a "
@@ -195,6 +211,8 @@ def attach_market(plan: Plan, job: ResolvedJob, prices: PriceBook | None = None)
     return plan.model_copy(
         update={
             "options": options,
+            "not_rentable": not_rentable(context),
+            "managed": managed_option(job),
             "requested": requested,
             "recommendation": recommendation,
             "suggestions": suggestions,

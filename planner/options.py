@@ -36,7 +36,7 @@ from planner.memory.estimate import (
     rollout_phase,
 )
 from planner.plan import Option, Verdict
-from planner.spec import Rollout, Sharding
+from planner.spec import Precision, Rollout, Sharding
 from planner.throughput import (
     CardSpeed,
     JobWork,
@@ -134,6 +134,9 @@ def _card_row(gpu: GpuSpec, price: CardPrice | None) -> dict[str, object]:
 
 class MarketCards(NamedTuple):
     every: tuple[MarketCard, ...]
+    # Cards with a price, in catalog order: the only ones shown as option rows (a card no one
+    # quotes is listed as not rentable instead).
+    rentable: tuple[MarketCard, ...]
     # Cards with a price and a speed, in catalog order: the only ones a cheapest run can use.
     priced: tuple[MarketCard, ...]
     by_key: dict[str, MarketCard]
@@ -168,7 +171,8 @@ def market_cards(prices: dict[str, CardPrice]) -> MarketCards:
         for position, card in enumerate(priced)
     )
     by_key = {card.gpu.key: card for card in every}
-    cards = MarketCards(every, priced, by_key, tuple(by_matmul_price))
+    rentable = tuple(card for card in every if card.price is not None)
+    cards = MarketCards(every, rentable, priced, by_key, tuple(by_matmul_price))
     if len(_cards_by_table) >= MAX_PRICE_TABLES_KEPT:
         del _cards_by_table[next(iter(_cards_by_table))]  # the oldest table
     _cards_by_table[id(prices)] = (prices, cards)
@@ -193,6 +197,8 @@ class MarketContext:
     multi_gpu_sharding: Sharding = field(init=False)
     # Footprints at 1, 2, 4, 8 GPUs (sharded), filled as far as some card needs.
     _fit_footprints: list[Footprint] = field(init=False, default_factory=list)
+    # The job as a card without bf16 runs it (fp16 mixed precision), made once when needed.
+    _without_bf16: MarketContext | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         if self.work is None:
@@ -215,8 +221,22 @@ class MarketContext:
         ratio = self.measured_ratio
         if not PLACEMENT_FIELDS.issuperset(patch) or _decided(job) != _decided(self.job):
             return MarketContext(job, measured_ratio=ratio, prices=self.prices)
-        # Memory is keyed by (count, sharding) and the work per token reads no placement field.
-        return MarketContext(job, self.known, ratio, self.prices, self.work)
+        # Memory is keyed by (count, sharding) and the work per token reads no placement field;
+        # so is the fp16 run of a card without bf16, which only the job's decisions shape.
+        placed = MarketContext(job, self.known, ratio, self.prices, self.work)
+        placed._without_bf16 = self._without_bf16
+        return placed
+
+    def on_card(self, gpu: GpuSpec) -> MarketContext:
+        """The context `gpu`'s rows are planned in: a card without bf16 (T4, V100) runs a bf16
+        job in fp16 mixed precision with an fp32 master copy, as the job re-planned on that card
+        decides (planner.defaults), so its memory, time and cost are that run's, not a bf16
+        run it cannot do. Every other card shares this context."""
+        if gpu.supports_bf16 or self.job.precision not in (Precision.bf16, Precision.bf16_mixed):
+            return self
+        if self._without_bf16 is None:
+            self._without_bf16 = self.patched({"gpu": gpu.key})
+        return self._without_bf16
 
     def memory(self, count: int, sharding: Sharding) -> Footprint:
         key = (count, sharding if count > 1 else Sharding.none)
@@ -339,6 +359,7 @@ def make_option(
     if sharding is None:
         sharding = context.multi_gpu_sharding if count > 1 else Sharding.none
     card = context.cards.card(gpu, context.prices)
+    context = context.on_card(gpu)
     return option_on(context, card, count, sharding, context.memory(count, sharding))
 
 
@@ -378,19 +399,21 @@ def option_on(
 
 
 def market_options(context: MarketContext) -> list[Option]:
-    """Every card at one GPU, plus the fewest sharded GPUs for cards one of which is too small."""
+    """Every priced card at one GPU, plus the fewest sharded GPUs for cards one of which is too
+    small (a card without a price is not rentable: attach_market lists it apart)."""
     options = []
-    single = context.memory(1, Sharding.none)
     sharding = context.multi_gpu_sharding
-    for card in context.cards.every:
-        options.append(option_on(context, card, 1, Sharding.none, single))
+    for card in context.cards.rentable:
+        planned = context.on_card(card.gpu)
+        single = planned.memory(1, Sharding.none)
+        options.append(option_on(planned, card, 1, Sharding.none, single))
         usable_gib = card.gpu.usable_gib
         if usable_gib >= single.on(usable_gib):
             continue  # one card holds it: fewest_gpus would say 1
-        count = context.fewest_gpus(usable_gib, in_nodes(card.gpu))
+        count = planned.fewest_gpus(usable_gib, in_nodes(card.gpu))
         if count is not None:
-            memory = context.memory(count, sharding)
-            options.append(option_on(context, card, count, sharding, memory))
+            memory = planned.memory(count, sharding)
+            options.append(option_on(planned, card, count, sharding, memory))
     return options
 
 
@@ -420,11 +443,12 @@ def cheapest_run(context: MarketContext) -> Option | None:
     for matmul_price, position, card in context.cards.by_matmul_price:
         if matmul_price * floor_per_matmul_price * FLOOR_ROUNDING_MARGIN >= best_cost + CENT:
             break
-        count = context.fewest_gpus(card.gpu.usable_gib, in_nodes(card.gpu))
+        planned = context.on_card(card.gpu)
+        count = planned.fewest_gpus(card.gpu.usable_gib, in_nodes(card.gpu))
         if count is None:
             continue
         sharding = context.multi_gpu_sharding if count > 1 else Sharding.none
-        tokens_per_s = scaled_speed(context, card.speed, count, sharding)
+        tokens_per_s = scaled_speed(planned, card.speed, count, sharding)
         # The same arithmetic as make_option's cost, so the cheapest here is the cheapest there.
         hours = total_tokens / tokens_per_s / 3600 * (1 + OVERHEAD_FRACTION)
         cost = hours * card.usd_per_hour * (count + context.rollout_gpus)
@@ -436,7 +460,8 @@ def cheapest_run(context: MarketContext) -> Option | None:
     if best is None:
         return None
     card, count, sharding = best
-    return option_on(context, card, count, sharding, context.memory(count, sharding))
+    planned = context.on_card(card.gpu)
+    return option_on(planned, card, count, sharding, planned.memory(count, sharding))
 
 
 @cache

@@ -103,6 +103,33 @@ class Option(BaseModel):
     )
 
 
+class NotRentable(BaseModel):
+    """A catalog card no price in use covers: never an option row nor a pick."""
+
+    gpu: str = Field(description="catalog key")
+    gpu_name: str
+    reason: str = Field(description="why no one quotes it, from planner/data/not_rentable.csv")
+
+
+class ManagedOption(BaseModel):
+    """The cheapest managed fine-tuning service that can run the job (planner/managed.py)."""
+
+    service: str
+    model: str = Field(description="the service's model or size tier the price is for")
+    method: str
+    objective: str
+    price: float = Field(description="USD per `unit`")
+    unit: str = Field(description="what the price is per, e.g. USD per 1M training tokens")
+    trained_tokens: float = Field(description="dataset tokens × epochs")
+    cost_usd: float = Field(description="price × trained tokens, at least any minimum charge")
+    min_charge_usd: float | None = None
+    date: str = Field(description="when the price was read")
+    source: str = Field(description="the price's source URL")
+    caveats: list[str] = Field(
+        [], description="what differs from renting: no card choice, per-token billing, limits"
+    )
+
+
 class Recommendation(BaseModel):
     cheapest: Option | None = None
     fastest: Option | None = None
@@ -213,6 +240,12 @@ class Plan(BaseModel):
     suggestions: list[Suggestion] = []
     after_training: AfterTraining | None = None
     price_date: str | None = None
+    not_rentable: list[NotRentable] = Field(
+        [], description="cards with no price in use, each with why: not options, never picks"
+    )
+    managed: ManagedOption | None = Field(
+        None, description="the cheapest managed fine-tuning service that can run the job"
+    )
     solve: Solve | None = Field(None, description="set when the question asked for a limit")
     memory_by_context: list[ContextPoint] = Field(
         [],

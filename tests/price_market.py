@@ -15,24 +15,52 @@ GPUHUNT_HEADER = (
 )
 
 
-def _runpod_type(type_id: str, name: str, memory_gb: int, **prices: float | None) -> dict:
+def runpod_type(type_id: str, name: str, memory_gb: int, **prices: float | None) -> dict:
+    """A gpuTypes element as RunPod answers the per-tier query: `lowestPrice` asked with
+    `secureCloud: true` and `false` (aliased secureLowest / communityLowest), each with its own
+    stock; a tier without a price has no stock."""
     stock = prices.pop("stock", "High")
     bid = prices.pop("bid", None)
+
+    def lowest(price: float | None, bids: bool = False) -> dict:
+        stocked = stock if price is not None else None
+        return {
+            "minimumBidPrice": bid if stocked and bids else None,
+            "uninterruptablePrice": price if stocked else None,
+            "stockStatus": stocked,
+        }
+
+    secure, community = prices.get("secure"), prices.get("community")
+    cheapest = min((p for p in (secure, community) if p is not None), default=None)
     return {
         "id": type_id,
         "displayName": name,
         "memoryInGb": memory_gb,
-        "securePrice": prices.get("secure"),
-        "communityPrice": prices.get("community"),
+        "securePrice": secure,
+        "communityPrice": community,
         "secureSpotPrice": prices.get("secure_spot"),
         "communitySpotPrice": prices.get("community_spot"),
-        "lowestPrice": {"minimumBidPrice": bid, "uninterruptablePrice": None, "stockStatus": stock},
+        "lowestPrice": lowest(cheapest, bids=True),
+        "secureLowest": lowest(secure),
+        "communityLowest": lowest(community, bids=True),
     }
 
 
-def _vast_offer(offer_id: int, gpu_name: str, count: int, ram_mb: int, total: float, bid: float):
+def vast_offer(
+    offer_id: int,
+    gpu_name: str,
+    count: int,
+    ram_mb: int,
+    total: float,
+    bid: float,
+    host: int | None = None,
+    **fields: object,
+) -> dict[str, Any]:
+    """The recorded verified offer, changed; `host` defaults to one host per offer."""
     offer = copy.deepcopy(recorded_json("vastai_bundles_response.json")["offers"][1])
+    offer.update(fields)
     offer.update(
+        host_id=offer_id if host is None else host,
         id=offer_id,
         gpu_name=gpu_name,
         num_gpus=count,
@@ -44,7 +72,7 @@ def _vast_offer(offer_id: int, gpu_name: str, count: int, ram_mb: int, total: fl
     return offer
 
 
-def _azure_item(sku: str, price: float, *, spot: bool = False) -> dict[str, Any]:
+def azure_item(sku: str, price: float, *, spot: bool = False) -> dict[str, Any]:
     item = copy.deepcopy(recorded_json("azure_retail_prices_response.json")["Items"][1])
     meter = sku.removeprefix("Standard_").replace("_", " ") + (" Spot" if spot else "")
     item.update(armSkuName=sku, retailPrice=price, unitPrice=price, meterName=meter, skuName=meter)
@@ -54,7 +82,7 @@ def _azure_item(sku: str, price: float, *, spot: bool = False) -> dict[str, Any]
 def market() -> FakeFeeds:
     return FakeFeeds(
         runpod_types=[
-            _runpod_type(
+            runpod_type(
                 "NVIDIA GeForce RTX 4090",
                 "RTX 4090",
                 24,
@@ -63,20 +91,20 @@ def market() -> FakeFeeds:
                 community_spot=0.29,
                 bid=0.31,
             ),
-            _runpod_type(
+            runpod_type(
                 "NVIDIA H100 80GB HBM3", "H100 SXM", 80, secure=2.69, community=1.99, bid=1.75
             ),
-            _runpod_type("NVIDIA B200", "B200", 180, secure=5.99, stock="Low"),
-            _runpod_type("NVIDIA RTX A4000", "RTX A4000", 16, secure=0.35, stock=None),
+            runpod_type("NVIDIA B200", "B200", 180, secure=5.99, stock="Low"),
+            runpod_type("NVIDIA RTX A4000", "RTX A4000", 16, secure=0.35, stock=None),
         ],
         vast_offers=[
-            _vast_offer(1, "RTX 4090", 2, 24564, 0.88, 0.70),
-            _vast_offer(2, "H100 SXM", 1, 81559, 1.85, 1.20),
-            _vast_offer(3, "B200", 1, 183359, 0.01, 0.01),  # a listing error
+            vast_offer(1, "RTX 4090", 2, 24564, 0.88, 0.70),
+            vast_offer(2, "H100 SXM", 1, 81559, 1.85, 1.20),
+            vast_offer(3, "B200", 1, 183359, 0.01, 0.01),  # a listing error
         ],
         azure_items=[
-            _azure_item("Standard_ND96isr_H100_v5", 98.32),
-            _azure_item("Standard_ND96isr_H100_v5", 29.496, spot=True),
+            azure_item("Standard_ND96isr_H100_v5", 98.32),
+            azure_item("Standard_ND96isr_H100_v5", 29.496, spot=True),
         ],
         gpuhunt_csv={
             "aws": GPUHUNT_HEADER

@@ -132,9 +132,11 @@ def test_spot_rows_are_marked_in_the_table(conversation: Conversation) -> None:
     store.save(Snapshot(0, FETCHED, (_offer("runpod", 0.34), _offer("runpod", 0.29, "spot")), ()))
     prices = MarketPrices(store, clock=lambda: FETCHED.timestamp())
     spot = Conversation(MemoryStore(), prices=prices, limit_rate=False)
+    # Asked on a 4090, so its row is in the table whatever the bundled table prices lower.
+    asked = SEED + " on a 4090"
     row = next(
-        r for r in spot.handle(_key(), SEED + ", spot is fine").table if "4090" in r.gpu_name
+        r for r in spot.handle(_key(), asked + ", spot is fine").table if "4090" in r.gpu_name
     )
     assert row.usd_per_hour == 0.29 and "spot" in (row.highlight or "")
-    plain = next(r for r in spot.handle(_key("T2"), SEED).table if "4090" in r.gpu_name)
+    plain = next(r for r in spot.handle(_key("T2"), asked).table if "4090" in r.gpu_name)
     assert plain.usd_per_hour == 0.34 and "spot" not in (plain.highlight or "")

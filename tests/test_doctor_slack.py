@@ -320,7 +320,7 @@ def test_a_malformed_state_url_fails_naming_the_variable(monkeypatch: pytest.Mon
 
 
 def test_prices_say_their_age_and_warn_when_stale() -> None:
-    fresh = common.prices(today=date(2026, 9, 10))
+    fresh = common.prices(today=date(2026, 11, 10))  # the bundled table's newest: 2026-11-09
     assert fresh.status == "ok" and "1 days old" in fresh.detail
     stale = common.prices(today=date(2028, 1, 1))
     assert stale.status == "warn" and "GPUPLAN_PRICES" in stale.fix

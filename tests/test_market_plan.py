@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from planner.catalog.gpus import all_gpus
 from planner.plan import Plan
 from planner.planner import make_plan
 from planner.spec import JobSpec
@@ -34,7 +35,8 @@ def test_seed_hours_are_within_a_factor_of_two_of_the_guide(seed: Plan) -> None:
 
 
 def test_every_option_carries_cost_price_and_date(seed: Plan) -> None:
-    priced = [o for o in seed.options if o.usd_per_hour is not None]
+    assert all(o.usd_per_hour is not None for o in seed.options)  # the others: not_rentable
+    priced = [o for o in seed.options if o.verdict != "no"]
     assert len(priced) >= 20
     for option in priced:
         assert option.cost_usd is not None and option.cost_usd_median is not None
@@ -177,7 +179,16 @@ def test_checkpointing_verdict_when_a_bigger_card_without_it_is_cheaper_per_run(
 ) -> None:
     # The seed job: checkpointing lets a 24 GB card hold it, but an 80 GB card without the
     # recompute finishes the run for less; the advice must say that, not "it only costs time".
-    _prices(tmp_path, monkeypatch, "4090,Test,0.30,on-demand,2026-12-01,test,\n")
+    # Every other card is priced out of the way, so the relation is the test's, not the market's.
+    others = "".join(
+        f"{gpu.key},Test,50,on-demand,2026-12-01,test,\n"
+        for gpu in all_gpus()
+        if gpu.key not in ("rtx4090", "h100-sxm")
+    )
+    rows = (
+        "4090,Test,0.30,on-demand,2026-12-01,test,\nH100 SXM,Test,1.65,on-demand,2026-12-01,test,\n"
+    )
+    _prices(tmp_path, monkeypatch, rows + others)
     plan = make_plan(
         JobSpec(model="13B", method="qlora", seq_len=4096, dataset_tokens=20e6, epochs=3)
     )
@@ -290,3 +301,41 @@ def test_unsloth_is_suggested_when_its_fused_loss_makes_a_lora_job_fit() -> None
         unsloth = next(s for s in plan.suggestions if s.patch == {"framework": "unsloth"})
         assert unsloth.required_gib_after < 0.85 * unsloth.required_gib_before
         assert "fits" in unsloth.change
+
+
+@pytest.mark.parametrize(
+    "job",
+    [
+        SEED,
+        {**SEED, "model": "70B", "method": "full"},
+        {**SEED, "model": "8B", "method": "lora", "budget_usd": 5, "deadline_hours": 3},
+        {**SEED, "gpu": "H20"},
+        {**SEED, "model": "671B", "method": "qlora"},
+    ],
+)
+def test_offline_every_pick_has_a_price_and_every_card_is_priced_or_not_rentable(
+    job: dict,
+) -> None:
+    plan = make_plan(JobSpec(**job))
+    picks = plan.recommendation
+    for pick in (
+        picks.cheapest,
+        picks.fastest,
+        picks.best_value,
+        picks.within_budget,
+        picks.meets_deadline,
+    ):
+        if pick is not None:
+            assert pick.cost_usd is not None and pick.price_date, pick
+    shown = {o.gpu for o in plan.options} | {o.gpu for o in plan.not_rentable}
+    assert shown == {gpu.key for gpu in all_gpus()}
+    assert not {o.gpu for o in plan.options} & {o.gpu for o in plan.not_rentable}
+    assert all(o.usd_per_hour and o.price_date for o in plan.options)
+    assert all(row.reason for row in plan.not_rentable)
+
+
+def test_a_named_card_no_one_rents_is_still_the_requested_row() -> None:
+    plan = make_plan(JobSpec(**{**SEED, "gpu": "H20"}))
+    assert plan.requested.gpu == "h20" and plan.requested.cost_usd is None
+    assert "h20" in {row.gpu for row in plan.not_rentable}
+    assert plan.recommendation.fastest.gpu != "h20"  # fast, but not rentable: never a pick

@@ -29,21 +29,21 @@ def test_common_cards_have_a_cheapest_and_a_median_with_dates() -> None:
         assert price.cheapest.date and price.cheapest.provider and price.price_source
 
 
-def test_undated_quotes_say_so_and_the_label_spans_the_dates() -> None:
-    assert card_price("h100-nvl").cheapest.date.startswith("undated")
+def test_every_bundled_quote_is_dated_and_the_label_spans_the_dates() -> None:
+    for price in price_table().values():
+        assert all(quote.date[:4] == "2026" for quote in price.quotes), price.key
     label = price_date_label()
-    assert label.startswith("quotes dated 2026-") and "some undated" in label
+    assert label.startswith("quotes dated 2026-") and "undated" not in label
 
 
-def test_bundled_sources_are_named_plainly_and_spot_rows_never_price_on_demand() -> None:
-    table = price_table()
-    for price in table.values():
-        for quote in price.quotes:
-            assert "brief" not in quote.source and quote.source, quote
-            assert not quote.spot, quote
-    # The B200 rows come from a page that calls them spot: on-demand has no price for it.
-    assert card_price("b200") is None
-    assert price_book().spot["b200"].cheapest.spot
+def test_bundled_sources_are_urls_and_price_source_says_only_who_what_and_when() -> None:
+    for price in price_table().values():
+        assert all(quote.source.startswith("https://") for quote in price.quotes), price.key
+        cheapest = price.cheapest
+        assert not cheapest.spot, cheapest
+        assert price.price_source == f"{cheapest.provider} ({cheapest.kind}; {cheapest.date})"
+    # Spot rows price only a job that accepts spot, when cheaper: the H100's spot quotes.
+    assert price_book().spot["h100-sxm"].cheapest.spot
 
 
 def test_override_replaces_the_cards_it_names_and_keeps_the_rest(
@@ -62,10 +62,10 @@ def test_override_replaces_the_cards_it_names_and_keeps_the_rest(
 def test_override_adds_prices_for_cards_without_any(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert card_price("a40") is None
-    path = _write(tmp_path, "a40,Lab,0.40,owned,2026-10-01,x,\n")
+    assert card_price("h20") is None  # not rentable in the bundled table
+    path = _write(tmp_path, "h20,Lab,0.40,owned,2026-10-01,x,\n")
     monkeypatch.setenv("GPUPLAN_PRICES", str(path))
-    assert card_price("a40").cheapest.usd_per_hour == 0.40
+    assert card_price("h20").cheapest.usd_per_hour == 0.40
 
 
 def test_plan_costs_follow_the_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,8 +25,11 @@ CARD_KEYS = [
     "provider_names",
     "spot_usd_per_hour",
     "fetched_at",
+    "stale",
+    "source_url",
+    "dropped",
 ]
-FEED_KEYS = ["name", "ok", "offers", "fetched_at", "error"]
+FEED_KEYS = ["name", "ok", "offers", "fetched_at", "error", "skipped"]
 
 
 @pytest.fixture
@@ -58,8 +61,8 @@ def test_done_when(server: FeedServer, capsys: pytest.CaptureFixture[str]) -> No
     plan, rtx4090 = _rtx4090(capsys, SEED)
     assert rtx4090["usd_per_hour"] == 0.34 and rtx4090["pricing"] == "on_demand"
     assert rtx4090["price_date"].startswith(today)
-    assert "RunPod" in rtx4090["price_source"] and "runpod feed" in rtx4090["price_source"]
-    assert f"fetched {today}" in rtx4090["price_source"]
+    # Who, what kind and when: never a feed's URL or a research note.
+    assert rtx4090["price_source"].startswith(f"RunPod (community, on-demand; {today}")
     assert plan["price_date"].startswith("live quotes from 5 providers")
 
     plan, spot = _rtx4090(capsys, SEED + ", spot is fine")
@@ -86,11 +89,11 @@ def test_prices_json_has_the_documented_shape(
     assert _run(capsys, "prices", "refresh")[0] == 0
     code, out, _ = _run(capsys, "prices", "--json")
     document = json.loads(out)
-    assert code == 0 and list(document) == ["cards", "feeds"]
+    assert code == 0 and list(document) == ["cards", "feeds", "source"]
     assert all(list(card) == CARD_KEYS for card in document["cards"])
     assert all(list(feed) == FEED_KEYS for feed in document["feeds"])
     rtx4090 = next(card for card in document["cards"] if card["gpu"] == "rtx4090")
-    assert rtx4090 | {"fetched_at": None} == {
+    assert rtx4090 | {"fetched_at": None, "source_url": None} == {
         "gpu": "rtx4090",
         "cheapest_usd_per_hour": 0.34,
         "cheapest_provider": "RunPod",
@@ -99,6 +102,9 @@ def test_prices_json_has_the_documented_shape(
         "provider_names": ["RunPod", "Vast.ai"],
         "spot_usd_per_hour": 0.29,
         "fetched_at": None,
+        "stale": False,
+        "source_url": None,
+        "dropped": {"implausible": 0, "outliers": 0},
     }
     azure = next(feed for feed in document["feeds"] if feed["name"] == "azure")
     assert azure == {
@@ -107,6 +113,7 @@ def test_prices_json_has_the_documented_shape(
         "offers": 0,
         "fetched_at": None,
         "error": azure["error"],
+        "skipped": 0,
     }
     assert "HTTP 500" in azure["error"]
 

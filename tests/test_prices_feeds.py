@@ -52,7 +52,9 @@ def test_runpod_prices_are_per_gpu_and_sold_out_types_are_skipped() -> None:
     offers, skipped = runpod.parse_response(body, NOW, "http://runpod")
     assert skipped == 1  # the H100 has stockStatus null
     assert {o.gpu for o in offers} == {"rtx-a4000"}
-    assert _by_kind(offers) == {"on_demand": 0.35, "community": 0.2, "spot": 0.18, "bid": 0.2}
+    # The recorded shape has only the combined lowestPrice: its uninterruptablePrice (0.35) is
+    # the secure tier's, the one tier known to have stock; community's 0.2 is not quoted.
+    assert _by_kind(offers) == {"on_demand": 0.35, "spot": 0.18, "bid": 0.2}
 
 
 def test_runpod_graphql_errors_are_a_feed_error() -> None:

@@ -56,7 +56,13 @@ async def test_a_refresh_keeps_every_feeds_offers_with_their_fetch_time(server) 
         ("vastai", True),
     ]
     assert {o.feed for o in snapshot.offers} == {"gpuhunt", "azure", "runpod", "vastai"}
-    assert {o.fetched_at.timestamp() for o in snapshot.offers} == {T0}
+    # gpuhunt's offers carry their catalog's date (version 20261201-7), the others the fetch's.
+    catalogued = datetime(2026, 12, 1, tzinfo=UTC).timestamp()
+    assert {o.fetched_at.timestamp() for o in snapshot.offers if o.feed != "gpuhunt"} == {T0}
+    assert {o.fetched_at.timestamp() for o in snapshot.offers if o.feed == "gpuhunt"} == {
+        catalogued
+    }
+    assert all(o.source_url.startswith("http://127.0.0.1:") for o in snapshot.offers)
     assert store.latest() == snapshot and snapshot.version == store.latest_version() == 1
     # gpuhunt: a 404 for every provider it does not publish, one version and one zip for the rest.
     zips = [path for feed, path in server.feeds.requests if path.endswith("catalog.zip")]

@@ -1,5 +1,7 @@
 """`gpuplan prices refresh | [CARD] [--json]`: fetch the price feeds once, or show what the
-latest snapshot says per card (cheapest on-demand, provider, median, providers, spot, age)."""
+latest snapshot says per card (cheapest on-demand, provider, median, providers, spot, age), or,
+before any refresh, the bundled table answers use (and say so). A card whose quotes are all past
+the seven-day cut-off stays listed with its date, marked stale: answers no longer use it."""
 
 from __future__ import annotations
 
@@ -53,11 +55,12 @@ def _refresh() -> int:
     answered = sum(status.ok for status in fetched)
     figures = card_figures(snapshot.offers)
     providers = {p for figure in figures.values() for p in figure.providers}
-    outliers = sum(figure.outliers_dropped for figure in figures.values())
+    implausible = sum(figure.implausible_dropped for figure in figures.values())
+    outliers = sum(figure.outliers_dropped for figure in figures.values()) - implausible
     print(
         f"{answered} of {len(fetched)} feeds answered. Snapshot {snapshot.version}: "
-        f"{len(snapshot.offers):,} offers, {len(figures)} cards, {len(providers)} providers, "
-        f"{outliers} outlier quote(s) dropped."
+        f"{len(snapshot.offers):,} offers, {len(figures)} cards, {len(providers)} providers; "
+        f"dropped {implausible} implausible and {outliers} outlier quote(s)."
     )
     if not answered:
         print(
@@ -93,7 +96,9 @@ def _show(card: str, *, as_json: bool) -> int:
 
     store = open_price_store()
     snapshot = store.latest() if store is not None else None
-    figures = card_figures(snapshot.offers, env_providers()) if snapshot else {}
+    now = utc(time.time())
+    figures = card_figures(snapshot.offers, env_providers(), now) if snapshot else {}
+    wanted = None
     if card:
         from planner.catalog.gpus import resolve_gpu
 
@@ -101,14 +106,14 @@ def _show(card: str, *, as_json: bool) -> int:
         if gpu is None:
             print(f"gpuplan prices: unknown card {card!r}", file=sys.stderr)
             return 2
+        wanted = gpu.key
         figures = {key: f for key, f in figures.items() if key == gpu.key}
+    if snapshot is None:
+        return _show_bundled(wanted, as_json=as_json)
     if as_json:
         print(json.dumps(prices_json(figures, snapshot), indent=2))
         return 0
-    if snapshot is None:
-        print("No live prices yet: run `gpuplan prices refresh`. Answers use the bundled table.")
-        return 0
-    print(_table(figures, utc(time.time())))
+    print(_table(figures, now))
     print(_feeds_line(snapshot))
     if card and not figures:
         print(f"No feed quotes {card} now; answers price it from the bundled table.")
@@ -128,6 +133,9 @@ def prices_json(figures: dict[str, CardFigures], snapshot: Snapshot | None) -> d
                 "provider_names": [provider_name(p) for p in f.providers],
                 "spot_usd_per_hour": _usd(f.spot.usd_per_gpu_hour if f.spot else None),
                 "fetched_at": _iso(f.fetched_at),
+                "stale": f.stale,
+                "source_url": f.cheapest.source_url if f.cheapest else None,
+                "dropped": {"implausible": f.implausible_dropped, "outliers": f.outliers_dropped},
             }
             for gpu, f in figures.items()
         ],
@@ -138,9 +146,11 @@ def prices_json(figures: dict[str, CardFigures], snapshot: Snapshot | None) -> d
                 "offers": status.offers,
                 "fetched_at": _iso(status.fetched_at),
                 "error": status.error,
+                "skipped": status.skipped,
             }
             for status in (snapshot.feeds if snapshot else ())
         ],
+        "source": "live",
     }
 
 
@@ -167,9 +177,15 @@ def _table(figures: dict[str, CardFigures], now: datetime) -> str:
                 _money(f.median_usd_per_hour),
                 str(len(f.providers)),
                 _money(f.spot.usd_per_gpu_hour if f.spot else None),
-                age_text((now - f.fetched_at).total_seconds()),
+                age_text((now - f.fetched_at).total_seconds()) + (" (stale)" if f.stale else ""),
             )
         )
+    return _columns(rows) + "\n$ per GPU-hour; median across providers; spot = interruptible."
+
+
+def _columns(rows: list[tuple[str, ...]]) -> str:
+    """Rows as aligned text: names left, figures right."""
+    header = rows[0]
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = [
         "  ".join(
@@ -178,7 +194,52 @@ def _table(figures: dict[str, CardFigures], now: datetime) -> str:
         )
         for row in rows
     ]
-    return "\n".join(lines) + "\n$ per GPU-hour; median across providers; spot = interruptible."
+    return "\n".join(lines)
+
+
+def _show_bundled(wanted: str | None, *, as_json: bool) -> int:
+    """Before any refresh: the bundled, dated table answers use, said to be that."""
+    from planner.catalog.gpus import gpu_by_key
+    from planner.catalog.prices import price_date_label, price_table
+
+    table = {k: v for k, v in price_table().items() if wanted is None or k == wanted}
+    if as_json:
+        cards = [
+            {
+                "gpu": key,
+                "cheapest_usd_per_hour": _usd(price.cheapest.usd_per_hour),
+                "cheapest_provider": price.cheapest.provider,
+                "median_usd_per_hour": _usd(price.median_usd_per_hour),
+                "providers": len({quote.provider for quote in price.quotes}),
+                "provider_names": sorted({quote.provider for quote in price.quotes}),
+                "spot_usd_per_hour": None,
+                "fetched_at": price.cheapest.date,
+                "stale": False,
+                "source_url": price.cheapest.source,
+            }
+            for key, price in sorted(table.items())
+        ]
+        print(json.dumps({"cards": cards, "feeds": [], "source": "bundled"}, indent=2))
+        return 0
+    print(
+        "No live prices yet (run `gpuplan prices refresh`): the bundled table answers use, "
+        f"{price_date_label()}."
+    )
+    rows = [("card", "cheapest", "provider", "median", "quotes", "date")]
+    for key, price in sorted(table.items()):
+        spec = gpu_by_key(key)
+        rows.append(
+            (
+                spec.name.removeprefix("NVIDIA ") if spec else key,
+                _money(price.cheapest.usd_per_hour),
+                price.cheapest.provider,
+                _money(price.median_usd_per_hour),
+                str(len(price.quotes)),
+                price.cheapest.date,
+            )
+        )
+    print(_columns(rows) + "\n$ per GPU-hour, on-demand; median across the table's quotes.")
+    return 0
 
 
 def _money(value: float | None) -> str:

@@ -48,7 +48,7 @@ def state_store() -> Check:
 def prices(today: date | None = None) -> Check:
     """How old the prices in use are: the live feeds' latest snapshot when a refresh has run,
     else the newest quote of the bundled, dated table (plus any GPUPLAN_PRICES override)."""
-    from planner.catalog.prices import PRICES_ENV, price_date_label, price_table
+    from planner.catalog.prices import PRICES_ENV, price_date_label, price_table, quote_day
     from planner.errors import PlanningError
 
     try:
@@ -58,7 +58,7 @@ def prices(today: date | None = None) -> Check:
         return fail("prices", error.message, f"fix or unset {PRICES_ENV}")
     if (live := _live_prices()) is not None:
         return live
-    dates = [_day(quote.date) for card in table.values() for quote in card.quotes]
+    dates = [quote_day(quote.date) for card in table.values() for quote in card.quotes]
     known = [day for day in dates if day is not None]
     if not known:
         return warn("prices", f"{label}: no quote says when it was taken")
@@ -79,7 +79,13 @@ def _live_prices() -> Check | None:
 
     store = open_price_store()
     snapshot = store.latest() if store is not None else None
-    if snapshot is None or not snapshot.offers:
+    if snapshot is None:
+        return None
+    fix = "run `gpuplan prices refresh` and read its per-feed lines"
+    if not snapshot.any_ok:  # the last refresh failed: answers serve older prices, or none
+        errors = "; ".join(f"{s.name}: {s.error}" for s in snapshot.feeds)
+        return fail("prices", f"the last refresh ({when(snapshot.taken_at)}) failed: {errors}", fix)
+    if not snapshot.offers:
         return None
     newest = max(offer.fetched_at for offer in snapshot.offers)
     age = utc(time.time()) - newest
@@ -90,17 +96,8 @@ def _live_prices() -> Check | None:
         f"{age_text(age.total_seconds())} ({when(newest)}); {feeds}"
     )
     if age > STALE_AFTER or not all(s.ok for s in snapshot.feeds):
-        return warn("prices", detail, "run `gpuplan prices refresh` and read its per-feed lines")
+        return warn("prices", detail, fix)
     return ok("prices", detail)
-
-
-def _day(text: str) -> date | None:
-    """'2026-09-09', '2026-05' (the first of the month) or anything else (None)."""
-    head = text[:10].split(" ")[0]
-    try:
-        return date.fromisoformat(head if len(head) == 10 else f"{head[:7]}-01")
-    except ValueError:
-        return None
 
 
 def unreachable(name: str, where: str, error: Exception, fix: str) -> Check:

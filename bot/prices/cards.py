@@ -47,6 +47,14 @@ _NAMES: dict[str, tuple[str, ...]] = {
     "RTXPRO6000": ("rtx-pro-6000-ws",),
     "RTXPRO6000WS": ("rtx-pro-6000-ws",),
     "RTXPRO6000BLACKWELL": ("rtx-pro-6000-ws",),
+    "RTXPRO6000WK": ("rtx-pro-6000-ws",),  # RunPod's "RTX PRO 6000 WK" (workstation)
+    # The Server Edition has the Workstation Edition's GB202, 96 GB and 600 W board (NVIDIA's RTX
+    # PRO 6000 Blackwell datasheets: 4,000 AI TOPS each), so the catalog's card is both. The
+    # Max-Q (300 W, 3,511 AI TOPS) is slower: not a catalog card, so its quotes are skipped.
+    "RTXPRO6000S": ("rtx-pro-6000-ws",),  # Vast's "RTX PRO 6000 S"
+    "RTXPRO6000SERVER": ("rtx-pro-6000-ws",),
+    "RTXPRO6000SERVEREDITION": ("rtx-pro-6000-ws",),
+    "RTXPROSERVER6000": ("rtx-pro-6000-ws",),  # AWS g7e (README §5.2)
     "L4": ("l4",),
     "L40": ("l40",),
     "L40S": ("l40s",),
@@ -56,6 +64,8 @@ _NAMES: dict[str, tuple[str, ...]] = {
     "A100": ("a100-40g-sxm", "a100-80g-sxm"),
     "A100SXM4": ("a100-40g-sxm", "a100-80g-sxm"),
     "A100SXM": ("a100-40g-sxm", "a100-80g-sxm"),
+    "A100SXM440GB": ("a100-40g-sxm",),
+    "A100SXM480GB": ("a100-80g-sxm",),
     "A100PCIE": ("a100-40g-pcie", "a100-80g-pcie"),
     "A100X": ("a100-80g-pcie",),
     "H100": ("h100-sxm",),
@@ -75,6 +85,12 @@ _NAMES: dict[str, tuple[str, ...]] = {
 }
 # A generic name whose PCIe twin is a different card.
 _PCIE_TWIN = {"H100": "H100PCIE", "A100": "A100PCIE", "V100": "V100PCIE"}
+# Providers whose instance names say "sxm" for every SXM A100 and H100 they rent, so one of those
+# in an instance without it is the PCIe card: Lambda's gpu_1x_a100 is "1x A100 (40 GB PCIe)", its
+# SXM ones gpu_1x_a100_sxm4, gpu_8x_a100_80gb_sxm4, gpu_8x_h100_sxm5 (README §2.6; Lambda's
+# instance-types API). Its gpu_8x_v100 is SXM2 and says nothing, so V100 is not read this way.
+SXM_NAMED_PROVIDERS = frozenset({"lambdalabs"})
+SXM_NAMED_CARDS = frozenset({"A100", "H100"})
 
 # RunPod's GPU type ids (RunPod docs references/gpu-types.mdx; README §5.4) that its display
 # names do not settle (SXM vs PCIe).
@@ -86,6 +102,14 @@ RUNPOD_IDS: dict[str, str] = {
     "NVIDIA H200 NVL": "h200-nvl",
     "NVIDIA B200": "b200",
     "NVIDIA A100-SXM4-80GB": "a100-80g-sxm",
+    "NVIDIA A100-SXM4-40GB": "a100-40g-sxm",
+    "Tesla V100-PCIE-16GB": "v100-16g-pcie",
+    "Tesla V100-FHHL-16GB": "v100-16g-pcie",  # full-height half-length: a PCIe board
+    "Tesla V100-SXM2-16GB": "v100-16g-sxm2",
+    "Tesla V100-SXM2-32GB": "v100-32g-sxm2",
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition": "rtx-pro-6000-ws",
+    "NVIDIA RTX PRO 6000 Blackwell Server Edition": "rtx-pro-6000-ws",
+    "NVIDIA B300 SXM6 AC": "b300",
     "NVIDIA A100 80GB PCIe": "a100-80g-pcie",
     "NVIDIA GeForce RTX 4090": "rtx4090",
     "NVIDIA GeForce RTX 5090": "rtx5090",
@@ -128,6 +152,8 @@ AZURE_SKUS: dict[str, tuple[str, int]] = {
     "Standard_ND40rs_v2": ("v100-32g-sxm2", 8),
     "Standard_NV36ads_A10_v5": ("a10", 1),
     "Standard_NV72ads_A10_v5": ("a10", 2),
+    # Per Blackwell GPU, as the catalog's GB200 is (SkyPilot AZURE_MISSING_GPU_COUNT, README §5.1).
+    "Standard_ND128isr_NDR_GB200_v6": ("gb200", 4),
 }
 
 _NOT_ALNUM = re.compile(r"[^A-Z0-9]")
@@ -138,11 +164,22 @@ def compact(name: str) -> str:
     return _VENDOR_WORDS.sub("", _NOT_ALNUM.sub("", name.upper()))
 
 
-def card_for(name: str, vram_gb: float | None = None, instance: str = "") -> str | None:
+def card_for(
+    name: str, vram_gb: float | None = None, instance: str = "", provider: str = ""
+) -> str | None:
     """The catalog key `name` means at `vram_gb` (per GPU), or None when it is not a card we
     know or its size does not match the card's."""
     key = compact(name)
-    if key in _PCIE_TWIN and "PCIE" in compact(instance):
+    instance_name = compact(instance)
+    if key in _PCIE_TWIN and (
+        "PCIE" in instance_name
+        or (
+            provider in SXM_NAMED_PROVIDERS
+            and key in SXM_NAMED_CARDS
+            and instance
+            and "SXM" not in instance_name
+        )
+    ):
         key = _PCIE_TWIN[key]
     candidates = _known(_NAMES.get(key, ()))
     if not candidates:

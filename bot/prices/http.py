@@ -2,6 +2,11 @@
 backoff on what a retry can fix (connection errors, timeouts, 429 and 5xx), and each feed's
 published rate limit. Backoff and rate limiting sleep through an injected `sleep` and read an
 injected clock, so tests run them without waiting.
+
+What a feed may send is bounded: a body over MAX_BODY_BYTES is refused (by its Content-Length
+before reading, else while reading), and a redirect is followed only to the same scheme, host and
+port (a feed answering with a redirect elsewhere is not the feed). A host name that does not
+resolve is not retried: offline, the refresh says so at once instead of after every backoff.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from tenacity import (
     stop_after_attempt,
     wait_exponential,
 )
+from yarl import URL
 
 Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]
@@ -28,7 +34,9 @@ REQUEST_TIMEOUT_S = 30.0
 ATTEMPTS = 3
 BACKOFF_S = 2.0  # the first retry waits this long, the next twice as long
 MAX_BACKOFF_S = 30.0
-MAX_BODY_BYTES = 64 * 1024 * 1024  # a catalog zip is a few MB; anything this big is not one
+# gpuhunt's largest catalog zip (AWS) is a few MB, an Azure page of 1,000 items about 1 MB.
+MAX_BODY_BYTES = 32 * 1024 * 1024
+MAX_REDIRECTS = 5
 # Some feeds sit behind Cloudflare, which refuses Python's default User-Agent (README §2.4).
 USER_AGENT = "gpuplan-price-refresh/1 (+https://github.com/gpuplan)"
 RETRIED_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -40,6 +48,10 @@ class FeedError(Exception):
 
 class NotFound(FeedError):
     """A 404: for gpuhunt, a provider it does not publish."""
+
+
+class Unreachable(FeedError):
+    """The feed's host name does not resolve: no retry, and no other request to that host."""
 
 
 class _Transient(FeedError):
@@ -130,30 +142,56 @@ class FeedHttp:
     ) -> bytes:
         if self._limiter is not None:
             await self._limiter.wait()
+        origin = URL(url).origin()
+        target: str | URL = url
         try:
-            async with self._session.request(
-                method,
-                url,
-                params=params,
-                json=body,
-                timeout=self._timeout,
-                headers={"User-Agent": USER_AGENT, "Accept": "*/*"},
-            ) as response:
-                if response.status == 404:
-                    raise NotFound(f"HTTP 404 from {_short(url)}")
-                if response.status in RETRIED_STATUSES:
-                    raise _Transient(f"HTTP {response.status} from {_short(url)}")
-                if response.status >= 400:
-                    raise FeedError(f"HTTP {response.status} from {_short(url)}")
-                return await _body(response, url)
+            for _ in range(MAX_REDIRECTS + 1):
+                async with self._session.request(
+                    method,
+                    target,
+                    params=params,
+                    json=body,
+                    timeout=self._timeout,
+                    headers={"User-Agent": USER_AGENT, "Accept": "*/*"},
+                    allow_redirects=False,
+                ) as response:
+                    if response.status in REDIRECT_STATUSES:
+                        target = _same_host(response, origin, url)
+                        params = None  # the Location carries its own query
+                        continue
+                    if response.status == 404:
+                        raise NotFound(f"HTTP 404 from {_short(url)}")
+                    if response.status in RETRIED_STATUSES:
+                        raise _Transient(f"HTTP {response.status} from {_short(url)}")
+                    if response.status >= 400:
+                        raise FeedError(f"HTTP {response.status} from {_short(url)}")
+                    return await _body(response, url)
+            raise FeedError(f"{_short(url)} redirected more than {MAX_REDIRECTS} times")
         except TimeoutError:
             wait_s = self._timeout.total
             raise _Transient(f"no answer from {_short(url)} within {wait_s:g} s") from None
+        except aiohttp.ClientConnectorDNSError:
+            raise Unreachable(f"{origin.host} does not resolve (offline?)") from None
         except aiohttp.ClientError as error:
             raise _Transient(f"{_short(url)}: {type(error).__name__}") from error
 
 
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+def _same_host(response: aiohttp.ClientResponse, origin: URL, url: str) -> URL:
+    """Where a redirect points, if it stays on the feed's scheme, host and port."""
+    location = response.headers.get("Location", "")
+    target = response.url.join(URL(location))
+    if not location or target.origin() != origin:
+        raise FeedError(f"{_short(url)} redirected to another host ({target.host or location!r})")
+    return target
+
+
 async def _body(response: aiohttp.ClientResponse, url: str) -> bytes:
+    declared = response.content_length
+    if declared is not None and declared > MAX_BODY_BYTES:
+        raise FeedError(f"{_short(url)} announced {declared:,} bytes, over {MAX_BODY_BYTES:,}")
     chunks, size = [], 0
     async for chunk in response.content.iter_chunked(1 << 16):
         size += len(chunk)

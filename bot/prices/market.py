@@ -25,6 +25,7 @@ from planner.catalog.prices import (
     LivePrices,
     PriceBook,
     PriceQuote,
+    price_age_note,
     price_book,
     price_table_key,
 )
@@ -159,13 +160,22 @@ class MarketPrices:
 
     def market(self, providers: Providers = None) -> Market:
         snapshot = self.snapshot()
-        key = (snapshot.version if snapshot else 0, providers, price_table_key())
+        now = utc(self._clock())
+        # The day is part of the key: how old the prices are, and which are past the cut-off,
+        # change with it.
+        key = (snapshot.version if snapshot else 0, providers, price_table_key(), now.date())
         with self._lock:
             known = self._books.get(key)
             if known is None:
-                figures = card_figures(snapshot.offers, providers) if snapshot else {}
-                live = live_prices(figures)
-                known = self._books[key] = (price_book(live), figures)
+                # A new day's books replace the old days' (a bot runs for weeks).
+                self._books = {k: v for k, v in self._books.items() if k[3] == now.date()}
+                figures = card_figures(snapshot.offers, providers, now) if snapshot else {}
+                fresh = {gpu: figure for gpu, figure in figures.items() if not figure.stale}
+                book = price_book(live_prices(fresh))
+                note = price_age_note(book, now.date())
+                if note is not None:
+                    book = book._replace(label=f"{book.label}; {note}")
+                known = self._books[key] = (book, fresh)
         book, figures = known
         return Market(book, key, *self._freshness(figures))
 

@@ -17,6 +17,9 @@ SPOT_KINDS: frozenset[str] = frozenset({"spot", "bid"})
 # No GPU rents for more than this per GPU-hour (a B300 lists near $10): a larger figure is a
 # unit slip (cents read as dollars) or a whole-cluster price, not a quote.
 MAX_USD_PER_GPU_HOUR = 100.0
+# The most GPUs one rentable offer holds: a GB200 NVL72 rack. More is a bad row (gpuhunt once
+# listed 10^12), not an offer.
+MAX_GPUS_PER_OFFER = 72
 
 PROVIDER_NAMES = {
     "aws": "AWS",
@@ -30,6 +33,13 @@ PROVIDER_NAMES = {
     "cloudrift": "CloudRift",
     "vastai": "Vast.ai",
 }
+
+# Who a quote comes from, for judging outliers among like sellers: a marketplace host's ask
+# (Vast.ai, RunPod community, any minimum bid), a GPU cloud's list price, or a hyperscaler's
+# list price (several times a marketplace's for the same card).
+ProviderKind = Literal["marketplace", "neocloud", "hyperscaler"]
+HYPERSCALERS = frozenset({"aws", "azure", "gcp", "oci"})
+MARKETPLACES = frozenset({"vastai"})
 
 
 class Offer(BaseModel):
@@ -47,8 +57,11 @@ class Offer(BaseModel):
     usd_per_gpu_hour: float = Field(gt=0)
     pricing: PricingKind
     region: str
-    fetched_at: datetime
+    fetched_at: datetime = Field(
+        description="when the price was read: the fetch, or the day gpuhunt catalogued it"
+    )
     source_url: str
+    host: str = Field("", description="the marketplace host listing it (Vast.ai's host_id)")
 
     @property
     def is_spot(self) -> bool:
@@ -57,6 +70,12 @@ class Offer(BaseModel):
     @property
     def provider_name(self) -> str:
         return provider_name(self.provider)
+
+
+def provider_kind(offer: Offer) -> ProviderKind:
+    if offer.provider in MARKETPLACES or offer.pricing in ("community", "bid"):
+        return "marketplace"
+    return "hyperscaler" if offer.provider in HYPERSCALERS else "neocloud"
 
 
 def provider_name(provider: str) -> str:
@@ -76,13 +95,14 @@ def make_offer(
     region: str,
     fetched_at: datetime,
     source_url: str,
+    host: str = "",
 ) -> Offer | None:
     """An Offer from an instance price, or None for a row no one can rent at that price: no
     whole GPU, a zero or negative price, or one beyond MAX_USD_PER_GPU_HOUR."""
-    if gpu_count < 1 or not usd_per_hour > 0:
+    if not 1 <= gpu_count <= MAX_GPUS_PER_OFFER or not usd_per_hour > 0:
         return None
     usd_per_gpu_hour = usd_per_hour / gpu_count
-    if usd_per_gpu_hour > MAX_USD_PER_GPU_HOUR:
+    if not usd_per_gpu_hour <= MAX_USD_PER_GPU_HOUR:  # NaN and inf too
         return None
     return Offer(
         feed=feed,
@@ -97,6 +117,7 @@ def make_offer(
         region=region,
         fetched_at=fetched_at,
         source_url=source_url,
+        host=host,
     )
 
 

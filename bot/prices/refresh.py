@@ -1,8 +1,9 @@
 """One refresh: every chosen feed fetched once, concurrently, into a new snapshot in the store.
 
 A feed that fails (after its retries) keeps its last good offers in the snapshot, marked not ok
-with its error; feeds not chosen this time (GPUPLAN_FEEDS) keep theirs untouched. The refresh
-"answered" when at least one feed did.
+with its error; so does a feed that answers but gives no usable offer (an empty list, or rows
+none of which read): "ok" with nothing would wipe what it last quoted. Feeds not chosen this time
+(GPUPLAN_FEEDS) keep theirs untouched. The refresh "answered" when at least one feed did.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ async def refresh(
 async def _fetch(feed: Feed, http: FeedHttp, now: datetime, deadline_s: float) -> FeedFetch | str:
     """The feed's offers, or why it gave none."""
     try:
-        return await asyncio.wait_for(feed.fetch(http, feed.base_url(), now), deadline_s)
+        fetched = await asyncio.wait_for(feed.fetch(http, feed.base_url(), now), deadline_s)
     except FeedError as error:
         return str(error)
     except TimeoutError:
@@ -79,6 +80,10 @@ async def _fetch(feed: Feed, http: FeedHttp, now: datetime, deadline_s: float) -
     except Exception as error:  # a feed changing shape must not stop the other feeds
         logger.exception("the %s feed failed unexpectedly", feed.name)
         return f"unexpected {type(error).__name__}"
+    if not fetched.offers:
+        rows = f" ({fetched.skipped:,} rows, none usable)" if fetched.skipped else ""
+        return f"answered with no usable offers{rows}"
+    return fetched
 
 
 def _status(

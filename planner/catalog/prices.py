@@ -1,13 +1,10 @@
 """Rental prices per GPU-hour: the cheapest and the median quote per card, each with its date.
 
-planner/data/prices.csv is curated from shared/data/gpu_prices.csv: only on-demand per-GPU quotes a
-renter can actually take are kept. Dropped: spot/interruptible bids, serverless per-second rates,
-reserved and multi-year commitments, cluster-only offers, aggregated "tier" ranges, marketplace
-floor listings from unverified hosts, rows the source itself marks stale or as outliers, rows whose
-card variant is not stated ("H100" without PCIe/SXM), the one source's "on-demand" column its
-own notes call unreliable, and the seed guide's undated 24-hour snapshot (a cheapest and a median
-"provider" per card, neither a quote one can rent at). Rows their source labels "spot" are kept as
-spot quotes.
+planner/data/prices.csv is rebuilt by tools/bundle_prices.py from the dated price survey
+shared/data/gpu_prices_2026-11.csv (264 per-GPU-hour quotes from 31 providers, each with its source
+URL and date; on-demand, marketplace "community" asks, and spot quotes, which price only jobs that
+accept spot). A catalog card no quote prices is listed in planner/data/not_rentable.csv with the
+reason: it is never an option row nor a pick (a plan lists it under `not_rentable`).
 
 `GPUPLAN_PRICES=path` names a file with the same columns (e.g. a team's negotiated prices). For each
 card it names, its rows replace the built-in quotes; every other card keeps the built-in ones. Its
@@ -25,6 +22,7 @@ from __future__ import annotations
 import csv
 import os
 import statistics
+from datetime import date, datetime
 from functools import cache
 from pathlib import Path
 from typing import NamedTuple
@@ -33,6 +31,10 @@ from planner.catalog.gpus import resolve_gpu
 from planner.errors import PlanningError
 
 PRICES_CSV = Path(__file__).resolve().parents[1] / "data" / "prices.csv"
+NOT_RENTABLE_CSV = PRICES_CSV.with_name("not_rentable.csv")
+# A card no table in use prices and the data gives no reason for (a GPUPLAN_PRICES override that
+# leaves a card out cannot happen: the bundled quotes stay for cards it does not name).
+NO_QUOTE_REASON = "no quote in the prices in use"
 PRICES_ENV = "GPUPLAN_PRICES"
 _COLUMNS = ("key", "provider", "price_usd_per_hr", "price_kind", "date_of_source", "source")
 
@@ -58,7 +60,8 @@ class CardPrice(NamedTuple):
 
     @property
     def price_source(self) -> str:
-        return f"{self.cheapest.provider} ({self.cheapest.kind}; {self.cheapest.source})"
+        """Who quoted it, what kind of price and when: never the quote's research notes."""
+        return f"{self.cheapest.provider} ({self.cheapest.kind}; {self.cheapest.date})"
 
 
 def _read_quotes(path: Path, *, loose_keys: bool) -> list[PriceQuote]:
@@ -242,3 +245,41 @@ def _date_label(quotes: list[PriceQuote]) -> str:
         return "undated quotes"
     span = dated[0] if dated[0] == dated[-1] else f"{dated[0]} to {dated[-1]}"
     return f"quotes dated {span}" + (", some undated" if some_undated else "")
+
+
+@cache
+def not_rentable_reasons() -> dict[str, str]:
+    """Catalog key → why no one rents it (planner/data/not_rentable.csv, each row with source)."""
+    with NOT_RENTABLE_CSV.open(encoding="utf-8", newline="") as handle:
+        return {row["key"]: row["reason"] for row in csv.DictReader(handle)}
+
+
+def quote_day(text: str) -> date | None:
+    """'2026-09-09' or '2026-05' (the first of the month) as a date; None when undated."""
+    head = text[:10].split(" ")[0]
+    for form in ("%Y-%m-%d", "%Y-%m"):
+        try:
+            return datetime.strptime(head, form).date()
+        except ValueError:
+            continue
+    return None
+
+
+# Prices older than this are said to be old in the answer's price line.
+OLD_PRICES_DAYS = 30
+DAYS_PER_MONTH = 30.44  # 365.25 / 12
+
+
+def price_age_note(book: PriceBook, today: date) -> str | None:
+    """ "the oldest is 7 months old" when a price the book costs with (each card's cheapest
+    quote) is over OLD_PRICES_DAYS old on `today`; None otherwise."""
+    days = [quote_day(price.cheapest.date) for price in book.on_demand.values()]
+    known = [day for day in days if day is not None]
+    if not known:
+        return None
+    age_days = (today - min(known)).days
+    if age_days <= OLD_PRICES_DAYS:
+        return None
+    if age_days < 2 * OLD_PRICES_DAYS:
+        return f"the oldest is {age_days} days old"
+    return f"the oldest is {round(age_days / DAYS_PER_MONTH)} months old"

@@ -2,7 +2,13 @@
 with a NextPageLink that names Azure's own host, as the real one does), RunPod GraphQL, Vast.ai
 bundles and gpuhunt's v3 catalogs. Each feed can be made to fail: `"500"`, `"timeout"` (answers
 after `delay_s`), `"malformed"` (a body that is not JSON, or not a zip), `"no_csv"` (gpuhunt: a
-zip without the provider's CSV).
+zip without the provider's CSV), `"empty"` (a well-formed answer with no offers), `"bomb"`
+(gpuhunt: a small zip whose CSV unpacks to far more than any catalog) and `"redirect"` (a 302 to
+the same server under another host name, `localhost`, which a feed must not follow).
+
+Vast answers as its search does: only offers matching the query's `verified`, `external`,
+`rentable` and `rented` filters, cheapest first, at most `limit`. gpuhunt publishes every
+catalog under `gpuhunt_version`.
 
 The server runs on its own thread and loop, so both async tests and `gpuplan` commands (which
 run their own event loop) can use it.
@@ -19,6 +25,7 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +48,7 @@ class FakeFeeds:
     vast_offers: list[dict[str, Any]] = field(default_factory=list)
     gpuhunt_csv: dict[str, str] = field(default_factory=dict)  # provider → CSV text
     modes: dict[str, str] = field(default_factory=dict)  # feed → failure mode
+    gpuhunt_version: str = "20261201-7"
     azure_page_items: int = 1000
     delay_s: float = 5.0
     requests: list[tuple[str, str]] = field(default_factory=list)  # (feed, path)
@@ -68,6 +76,9 @@ class FakeFeeds:
             return web.Response(status=504)
         if mode == "malformed":
             return web.Response(text="<html>not what you asked for", content_type="text/html")
+        if mode == "redirect":
+            elsewhere = request.url.with_host("localhost")
+            raise web.HTTPFound(str(elsewhere))
         return None
 
     async def _azure(self, request: web.Request) -> web.Response:
@@ -75,6 +86,8 @@ class FakeFeeds:
             return failed
         sku = _SKU_FILTER.search(request.query.get("$filter", ""))
         items = [i for i in self.azure_items if sku and i.get("armSkuName") == sku.group(1)]
+        if self.modes.get("azure") == "empty":
+            items = []
         skip = int(request.query.get("$skip", "0"))
         page = items[skip : skip + self.azure_page_items]
         more = skip + self.azure_page_items < len(items)
@@ -98,15 +111,29 @@ class FakeFeeds:
         body = await request.json()
         if "gpuTypes" not in body.get("query", ""):
             return web.json_response({"errors": [{"message": "unknown query"}]})
-        return web.json_response({"data": {"gpuTypes": self.runpod_types}})
+        types = [] if self.modes.get("runpod") == "empty" else self.runpod_types
+        return web.json_response({"data": {"gpuTypes": types}})
 
     async def _vast(self, request: web.Request) -> web.Response:
         if (failed := await self._failure("vastai", request)) is not None:
             return failed
         body = await request.json()
         names = set(body.get("gpu_name", {}).get("in", []))
-        offers = [o for o in self.vast_offers if not names or o.get("gpu_name") in names]
-        return web.json_response({"offers": offers})
+        filters = {
+            name: body[name]["eq"]
+            for name in ("verified", "external", "rentable", "rented")
+            if name in body
+        }
+        offers = [
+            o
+            for o in self.vast_offers
+            if (not names or o.get("gpu_name") in names)
+            and all(_vast_field(o, name) == wanted for name, wanted in filters.items())
+        ]
+        offers.sort(key=lambda o: o.get("dph_total") or 0)
+        if self.modes.get("vastai") == "empty":
+            offers = []
+        return web.json_response({"offers": offers[: body.get("limit", 64)]})
 
     async def _gpuhunt_version(self, request: web.Request) -> web.Response:
         # A malformed or CSV-less catalog is the zip's fault: the version file still answers.
@@ -116,21 +143,55 @@ class FakeFeeds:
             return failed
         if request.match_info["provider"] not in self.gpuhunt_csv:
             return web.Response(status=404, text="NoSuchKey")
-        return web.Response(text="20261201-7\n")
+        return web.Response(text=self.gpuhunt_version + "\n")
 
     async def _gpuhunt_zip(self, request: web.Request) -> web.Response:
         provider = request.match_info["provider"]
         self.requests.append(("gpuhunt", request.path))
-        if provider not in self.gpuhunt_csv or request.match_info["version"] != "20261201-7":
+        if (
+            provider not in self.gpuhunt_csv
+            or request.match_info["version"] != self.gpuhunt_version
+        ):
             return web.Response(status=404)
         mode = self.modes.get("gpuhunt", "ok")
         if mode == "malformed":
             return web.Response(body=b"PK\x03\x04 truncated", content_type="application/zip")
         name = "other.csv" if mode == "no_csv" else f"{provider}.csv"
-        buffer = io.BytesIO()
-        with zipfile.ZipFile(buffer, "w") as archive:
-            archive.writestr(name, self.gpuhunt_csv[provider])
-        return web.Response(body=buffer.getvalue(), content_type="application/zip")
+        text = self.gpuhunt_csv[provider]
+        if mode == "empty":
+            text = text.splitlines(keepends=True)[0]
+        body = _zip_bomb(name, text) if mode == "bomb" else _zip(name, text)
+        return web.Response(body=body, content_type="application/zip")
+
+
+def _zip(name: str, text: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(name, text)
+    return buffer.getvalue()
+
+
+@cache
+def _zip_bomb(name: str, text: str) -> bytes:
+    """A valid header, then 40 MB of one row repeated (a catalog is capped at 32 MB): about
+    100 KB zipped."""
+    header, row = (line.encode() for line in text.splitlines(keepends=True)[:2])
+    buffer = io.BytesIO()
+    with (
+        zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive,
+        archive.open(name, "w", force_zip64=True) as packed,
+    ):
+        packed.write(header)
+        for _ in range(40 * 1024 * 1024 // (len(row) * 1024)):
+            packed.write(row * 1024)
+    return buffer.getvalue()
+
+
+def _vast_field(offer: dict[str, Any], name: str) -> object:
+    """An offer's value for a search filter: `verified` is its `verification` being verified."""
+    if name == "verified":
+        return offer.get("verification") == "verified"
+    return offer.get(name)
 
 
 class FeedServer:

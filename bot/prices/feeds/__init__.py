@@ -32,11 +32,16 @@ Row = TypeVar("Row")
 
 
 def read_rows(rows: Iterable[Row], read: Callable[[Row], list[Offer]]) -> tuple[list[Offer], int]:
-    """The offers `read` finds in each row, and how many rows gave none (skipped)."""
+    """The offers `read` finds in each row, and how many rows gave none (skipped). A row that
+    does not read (a NaN or absurd number, a field of the wrong type) is skipped and counted:
+    one bad row never fails a feed."""
     offers: list[Offer] = []
     skipped = 0
     for row in rows:
-        found = read(row)
+        try:
+            found = read(row)
+        except (ValueError, TypeError, ArithmeticError, KeyError, AttributeError):
+            found = []  # pydantic's ValidationError is a ValueError
         offers += found
         skipped += not found
     return offers, skipped

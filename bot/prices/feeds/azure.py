@@ -4,7 +4,11 @@ Azure rents, paged by NextPageLink (or `$skip` when a full page comes without on
 `retailPrice` is USD per hour for the whole VM; the GPU count comes from cards.AZURE_SKUS, since
 the API does not say it. Kept: Linux pay-as-you-go rows, spot when the meter or SKU name says
 "Spot". Dropped: Windows (" Win" catches "Srs Win" too), Low Priority, DevTest and reservation
-rows, dedicated hosts, zero prices, anything not per hour in USD.
+rows, dedicated hosts, zero prices, anything not per hour in USD, regions outside Azure's public
+commercial cloud (US Government and DoD regions price separately and rent only to government
+customers: armRegionName usgov*/usdod*/ussec*/usnat*), and duplicate meters: the API can list one
+size in one region at one pricing under several meters (a non-primary meter region, a renamed
+meter), which are one offer.
 """
 
 from __future__ import annotations
@@ -78,8 +82,18 @@ def _same_host(link: str, base_url: str) -> str:
     return f"{base_url}{PATH}?{parts.query}"
 
 
+# armRegionName prefixes of the sovereign clouds the Retail Prices API also lists.
+NOT_PUBLIC_REGION_PREFIXES = ("usgov", "usdod", "ussec", "usnat")
+
+
 def parse_items(items: list[dict[str, Any]], now: datetime, url: str) -> tuple[list[Offer], int]:
-    return read_rows(items, lambda item: _offers(item, now, url))
+    offers, skipped = read_rows(items, lambda item: _offers(item, now, url))
+    merged: dict[tuple[str, str, str], Offer] = {}
+    for offer in offers:  # the cheapest of a size's duplicate meters in one region
+        key = (offer.instance, offer.region, offer.pricing)
+        if key not in merged or offer.usd_per_hour < merged[key].usd_per_hour:
+            merged[key] = offer
+    return list(merged.values()), skipped + len(offers) - len(merged)
 
 
 def _offers(item: dict[str, Any], now: datetime, url: str) -> list[Offer]:
@@ -90,6 +104,7 @@ def _offers(item: dict[str, Any], now: datetime, url: str) -> list[Offer]:
         or item.get("type") != "Consumption"
         or any(word in text["productName"] for word in _DROPPED_PRODUCT_WORDS)
         or "Low Priority" in text["meterName"] + text["skuName"]
+        or str(item.get("armRegionName") or "").startswith(NOT_PUBLIC_REGION_PREFIXES)
     ):
         return []
     sku = str(item.get("armSkuName") or "")

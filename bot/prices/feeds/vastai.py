@@ -1,7 +1,10 @@
 """Vast.ai's `bundles` search (README §2.5): each offer is one host's machine, priced for all its
 GPUs. `dph_total` (compute plus the default storage) is the on-demand ask, `min_bid` the current
-minimum interruptible bid. Only verified, rentable, unrented offers are kept: an unverified
-host's floor listing is not a price a team can count on. Vast publishes 10 requests per minute.
+minimum interruptible bid. Only verified, rentable, unrented offers on Vast's own machines are
+kept: an unverified host's floor listing is not a price a team can count on. The search asks for
+them as the Vast CLI's default query does (`verified=true external=false rentable=true`), so the
+cheapest 1,000 it returns are already the offers we keep, not unverified ones crowding them out;
+the answer is checked again row by row. Vast publishes 10 requests per minute.
 """
 
 from __future__ import annotations
@@ -20,11 +23,22 @@ MB_PER_GB = 1024
 OFFERS_PER_QUERY = 1000
 # One query per group of cards, cheapest first: a single search ordered by price would fill its
 # limit with cheap consumer cards and never reach an H100.
+# Names as Vast spells them (its gpu_name values; README §2.5).
 QUERY_GROUPS = (
-    ("RTX 3090", "RTX 4090", "RTX 5090", "RTX 4080"),
-    ("RTX A4000", "RTX A5000", "RTX A6000", "RTX 6000Ada", "RTX PRO 6000 WS", "A40"),
+    ("RTX 3090", "RTX 3090 Ti", "RTX 4090", "RTX 5090", "RTX 4080"),
+    (
+        "RTX A4000",
+        "RTX A4500",
+        "RTX A5000",
+        "RTX A6000",
+        "RTX 6000Ada",
+        "RTX PRO 6000 WS",
+        "RTX PRO 6000 S",
+        "A40",
+    ),
     ("L4", "L40", "L40S", "Tesla T4", "Tesla V100", "A10"),
-    ("A100 PCIE", "A100 SXM4", "A100X", "H100 PCIE", "H100 SXM", "H100 NVL", "H200", "B200"),
+    ("A100 PCIE", "A100 SXM4", "A100X", "H100 PCIE", "H100 SXM", "H100 NVL"),
+    ("H200", "H200 NVL", "B200", "B300"),
 )
 
 
@@ -32,6 +46,8 @@ def query(names: tuple[str, ...]) -> dict[str, Any]:
     return {
         "gpu_name": {"in": list(names)},
         "num_gpus": {"gte": 1},
+        "verified": {"eq": True},
+        "external": {"eq": False},
         "rentable": {"eq": True},
         "rented": {"eq": False},
         "order": [["dph_total", "asc"]],
@@ -63,6 +79,7 @@ def _offers(item: dict[str, Any], now: datetime, url: str) -> list[Offer]:
         item.get("rentable") is not True
         or item.get("rented") is True
         or item.get("verification") != "verified"
+        or item.get("external") is True
     ):
         return []
     count, ram_mb = item.get("num_gpus"), item.get("gpu_ram")
@@ -88,6 +105,7 @@ def _offers(item: dict[str, Any], now: datetime, url: str) -> list[Offer]:
         region=region,
         fetched_at=now,
         source_url=url,
+        host=f"host {item['host_id']}" if item.get("host_id") is not None else "",
     )
 
 
