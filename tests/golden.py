@@ -2,9 +2,9 @@
 
 Issue 33 moves most of the code; these answers pin what users see while it moves. Each case is
 answered through the real `Conversation` (memory thread store, no rate limit, fresh state, the
-bundled price table, no snapshot) and rendered the way each surface renders it: the terminal's
-text, `ask --json`'s Plan, Slack's blocks and Discord's embeds. English and Chinese questions
-come from the realistic parse set; threads from the follow-up set.
+bundled price table, no snapshot, a fixed clock) and rendered the way each surface renders it:
+the terminal's text, `ask --json`'s Plan, Slack's blocks and Discord's embeds. English and
+Chinese questions come from the realistic parse set; threads from the follow-up set.
 
 A commit that changes answers on purpose regenerates them and says why:
 `.venv/bin/python -m tests.golden` rewrites tests/data/golden/; review the diff.
@@ -17,9 +17,12 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+# Answers say how old the prices are, so the clock is fixed: the day the set was made.
+FIXED_NOW_S = datetime(2026, 12, 3, 12, 0, tzinfo=UTC).timestamp()
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -101,7 +104,7 @@ def answers() -> dict[str, str]:
         try:
 
             def conversation() -> Conversation:
-                prices = MarketPrices(MemoryPriceStore())
+                prices = MarketPrices(MemoryPriceStore(), clock=lambda: FIXED_NOW_S)
                 return Conversation(MemoryStore(), limit_rate=False, prices=prices)
 
             for case, text in questions().items():
