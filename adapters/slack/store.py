@@ -28,7 +28,10 @@ def state_db_path() -> Path:
 class ThreadLinks(Protocol):
     async def remember(self, team: str, channel: str, root_ts: str, conversation: str) -> None: ...
 
-    async def conversation_for(self, team: str, channel: str, root_ts: str) -> str | None: ...
+    async def conversation_for(self, team: str, channel: str, root_ts: str) -> str | None:
+        """The thread's conversation, None for a thread that is not gpuplan's; raises
+        StoreUnavailable when the store cannot say."""
+        ...
 
 
 class ThreadIndex:
