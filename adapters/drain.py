@@ -50,9 +50,6 @@ class InFlight:
         self._tasks: dict[asyncio.Task[None], tuple[str, float]] = {}
         self._changed = asyncio.Event()
 
-    def __len__(self) -> int:
-        return len(self._tasks)
-
     def start(self, work: Coroutine[Any, Any, None], label: str) -> asyncio.Task[None]:
         task = asyncio.ensure_future(self._logged(work))
         self._tasks[task] = (label, time.perf_counter())

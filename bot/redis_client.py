@@ -1,8 +1,8 @@
 """The Redis connection every shared store uses: short timeouts, and a backoff while Redis is down.
 
 A Redis that is down or hung must not hold up an answer: a command gets COMMAND_TIMEOUT_S (well
-under Slack's and Discord's 3 s), one immediate retry on a fresh connection (a pooled connection
-that died when Redis restarted fails its first command), and after a failure the stores skip Redis
+under Slack's and Discord's 3 s), one immediate retry on a fresh connection if the connection
+dropped (a pooled connection that died when Redis restarted fails its first command), and after a failure the stores skip Redis
 for a backoff that doubles from BACKOFF_FIRST_S up to BACKOFF_MAX_S (full jitter, so N processes
 do not reconnect in step) and then try again. What counts as "down" is bot.redis_errors' one
 policy: a lost or hung connection, and also a full Redis (OOM), a read-only replica, a server
@@ -81,7 +81,9 @@ def _client_options() -> dict[str, object]:
     return {
         "socket_timeout": COMMAND_TIMEOUT_S,
         "socket_connect_timeout": CONNECT_TIMEOUT_S,
-        "retry": Retry(NoBackoff(), 1),
+        # A pooled connection that died when Redis restarted fails at once: retry that on a fresh
+        # one. Not a timeout: a stalled Redis would then hold the command twice as long.
+        "retry": Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
         "health_check_interval": HEALTH_CHECK_INTERVAL_S,
         "decode_responses": True,
         "client_name": "gpuplan",

@@ -43,9 +43,6 @@ class PendingReplies:
         self._held: deque[tuple[float, str, Retry]] = deque()
         self._waiting: asyncio.Task[None] | None = None
 
-    def __len__(self) -> int:
-        return len(self._held)
-
     def add(self, retry: Retry, label: str) -> None:
         """Hold a reply (`retry` answers it from scratch) until the store is back."""
         if len(self._held) >= MAX_HELD:
