@@ -2,13 +2,13 @@
 
 A Redis that is down or hung must not hold up an answer: a command gets COMMAND_TIMEOUT_S (well
 under Slack's and Discord's 3 s), one immediate retry on a fresh connection if the connection
-dropped (a pooled connection that died when Redis restarted fails its first command), and after a failure the stores skip Redis
-for a backoff that doubles from BACKOFF_FIRST_S up to BACKOFF_MAX_S (full jitter, so N processes
-do not reconnect in step) and then try again. What counts as "down" is bot.redis_errors' one
-policy: a lost or hung connection, and also a full Redis (OOM), a read-only replica, a server
-still loading its data, or one held by a script (BUSY). While Redis is skipped, callers get
-StoreUnavailable at once and fall back (answers without thread memory, local rate limits and
-de-duplication).
+dropped (a pooled connection that died when Redis restarted fails its first command), and after
+a failure the stores skip Redis for a backoff that doubles from BACKOFF_FIRST_S up to
+BACKOFF_MAX_S (full jitter, so N processes do not reconnect in step) and then try again. What
+counts as "down" is bot.redis_errors' one policy: a lost or hung connection, and also a full
+Redis (OOM), a read-only replica, a server still loading its data, or one held by a script
+(BUSY). While Redis is skipped, callers get StoreUnavailable at once and fall back (answers
+without thread memory, local rate limits and de-duplication).
 
 The blocking client serves the conversation (which runs in worker threads); the asyncio client
 serves the adapters' event-loop code. Only this module and the Redis stores import `redis`.

@@ -150,7 +150,7 @@ class RedisStates:
         sleeper = redis.Redis(port=self.server.port, socket_timeout=seconds + 10)
         thread = threading.Thread(target=sleeper.execute_command, args=("DEBUG", "SLEEP", seconds))
         thread.start()
-        time.sleep(0.1)  # the DEBUG SLEEP reaches the server before the test's next command
+        self._wait_until_stalled()
         try:
             yield
         finally:
@@ -177,6 +177,19 @@ class RedisStates:
                 assert time.monotonic() < deadline, "redis-server never finished loading"
                 time.sleep(0.05)
             self.admin.flushall()
+
+    def _wait_until_stalled(self) -> None:
+        """Until PING goes unanswered for a moment, bounded."""
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            with socket.create_connection(("127.0.0.1", self.server.port), 1) as connection:
+                connection.sendall(b"PING\r\n")
+                connection.settimeout(0.2)
+                try:
+                    connection.recv(16)
+                except TimeoutError:
+                    return
+            assert time.monotonic() < deadline, "redis-server never stalled"
 
     def _wait_until_refused(self) -> None:
         """Until PING gets an error reply (BUSY, LOADING), bounded."""

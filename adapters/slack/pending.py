@@ -22,7 +22,6 @@ from adapters.drain import InFlight
 from adapters.slack.store import ThreadLinks
 from bot import metrics
 from bot.backoff import Backoff
-from bot.store import StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +30,6 @@ MAX_WAIT_S = 600.0  # past this, an answer would read as out of place in the thr
 # How often to ask whether the store is back: soon at first, then every few seconds (full
 # jitter, so processes do not ask in step).
 RETRY = Backoff(first_delay_s=0.25, max_delay_s=5.0, budget_s=MAX_WAIT_S)
-_PROBE = ("-", "-", "-")  # a thread no one has: its lookup only tells whether the store answers
 
 Retry = Callable[[], Coroutine[Any, Any, None]]
 
@@ -61,11 +59,8 @@ class PendingReplies:
             await asyncio.sleep(RETRY.cap_s(attempt) * random.random())
             attempt += 1
             self._expire()
-            try:
-                await self._threads.conversation_for(*_PROBE)
-            except StoreUnavailable:
-                continue
-            break
+            if await self._threads.available():
+                break
         held, self._held = list(self._held), deque()
         for _, label, retry in held:
             self._in_flight.start(retry(), label)

@@ -81,6 +81,17 @@ class RedisThreadLinks:
         self._outage.recovered()
         return conversation
 
+    async def available(self) -> bool:
+        """Redis answers both this loop's client and the conversation's (bot.redis_client's
+        status), and the links kept meanwhile are written."""
+        if not (await self._link.status())["ok"]:
+            return False
+        try:
+            await self._write_unsaved()
+        except StoreUnavailable:
+            return False
+        return True
+
     async def _write_unsaved(self) -> None:
         """One pipeline (one round trip) for every link not yet in Redis."""
         links = list(self._unsaved.items())

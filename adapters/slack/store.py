@@ -33,6 +33,11 @@ class ThreadLinks(Protocol):
         StoreUnavailable when the store cannot say."""
         ...
 
+    async def available(self) -> bool:
+        """Whether the store takes commands again, for the thread links and the conversation's
+        threads alike (after an outage, replies held meanwhile are then answered)."""
+        ...
+
 
 class ThreadIndex:
     def __init__(self, path: Path | None = None) -> None:
@@ -51,6 +56,9 @@ class ThreadIndex:
                 "INSERT OR REPLACE INTO slack_threads VALUES (?, ?, ?, ?)",
                 (team, channel, root_ts, conversation),
             )
+
+    async def available(self) -> bool:
+        return True  # a file on this host: its failures are answered where they happen
 
     async def conversation_for(self, team: str, channel: str, root_ts: str) -> str | None:
         row = self._db.execute(
