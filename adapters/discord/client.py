@@ -193,9 +193,7 @@ class GpuplanClient(discord.AutoShardedClient):
         self, interaction: discord.Interaction, text: Message, *, ephemeral: bool
     ) -> None:
         key = key_for_interaction(interaction)
-        reply = await self.plan(
-            key, text, str(interaction.user.id), admin=manages_server(interaction.user)
-        )
+        reply = await self.plan(key, text, str(interaction.user.id), admin=may_manage(interaction))
         try:
             await deliver.to_interaction(interaction, reply, ephemeral=ephemeral)
             self._delivered(reply)
@@ -230,6 +228,12 @@ def manages_server(member: discord.abc.User) -> bool:
     server, so no one there can)."""
     permissions = getattr(member, "guild_permissions", None)
     return bool(permissions is not None and permissions.manage_guild)
+
+
+def may_manage(interaction: discord.Interaction) -> bool:
+    """Manage Server, as Discord itself resolved the member's permissions for this interaction
+    (its `member.permissions`), not as the roles this process has cached say; never in a DM."""
+    return interaction.guild_id is not None and interaction.permissions.manage_guild
 
 
 async def _attached_config(message: discord.Message) -> str:
