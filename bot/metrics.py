@@ -8,7 +8,6 @@ and bounded (platform, a reply kind, an error kind, a store), never a user, chan
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -94,10 +93,6 @@ def enable(snapshot: Callable[[], Snapshot | None] | None = None) -> None:
             registry.register(_FeedCollector(snapshot))
 
 
-def enabled() -> bool:
-    return _metrics is not None
-
-
 def exposition() -> bytes:
     """The current figures in Prometheus's text format (empty before `enable`)."""
     if _metrics is None:
@@ -165,8 +160,3 @@ class _FeedCollector:
             if feed.fetched_at is not None:
                 age.add_metric([feed.name], (now - feed.fetched_at).total_seconds())
         return [ok, age]
-
-
-def since(start_s: float) -> float:
-    """Seconds since a time.perf_counter() reading."""
-    return time.perf_counter() - start_s

@@ -298,10 +298,11 @@ async def _serve_socket(env: SlackEnv, stores: SlackStores, budget_s: float) -> 
     try:
         received = await until_stop_signal()
         print(f"gpuplan: {received}: draining (up to {budget_s:g} s)", flush=True)
+    finally:
         # No new envelopes; the answers in flight still go out through the Web API.
         await handler.close_async()
+    try:
         await in_flight.finish(budget_s)
     finally:
-        await handler.close_async()
         if metrics_runner is not None:
             await metrics_runner.cleanup()
