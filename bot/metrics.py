@@ -70,7 +70,7 @@ def enable(snapshot: Callable[[], Snapshot | None] | None = None) -> None:
             ),
             answer_s=Histogram(
                 "gpuplan_answer_seconds",
-                "From a question's arrival to its answer delivered",
+                "From a question's ack to its answer delivered",
                 ["platform"],
                 buckets=ANSWER_BUCKETS_S,
                 registry=registry,
