@@ -104,7 +104,8 @@ class InFlight:
 
 
 async def until_stop_signal() -> str:
-    """Wait for SIGTERM or SIGINT; returns the signal's name."""
+    """Wait for SIGTERM or SIGINT; returns the signal's name. Off the main thread, where Python
+    cannot take signals, this waits until cancelled."""
     received: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
     def stop(name: str) -> None:
@@ -113,5 +114,8 @@ async def until_stop_signal() -> str:
 
     loop = asyncio.get_running_loop()
     for stop_signal in STOP_SIGNALS:
-        loop.add_signal_handler(stop_signal, stop, stop_signal.name)
+        try:
+            loop.add_signal_handler(stop_signal, stop, stop_signal.name)
+        except (RuntimeError, ValueError):  # not the main thread (a server run inside a test)
+            break
     return await received

@@ -11,9 +11,6 @@ from collections.abc import AsyncIterator
 import discord
 import pytest
 import pytest_asyncio
-import yarl
-from discord.gateway import DiscordWebSocket
-from discord.http import Route
 
 from adapters.discord.client import GpuplanClient
 from bot.conversation import Conversation
@@ -22,12 +19,14 @@ from bot.redis_seen import RedisSeenIds
 from bot.settings import MemorySettings
 from bot.settings_commands import COMMANDS, is_settings_change, read_settings_command
 from bot.store import MemoryStore
-from tests.fakes.discord_api import FakeDiscord
+from bot.threads import ThreadKey
+from tests.fakes.discord_api import GUILD_ID, FakeDiscord, serve_for_discord_py
 from tests.fakes.slack_api import FakeSlack
 from tests.test_slack_app import Bot
 
 MANAGE_SERVER = str(discord.Permissions(manage_guild=True, send_messages=True).value)
 MEMBER = str(discord.Permissions(send_messages=True).value)
+KEY = ThreadKey(platform="slack", workspace="T0001", channel="C1", thread="t")
 
 
 def _conversation(settings: MemorySettings) -> Conversation:
@@ -56,14 +55,8 @@ def test_the_conversation_answers_every_command_in_the_table() -> None:
     settings = MemorySettings()
     conversation = _conversation(settings)
     for entry in COMMANDS:  # a command added to the table without an answer would raise here
-        reply = conversation.handle(_key(), entry.name, "U1", admin=True)
+        reply = conversation.handle(KEY, entry.name, "U1", admin=True)
         assert reply.kind in ("help", "error", "clarify")
-
-
-def _key():
-    from bot.threads import ThreadKey
-
-    return ThreadKey(platform="slack", workspace="T0001", channel="C1", thread="t")
 
 
 @pytest_asyncio.fixture
@@ -95,9 +88,7 @@ async def test_a_slack_workspace_admin_sets_the_language_and_others_cannot(
 
 @pytest_asyncio.fixture
 async def discord_fake(monkeypatch) -> AsyncIterator[FakeDiscord]:
-    fake = await FakeDiscord().start()
-    monkeypatch.setattr(Route, "BASE", fake.rest_base)
-    monkeypatch.setattr(DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL(fake.gateway_url))
+    fake = await serve_for_discord_py(monkeypatch)
     yield fake
     await fake.stop()
 
@@ -119,19 +110,13 @@ async def test_a_discord_member_with_manage_server_sets_the_language_others_cann
         await asyncio.wait_for(client.wait_until_ready(), 10)
         await discord_fake.slash({"query": "language zh"}, permissions=MEMBER)
         assert "Only admins" in (await _edits(discord_fake, 1))[0]
-        assert settings.get(f"discord/{discord_fake_guild()}", "language") is None
+        assert settings.get(f"discord/{GUILD_ID}", "language") is None
         await discord_fake.slash({"query": "language zh"}, permissions=MANAGE_SERVER)
         await _edits(discord_fake, 2)
-        assert settings.get(f"discord/{discord_fake_guild()}", "language") == "zh"
+        assert settings.get(f"discord/{GUILD_ID}", "language") == "zh"
     finally:
         await client.close()
         await asyncio.wait_for(task, 10)
-
-
-def discord_fake_guild() -> int:
-    from tests.fakes.discord_api import GUILD_ID
-
-    return GUILD_ID
 
 
 async def test_a_discord_interaction_delivered_twice_is_answered_once(

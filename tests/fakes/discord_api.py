@@ -365,3 +365,16 @@ def _json(data: Any, status: int = 200) -> web.Response:
     return web.Response(
         body=json.dumps(data).encode(), status=status, content_type="application/json"
     )
+
+
+async def serve_for_discord_py(monkeypatch: Any) -> FakeDiscord:
+    """A started fake with discord.py's REST base and gateway URL pointed at it (for the test's
+    duration, through pytest's monkeypatch)."""
+    import yarl
+    from discord.gateway import DiscordWebSocket
+    from discord.http import Route
+
+    fake = await FakeDiscord().start()
+    monkeypatch.setattr(Route, "BASE", fake.rest_base)
+    monkeypatch.setattr(DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL(fake.gateway_url))
+    return fake
