@@ -58,3 +58,17 @@ async def test_a_slack_config_bigger_than_one_network_read_is_read_whole(fake: F
         await fake.wait_for(lambda: fake.posts())
     assert "tiny-llama-3b" in _wire(fake.posts())
     assert "does not parse" not in _wire(fake.posts())
+
+
+def test_the_terminal_refuses_hostile_json_lines_in_a_sentence(tmp_path, capsys) -> None:
+    from adapters.cli import main
+
+    lines = tmp_path / "jobs.jsonl"
+    deep = "[" * 1000 + "]" * 1000
+    lines.write_text(f'{{"id": 1, "spec": {deep}}}\n{{"id": 2, "spec": {"9" * 5000}}}\n')
+    assert main(["estimate", "--jsonl", str(lines)]) == 0
+    errors = [json.loads(line)["error"] for line in capsys.readouterr().out.splitlines()]
+    assert errors == [
+        "not JSON (it nests deeper than 64 levels)",
+        "not JSON (it has a number 5,000 digits long)",
+    ]

@@ -119,8 +119,9 @@ async def test_two_processes_act_as_one_bot(two_bots: TwoBots) -> None:
     (_, followup) = await bots.answers_in(root, 2)
     assert "4096" in _text(followup) and "8192" in _text(followup)
 
-    # An event Slack retries onto the other process is answered once. Both acks are back before
-    # the asserts, and the repeat is refused before its ack, so no second answer can follow.
+    # An event Slack retries onto the other process is answered once. Both are acked; the repeat
+    # is dropped right after its ack (one SET NX), long before the sentinel below is planned and
+    # answered, so a second answer would come before the sentinel's.
     retried = await bots.mention(0, "7B LoRA on a 4090", "Ev3")
     await bots.event(1, {"type": "app_mention", "ts": retried,
                          "text": f"<@{BOT_USER_ID}> 7B LoRA on a 4090"}, "Ev3")  # fmt: skip
