@@ -168,11 +168,14 @@ class OneBot:
             return (await response.json())["state"]["ok"]
 
 
-@pytest_asyncio.fixture
-async def one_bot(states: RedisStates, tmp_path: Path) -> AsyncIterator[OneBot]:
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def one_bot(
+    states: RedisStates, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[OneBot]:
+    """One bot process for the module's tests (each uses threads of its own)."""
     states.admin.flushall()
     fake = await FakeSlack().start()
-    bot = OneBot(fake, states, tmp_path)
+    bot = OneBot(fake, states, tmp_path_factory.mktemp("one-bot"))
     try:
         yield bot
     finally:
@@ -182,10 +185,12 @@ async def one_bot(states: RedisStates, tmp_path: Path) -> AsyncIterator[OneBot]:
     assert "Traceback" not in err, err
 
 
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_full_redis_answers_every_question_and_the_thread_goes_on(
     one_bot: OneBot, states: RedisStates
 ) -> None:
     bot = one_bot
+    bot.statuses.clear()
     root = await bot.mention("13B QLoRA, 4k ctx, 20M tokens x3", "1700000100.000001")
     await bot.answers_in(root, 1)
     with states.out_of_memory():
@@ -208,10 +213,12 @@ async def test_a_full_redis_answers_every_question_and_the_thread_goes_on(
     assert set(bot.statuses) == {200}  # no 500, ever
 
 
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_plain_reply_during_a_stall_is_answered_once_redis_is_back(
     one_bot: OneBot, states: RedisStates
 ) -> None:
     bot = one_bot
+    bot.statuses.clear()
     root = await bot.mention("13B QLoRA, 4k ctx, 20M tokens x3", "1700000200.000001")
     await bot.answers_in(root, 1)
     states.server.pause()  # Redis hangs: every command times out
