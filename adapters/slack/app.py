@@ -96,7 +96,7 @@ def build_app(
         threads or ThreadIndex(),
         files_enabled,
         seen or SeenInProcess(DELIVERY_REPEAT_TTL_S),
-        in_flight or InFlight("slack"),
+        in_flight if in_flight is not None else InFlight("slack"),
     )
 
     @app.command(re.compile(r"^/"))
@@ -178,7 +178,7 @@ class _SlackBot:
             return
         team, channel = _team(event, context), event.channel
         root = event.thread_ts or event.ts
-        conversation_id = await self._conversation_or(team, channel, root, root)
+        conversation_id = await self._conversation_of(team, channel, root)
         text = await self._with_shared_config(event, context, client)
         await self._answer_in_thread(client, team, channel, root, conversation_id, text, event.user)
 
@@ -228,9 +228,8 @@ class _SlackBot:
         team = click.team.id if click.team else ""
         channel = (click.channel.id if click.channel else "") or container.channel_id
         root = container.thread_ts or container.message_ts
-        conversation_id = conversation_id_from_block_id(
-            action.block_id
-        ) or await self._conversation_or(team, channel, root, root)
+        conversation_id = conversation_id_from_block_id(action.block_id)
+        conversation_id = conversation_id or await self._conversation_of(team, channel, root)
         # The button's id names its stored change; an old-format button's value is its text.
         text = Button(
             action.action_id.removeprefix(WHATIF_ACTION_PREFIX), incoming_to_plain(action.value)
@@ -263,7 +262,7 @@ class _SlackBot:
     ) -> None:
         key = thread_key(team, channel, conversation_id)
         reply = await self._plan(key, text, user, client)
-        # A link the store cannot take now is kept and written once it is back (store.py).
+        # A link Redis cannot take now is kept and written once it is back (redis_store).
         await self._threads.remember(team, channel, root, conversation_id)
         payloads = render_reply(reply, conversation_id=conversation_id)
         posted = await delivery.to_thread(client, channel, root, payloads, key)
@@ -279,13 +278,13 @@ class _SlackBot:
         if posted.ok and self._files and reply.has_chart:
             await self._upload_chart(client, channel, root, reply)
 
-    async def _conversation_or(self, team: str, channel: str, root: str, default: str) -> str:
-        """The conversation a thread belongs to, else `default` (also while the store is down:
-        a mention or a click is answered either way)."""
+    async def _conversation_of(self, team: str, channel: str, root: str) -> str:
+        """The conversation a thread belongs to, else the thread's own (also while the store is
+        down: a mention or a click is answered either way)."""
         try:
-            return await self._threads.conversation_for(team, channel, root) or default
+            return await self._threads.conversation_for(team, channel, root) or root
         except StoreUnavailable:
-            return default
+            return root
 
     async def _upload_chart(
         self, client: AsyncWebClient, channel: str, root: str, reply: Reply
