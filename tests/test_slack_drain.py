@@ -1,6 +1,6 @@
-"""A deploy loses no acknowledged answer: real `gpuplan serve slack` processes get real SIGTERMs
-while the answers to questions they acknowledged are still on their way (the fake Slack holds
-every response_url post until the test lets it through)."""
+"""A deploy loses no acknowledged answer: real `gpuplan serve slack` processes (HTTP and Socket
+Mode) get real SIGTERMs while the answers to questions they acknowledged are still on their way
+(the fake Slack holds every response_url post until the test lets it through)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlencode
@@ -18,7 +20,7 @@ import pytest_asyncio
 from adapters.slack.app import ACK_TEXT
 from adapters.slack.serve import EVENTS_PATH
 from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlack, sign
-from tests.slack_process import BotProcess
+from tests.slack_process import REPO_ROOT, BotProcess
 
 SECRET = "drain-secret"
 CHANNEL = "C0DRAIN"
@@ -121,4 +123,40 @@ async def test_answers_past_the_drain_budget_are_logged_with_their_thread(
     assert code == 0, err
     for trigger in ("s1", "s2"):
         assert f"slack/{TEAM_ID}/{CHANNEL}/slash-{trigger}: not answered before shutdown" in err
+    assert "Traceback" not in err
+
+
+async def test_socket_mode_disconnects_then_finishes_what_it_acknowledged(
+    fake: FakeSlack, tmp_path: Path
+) -> None:
+    env = {**os.environ, "SLACK_APP_TOKEN": "xapp-drain", "SLACK_BOT_TOKEN": "xoxb-drain",
+           "SLACK_API_URL": fake.base_url,
+           "GPUPLAN_STATE_DIR": str(tmp_path / "state")}  # fmt: skip
+    env.pop("GPUPLAN_STATE_URL", None)
+    command = [sys.executable, "-m", "adapters.cli", "serve", "slack", "--socket"]
+    bot = subprocess.Popen(
+        command, env=env, cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    assert bot.stdout is not None
+    try:
+        first = await asyncio.to_thread(bot.stdout.readline)
+        assert "connected to Slack over Socket Mode" in first, first
+        command_payload = {"command": "/gpuplan", "text": "7B LoRA", "team_id": TEAM_ID,
+                           "channel_id": CHANNEL, "user_id": "U0ANA", "trigger_id": "sock.1",
+                           "response_url": fake.response_url("sock.1")}  # fmt: skip
+        await fake.push_envelope({"envelope_id": "env-1", "type": "slash_commands",
+                                  "accepts_response_payload": True,
+                                  "payload": command_payload})  # fmt: skip
+        await fake.wait_for(lambda: fake.socket_acks, timeout_s=EXIT_WAIT_S)
+        bot.send_signal(signal.SIGTERM)
+        await fake.wait_for(lambda: fake.socket_connections == 0, timeout_s=EXIT_WAIT_S)
+        assert fake.responses == []  # disconnected with the answer still on its way
+        fake.hold.set()  # type: ignore[union-attr]
+        _, err = await asyncio.to_thread(bot.communicate, timeout=EXIT_WAIT_S)
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+    assert bot.returncode == 0, err
+    assert [url for url, _ in fake.responses] == ["sock.1"]
     assert "Traceback" not in err

@@ -145,7 +145,7 @@ class FakeSlack:
         return self
 
     async def stop(self) -> None:
-        await stop_loopback(self._runner, self._sockets)
+        await stop_loopback(self._runner, list(self._sockets))
 
     async def wait_for(self, predicate: Callable[[], Any], timeout_s: float = 5.0) -> Any:
         async with self._changed:
@@ -324,7 +324,12 @@ class FakeSlack:
             if message.type == WSMsgType.TEXT:
                 ack = json.loads(message.data)
                 await self._record(lambda ack=ack: self.socket_acks.append(ack))
+        await self._record(lambda: self._sockets.remove(ws))  # the app closed its connection
         return ws
+
+    @property
+    def socket_connections(self) -> int:
+        return len(self._sockets)
 
     async def push_envelope(self, envelope: dict[str, Any]) -> None:
         """Deliver a Socket Mode envelope to every connected app."""
