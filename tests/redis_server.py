@@ -157,7 +157,7 @@ class RedisStates:
             thread.join()
 
     @contextmanager
-    def loading(self, keys: int = 20_000) -> Iterator[None]:
+    def loading(self, keys: int = 10_000) -> Iterator[None]:
         """LOADING: restart on a saved dataset with key-load-delay (Redis's own test option:
         a pause per key while loading) and frequent event processing, so it answers clients
         with LOADING for a few seconds; then wait until it has loaded."""
