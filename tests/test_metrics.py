@@ -11,7 +11,7 @@ import pytest
 import pytest_asyncio
 from prometheus_client.parser import text_string_to_metric_families
 
-from adapters.metrics_http import METRICS_PATH
+from adapters.metrics_http import METRICS_PATH, METRICS_PORT_ENV, serve_metrics_from_env
 from bot import metrics
 from bot.conversation import Conversation
 from bot.prices.snapshot import FeedStatus, Snapshot
@@ -87,3 +87,25 @@ def test_feed_freshness_is_read_from_the_price_snapshot_at_scrape() -> None:
     assert collected[("gpuplan_price_feed_ok", "vastai")] == 0.0
     assert 7100 < collected[("gpuplan_price_feed_age_seconds", "runpod")] < 7300
     assert ("gpuplan_price_feed_age_seconds", "vastai") not in collected
+
+
+async def test_bots_without_an_http_server_serve_metrics_on_their_own_port(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    metrics.enable()
+    monkeypatch.setenv(METRICS_PORT_ENV, "0")  # any free port
+    runner = await serve_metrics_from_env("discord")
+    assert runner is not None
+    try:
+        port = runner.addresses[0][1]
+        assert f":{port}{METRICS_PATH}" in capsys.readouterr().out
+        async with (
+            aiohttp.ClientSession() as http,
+            http.get(f"http://127.0.0.1:{port}{METRICS_PATH}") as response,
+        ):
+            assert response.status == 200 and "gpuplan_ack_seconds" in await response.text()
+    finally:
+        await runner.cleanup()
+    monkeypatch.setenv(METRICS_PORT_ENV, "http")
+    assert await serve_metrics_from_env("discord") is None
+    assert "GPUPLAN_METRICS_PORT is not a port" in capsys.readouterr().err
