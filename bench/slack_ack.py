@@ -7,7 +7,9 @@ Goal: ack p99 < 100 ms and every ack < 3 s (Slack's deadline), while the plans r
 Then the same burst split across two app processes sharing one redis-server (GPUPLAN_STATE_URL),
 as two web processes behind a load balancer: the acks, every answer delivered, and the Redis
 commands per answer (client commands seen by MONITOR: a Lua script is one, the commands it runs
-are not counted; a pipeline's commands are each counted though they share one round trip).
+are not counted; a pipeline's commands are each counted though they share one round trip), then
+the round trips per answer (the apps' own count, gpuplan_store_round_trips_total on /metrics: a
+command, a script or a whole pipeline is one).
 
 Run: .venv/bin/python bench/slack_ack.py [--requests 100]
 """
@@ -117,9 +119,11 @@ async def _serve_app(api_url: str, pipe: Connection) -> None:
     from adapters.slack.app import build_app, make_client
     from adapters.slack.serve import EVENTS_PATH, start_http
     from adapters.slack.state import open_stores
+    from bot import metrics
     from bot.conversation import Conversation
     from bot.state_url import backend_from_env
 
+    metrics.enable()  # /metrics counts the store's round trips
     stores = open_stores(backend_from_env())
     app = build_app(
         Conversation(),
@@ -189,7 +193,9 @@ async def _run(requests: int, processes: int, redis_url: str | None) -> int:
         await asyncio.to_thread(pipe.recv)  # the warm-up requests are answered
         if round_trips is not None:
             round_trips.start()
+        trips_before = await _store_round_trips(urls)
         result = await asyncio.to_thread(pipe.recv)
+        trips = await _store_round_trips(urls) - trips_before
     finally:
         slack.kill()  # no-op once it has sent its result; never leave it waiting on a dead app
         for process, ours in apps:
@@ -224,7 +230,29 @@ async def _run(requests: int, processes: int, redis_url: str | None) -> int:
         )
         for command, count in round_trips.by_command.most_common(8):
             print(f"    {command:<24}{count:6d}")
+        print(
+            f"  Redis round trips       {trips / answers:8.2f} per answer ({trips:.0f} for "
+            f"{answers}: a command, a script or a pipeline each)"
+        )
     return 0 if worst_ms < 3000 else 1
+
+
+async def _store_round_trips(urls: list[str]) -> float:
+    """The app processes' gpuplan_store_round_trips_total, summed (from their /metrics)."""
+    import aiohttp
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from adapters.metrics_http import METRICS_PATH
+
+    total = 0.0
+    async with aiohttp.ClientSession() as http:
+        for url in urls:
+            async with http.get(url.replace("/slack/events", METRICS_PATH)) as response:
+                text = await response.text()
+            for family in text_string_to_metric_families(text):
+                if family.name == "gpuplan_store_round_trips":
+                    total += sum(s.value for s in family.samples if s.name.endswith("_total"))
+    return total
 
 
 async def _ack_path_ms(requests: int) -> float:

@@ -8,9 +8,11 @@ JSON say the job ("lora 4k ctx on a 4090"); the JSON says the model.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+
+from bot import json_limits
+from bot.json_limits import JsonRefused
 
 MAX_CONFIG_CHARS = 200_000
 # A config.json is a few kB; an attached file this big is not one and is not fetched.
@@ -35,9 +37,9 @@ def split_config(text: str) -> tuple[dict[str, Any] | None, str]:
     if len(text) > MAX_CONFIG_CHARS:
         raise NotJson(f"that config is over {MAX_CONFIG_CHARS:,} characters")
     try:
-        config, end = json.JSONDecoder().raw_decode(text, start.start())
-    except json.JSONDecodeError as error:
-        raise NotJson(f"{error.msg} at line {error.lineno}, column {error.colno}") from None
+        config, end = json_limits.raw_decode(text, start.start())
+    except JsonRefused as error:  # a syntax error, or nested too deep, or a number too long
+        raise NotJson(str(error)) from None
     if not isinstance(config, dict):
         return None, text
     rest = _FENCE.sub(" ", text[: start.start()] + " " + text[end:])

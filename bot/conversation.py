@@ -45,7 +45,6 @@ from bot.language import (
     LANGUAGE_SETTING,
     language_default,
     localize,
-    read_language_command,
     reply_language,
 )
 from bot.patches import (
@@ -58,7 +57,7 @@ from bot.patches import (
     open_patch_store,
 )
 from bot.prices.market import Market, MarketPrices
-from bot.prices.preferences import ProvidersCommand, read_providers_command
+from bot.prices.preferences import ProvidersCommand
 from bot.prices.store import open_price_store
 from bot.ratelimit import Limiter, open_rate_limiter, wait_text
 from bot.reply import Reply
@@ -76,7 +75,6 @@ from bot.reports import (
     ReportStore,
     keeps_reports,
     open_report_store,
-    read_reports_command,
     save_keep_reports,
 )
 from bot.settings import (
@@ -86,6 +84,7 @@ from bot.settings import (
     open_settings_store,
     scope_of,
 )
+from bot.settings_commands import read_settings_command
 from bot.store import MemoryStore, SpecJson, StateStore, StoreUnavailable, open_thread_store
 from bot.threads import ThreadKey
 from planner.anchor import estimate_of_kind
@@ -186,6 +185,7 @@ class Conversation:
         self._plans: TTLCache[Plan] = TTLCache(ttl_s=cache_ttl_s)
         self._parses: TTLCache[ParseResult] = TTLCache(ttl_s=cache_ttl_s)
         self._settings_read: TTLCache[frozenset[str] | None] = TTLCache(ttl_s=SETTINGS_TTL_S)
+        self._language_read: TTLCache[str | None] = TTLCache(ttl_s=SETTINGS_TTL_S)
         self._locks = _KeyLocks()
         self._save_backoff = save_backoff
         self._reports = reports  # opened at the first report kept
@@ -239,21 +239,27 @@ class Conversation:
             _MARKET.reset(token)
 
     def _workspace_command(self, key: ThreadKey, text: str, user: str, admin: bool) -> Turn | None:
-        language = read_language_command(text)
-        if language is not None:
-            return Turn(self._set_language(key, language, user, admin))
-        command = read_providers_command(text)
-        if command is not None:
-            return Turn(self._providers(key, command, user, admin))
-        keeping = read_reports_command(text)
-        if keeping is not None:
-            return Turn(self._keeping_reports(key, keeping, user, admin))
-        return None
+        """A settings command (bot.settings_commands' table), answered; None for anything else."""
+        command = read_settings_command(text)
+        if command is None:
+            return None
+        answer = {
+            "language": self._set_language,
+            "providers": self._providers,
+            "reports": self._keeping_reports,
+        }[command.name]
+        return Turn(answer(key, command.parsed, user, admin))
 
     def _language_of(self, key: ThreadKey) -> str | None:
         """The workspace's default language, else the process's (GPUPLAN_LANGUAGE)."""
-        # An unreadable store reads as nothing set: the process default.
-        return language_default(self.settings.get(scope_of(key), LANGUAGE_SETTING))
+        # An unreadable store reads as nothing set: the process default. Read at most every few
+        # seconds, like the providers: no store round trip per answer for a setting that rarely
+        # changes (a change through another process applies within SETTINGS_TTL_S).
+        scope = scope_of(key)
+        stored = self._language_read.get_or_compute(
+            scope, lambda: self.settings.get(scope, LANGUAGE_SETTING)
+        )
+        return language_default(stored)
 
     def _set_language(self, key: ThreadKey, language: str, user: str, admin: bool) -> Reply:
         if not admin:
@@ -264,6 +270,7 @@ class Conversation:
         except SETTINGS_ERRORS as error:
             logger.warning("saving settings for %s failed: %s", scope_of(key), error)
             return message_reply("error", *phrases.SETTING_NOT_SAVED)
+        self._language_read.clear()
         return message_reply("help", *phrases.language_set(value))
 
     def _store_buttons(self, reply: Reply) -> None:

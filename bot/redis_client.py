@@ -1,11 +1,14 @@
 """The Redis connection every shared store uses: short timeouts, and a backoff while Redis is down.
 
 A Redis that is down or hung must not hold up an answer: a command gets COMMAND_TIMEOUT_S (well
-under Slack's and Discord's 3 s), one immediate retry on a fresh connection (a pooled connection
-that died when Redis restarted fails its first command), and after a failure the stores skip Redis
-for a backoff that doubles from BACKOFF_FIRST_S up to BACKOFF_MAX_S (full jitter, so N processes
-do not reconnect in step) and then try again. While Redis is skipped, callers get StoreUnavailable
-at once and fall back (answers without thread memory, local rate limits and de-duplication).
+under Slack's and Discord's 3 s), one immediate retry on a fresh connection if the connection
+dropped (a pooled connection that died when Redis restarted fails its first command), and after
+a failure the stores skip Redis for a backoff that doubles from BACKOFF_FIRST_S up to
+BACKOFF_MAX_S (full jitter, so N processes do not reconnect in step) and then try again. What
+counts as "down" is bot.redis_errors' one policy: a lost or hung connection, and also a full
+Redis (OOM), a read-only replica, a server still loading its data, or one held by a script
+(BUSY). While Redis is skipped, callers get StoreUnavailable at once and fall back (answers
+without thread memory, local rate limits and de-duplication).
 
 The blocking client serves the conversation (which runs in worker threads); the asyncio client
 serves the adapters' event-loop code. Only this module and the Redis stores import `redis`.
@@ -13,6 +16,7 @@ serves the adapters' event-loop code. Only this module and the Redis stores impo
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -25,7 +29,9 @@ import redis.asyncio
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from bot import metrics
 from bot.backoff import Backoff
+from bot.redis_errors import REDIS_ERRORS, unavailable_kind
 from bot.state_url import redacted
 from bot.store import StoreUnavailable
 
@@ -33,12 +39,13 @@ KEY_PREFIX = "gpuplan:"
 COMMAND_TIMEOUT_S = 0.5
 CONNECT_TIMEOUT_S = 0.5
 HEALTH_CHECK_INTERVAL_S = 30
+ASYNC_MAX_CONNECTIONS = 8
 BACKOFF_FIRST_S = 0.25
 BACKOFF_MAX_S = 15.0
 _RECONNECT = Backoff(first_delay_s=BACKOFF_FIRST_S, max_delay_s=BACKOFF_MAX_S, budget_s=math.inf)
 
 Result = TypeVar("Result")
-_REDIS_ERRORS = (redis.ConnectionError, redis.TimeoutError, OSError)
+logger = logging.getLogger(__name__)
 
 
 class ReconnectGate:
@@ -74,7 +81,9 @@ def _client_options() -> dict[str, object]:
     return {
         "socket_timeout": COMMAND_TIMEOUT_S,
         "socket_connect_timeout": CONNECT_TIMEOUT_S,
-        "retry": Retry(NoBackoff(), 1),
+        # A pooled connection that died when Redis restarted fails at once: retry that on a fresh
+        # one. Not a timeout: a stalled Redis would then hold the command twice as long.
+        "retry": Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,)),
         "health_check_interval": HEALTH_CHECK_INTERVAL_S,
         "decode_responses": True,
         "client_name": "gpuplan",
@@ -89,14 +98,22 @@ class _Guarded:
     @contextmanager
     def _guard(self) -> Iterator[None]:
         if not self.gate.ready():
-            raise StoreUnavailable(f"Redis at {redacted(self.url)} is unreachable; retrying soon")
+            raise StoreUnavailable(
+                f"Redis at {redacted(self.url)} is unavailable; retrying soon", "backing_off"
+            )
+        metrics.store_round_trip("redis")
         try:
             yield
-        except _REDIS_ERRORS as error:
+        except REDIS_ERRORS as error:
+            kind = unavailable_kind(error)
+            if kind is None:
+                raise  # a command we got wrong, not an outage
             wait_s = self.gate.failed()
+            metrics.store_unavailable("redis", kind)
             raise StoreUnavailable(
-                f"Redis at {redacted(self.url)} did not answer ({type(error).__name__}: {error});"
-                f" next try in {wait_s:.1f} s"
+                f"Redis at {redacted(self.url)} is unavailable ({kind}: {type(error).__name__}:"
+                f" {error}); next try in {wait_s:.1f} s",
+                kind,
             ) from error
         self.gate.succeeded()
 
@@ -119,7 +136,14 @@ class AsyncRedisLink(_Guarded):
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
-        self.client: redis.asyncio.Redis = redis.asyncio.Redis.from_url(url, **_client_options())
+        # A burst of deliveries runs its commands at once; a bounded pool makes them share a few
+        # connections instead of opening one each (a connect, CLIENT SETNAME and PING per new
+        # connection), and a command waits at most a command's timeout for a free one.
+        pool = redis.asyncio.BlockingConnectionPool.from_url(
+            url, max_connections=ASYNC_MAX_CONNECTIONS, timeout=COMMAND_TIMEOUT_S,
+            **_client_options(),
+        )  # fmt: skip
+        self.client: redis.asyncio.Redis = redis.asyncio.Redis(connection_pool=pool)
 
     async def run(self, command: Callable[[redis.asyncio.Redis], Awaitable[Result]]) -> Result:
         with self._guard():
@@ -153,6 +177,25 @@ def shared_link(url: str) -> RedisLink:
         if link is None:
             link = _links[url] = RedisLink(url)
         return link
+
+
+class OutageLog:
+    """Logs the first StoreUnavailable of an outage, and that it is over, once each: `what` says
+    what the caller does meanwhile ("de-duplication is per process")."""
+
+    def __init__(self, what: str) -> None:
+        self._what = what
+        self._degraded = False
+
+    def failed(self, error: StoreUnavailable) -> None:
+        if not self._degraded:
+            logger.warning("%s until Redis is back: %s", self._what, error)
+        self._degraded = True
+
+    def recovered(self) -> None:
+        if self._degraded:
+            logger.info("Redis answers again; %s no longer", self._what)
+        self._degraded = False
 
 
 def key(*parts: str) -> str:

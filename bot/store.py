@@ -37,7 +37,12 @@ class ThreadState:
 
 class StoreUnavailable(RuntimeError):
     """The shared store could not be reached in time (Redis down or slow); the message says which
-    and when it is tried again. Callers answer without it rather than fail."""
+    and when it is tried again. Callers answer without it rather than fail. `kind` says how, for
+    metrics and logs (bot.redis_errors names Redis's kinds)."""
+
+    def __init__(self, message: str, kind: str = "unavailable") -> None:
+        super().__init__(message)
+        self.kind = kind
 
     def user_sentence(self, *, read: bool) -> str:
         """What to tell the user, who was answered without the thread's job (`read`) or whose
@@ -51,8 +56,7 @@ class StoreFailed(StoreUnavailable):
     or the OS's own words."""
 
     def __init__(self, kind: str, path: Path, cause: BaseException) -> None:
-        super().__init__(f"thread store {path}: {kind.replace('_', ' ')} ({_reason(cause)})")
-        self.kind = kind
+        super().__init__(f"thread store {path}: {kind.replace('_', ' ')} ({_reason(cause)})", kind)
         self.path = path
 
     def user_sentence(self, *, read: bool) -> str:

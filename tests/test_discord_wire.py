@@ -9,9 +9,6 @@ import time
 from collections.abc import AsyncIterator
 
 import pytest
-import yarl
-from discord.gateway import DiscordWebSocket
-from discord.http import Route
 
 from adapters.discord import commands_cmd
 from adapters.discord.client import GpuplanClient
@@ -19,7 +16,7 @@ from adapters.discord.commands import command_payloads
 from bot.conversation import Conversation
 from bot.reply import Reply
 from bot.threads import ThreadKey
-from tests.fakes.discord_api import FakeDiscord, schema_errors
+from tests.fakes.discord_api import FakeDiscord, schema_errors, serve_for_discord_py
 
 MESSAGE_CONTENT_INTENT = 1 << 15
 
@@ -38,9 +35,7 @@ class Slow:
 
 @pytest.fixture
 async def fake(monkeypatch) -> AsyncIterator[FakeDiscord]:
-    fake = await FakeDiscord().start()
-    monkeypatch.setattr(Route, "BASE", fake.rest_base)
-    monkeypatch.setattr(DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL(fake.gateway_url))
+    fake = await serve_for_discord_py(monkeypatch)
     yield fake
     await fake.stop()
 

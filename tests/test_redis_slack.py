@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import aiohttp
+import pytest
 import pytest_asyncio
 from slack_sdk.oauth.installation_store.models.installation import Installation
 
@@ -19,13 +20,14 @@ from adapters.slack import serve
 from adapters.slack.redis_store import (
     RedisInstallationStore,
     RedisOAuthStateStore,
-    RedisSeenIds,
     RedisThreadLinks,
 )
 from adapters.slack.state import open_stores
 from bot.redis_client import AsyncRedisLink
+from bot.redis_seen import RedisSeenIds
 from bot.reply import Reply
 from bot.state_url import StateBackend
+from bot.store import StoreUnavailable
 from bot.threads import ThreadKey
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlack, sign
 from tests.redis_server import RedisServer
@@ -149,7 +151,7 @@ async def test_an_oauth_state_is_good_once_on_any_process(redis_url: str) -> Non
 
 
 async def test_a_delivery_is_first_on_one_process_only(redis_url: str) -> None:
-    first, second = (RedisSeenIds(AsyncRedisLink(redis_url)) for _ in range(2))
+    first, second = (RedisSeenIds(AsyncRedisLink(redis_url), "slack", 60) for _ in range(2))
     assert await first.first_time("event:Ev1")
     assert not await second.first_time("event:Ev1")
     assert await second.first_time("event:Ev2")
@@ -158,15 +160,22 @@ async def test_a_delivery_is_first_on_one_process_only(redis_url: str) -> None:
 async def test_stores_fall_back_while_redis_is_down(tmp_path: Path) -> None:
     server = RedisServer(tmp_path / "redis").start()
     link = AsyncRedisLink(server.url)
-    seen, links = RedisSeenIds(link), RedisThreadLinks(link)
+    seen, links = RedisSeenIds(link, "slack", 60), RedisThreadLinks(link)
     await links.remember("T", "C", "1.1", "conv")
     server.kill()
     try:
         assert await seen.first_time("event:Ev9")  # this process still answers each id once
         assert not await seen.first_time("event:Ev9")
-        assert await links.conversation_for("T", "C", "1.1") is None  # unknown, not an error
-        await links.remember("T", "C", "1.2", "conv")  # logged and dropped
+        with pytest.raises(StoreUnavailable):  # not "not ours": the store cannot say
+            await links.conversation_for("T", "C", "1.1")
+        await links.remember("T", "C", "1.2", "conv")  # kept here until Redis takes it
+        assert await links.conversation_for("T", "C", "1.2") == "conv"
         status = await open_stores(StateBackend(server.url)).status()
-        assert status["ok"] is False and "did not answer" in str(status["error"])
+        assert status["ok"] is False and "unavailable (connection" in str(status["error"])
+        server.start()  # same port, empty
+        other = RedisThreadLinks(AsyncRedisLink(server.url))
+        link.gate.succeeded()  # past the backoff, as time would bring
+        assert await links.conversation_for("T", "C", "0.0") is None  # writes what it kept
+        assert await other.conversation_for("T", "C", "1.2") == "conv"
     finally:
         server.kill()

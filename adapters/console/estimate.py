@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import IO
 
 from adapters.console.lines import open_lines
+from bot import json_limits
+from bot.json_limits import JsonRefused
 from planner.catalog.models import ModelArch, arch_from_hf_config
 from planner.errors import PlanningError
 from planner.planner import make_plan, parse_spec
@@ -64,11 +66,9 @@ def _plan_json(data: object, arch: ModelArch | None) -> dict:
 
 def _read_config(path: str) -> ModelArch:
     try:
-        config = json.loads(_read_text(path, "config"))
-    except json.JSONDecodeError as exc:
-        raise PlanningError(
-            f"{path} is not JSON ({exc.msg}, line {exc.lineno})", "config"
-        ) from None
+        config = json_limits.loads(_read_text(path, "config"))
+    except JsonRefused as exc:
+        raise PlanningError(f"{path} is not JSON ({exc})", "config") from None
     name = Path(path).resolve().parent.name or Path(path).stem
     return arch_from_hf_config(config, name)
 
@@ -77,9 +77,9 @@ def _one_line(line: str, arch: ModelArch | None) -> dict:
     if len(line) > MAX_LINE_CHARS:
         return {"id": None, "error": f"line longer than {MAX_LINE_CHARS:,} characters"}
     try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        return {"id": None, "error": f"not JSON ({exc.msg} at column {exc.colno})"}
+        record = json_limits.loads(line)
+    except JsonRefused as exc:
+        return {"id": None, "error": f"not JSON ({exc})"}
     if not isinstance(record, dict):
         return {"id": None, "error": 'each line must be an object {"id", "spec"}'}
     line_id = record.get("id")
@@ -107,9 +107,9 @@ def run(args: argparse.Namespace) -> int:
             return _run_jsonl(args.jsonl, arch)
         if args.spec:
             try:
-                data = json.loads(_read_text(args.spec, "spec"))
-            except json.JSONDecodeError as exc:
-                raise PlanningError(f"not JSON ({exc.msg}, line {exc.lineno})", "spec") from None
+                data = json_limits.loads(_read_text(args.spec, "spec"))
+            except JsonRefused as exc:
+                raise PlanningError(f"not JSON ({exc})", "spec") from None
         elif arch is not None:
             data = JobSpec(method=Method.lora).model_dump(exclude_none=True)
         else:

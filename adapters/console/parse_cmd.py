@@ -60,11 +60,12 @@ def _run_text(text: str) -> int:
 
 
 def _answer(line: str, number: int) -> dict[str, Any]:
+    from bot import json_limits
     from planner.parsing import parse
 
     try:
-        item = json.loads(line)
-    except ValueError:
+        item = json_limits.loads(line)
+    except ValueError:  # json_limits.JsonRefused: bad syntax, too deep, a number too long
         return {"id": None, "error": f"line {number} is not JSON"}
     if not isinstance(item, dict):
         return {"id": None, "error": f"line {number} is not a JSON object"}

@@ -2,7 +2,9 @@
 
 Every message goes out with AllowedMentions.none(), so text echoed from a question never pings.
 Planning runs in a worker thread (`Conversation.handle` is sync) so the event loop stays free to
-acknowledge other interactions within Discord's 3 s deadline.
+acknowledge other interactions within Discord's 3 s deadline. Each interaction is answered once,
+whichever process a redelivery reaches (its id in bot.seen, on Redis when shared), and every
+answer runs as a tracked task (adapters.drain) so a shutdown finishes it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import asyncio
 import functools
 import logging
 import re
+import time
+from collections.abc import Coroutine
 from typing import Any, Protocol
 
 import discord
@@ -20,11 +24,13 @@ from adapters.discord.blocked import Blocked
 from adapters.discord.commands import build_tree
 from adapters.discord.keys import key_for_interaction, key_for_message
 from adapters.discord.views import WhatIfButton
-from bot import phrases
+from adapters.drain import InFlight
+from bot import metrics, phrases
 from bot.configs import MAX_CONFIG_ATTACHMENT_BYTES
 from bot.patches import Message
-from bot.prices.preferences import is_settings_command
 from bot.reply import Reply
+from bot.seen import SeenIds, SeenInProcess
+from bot.settings_commands import is_settings_change
 from bot.threads import ThreadKey
 
 log = logging.getLogger(__name__)
@@ -47,6 +53,7 @@ class GpuplanClient(discord.AutoShardedClient):
         *,
         message_content: bool = False,
         sync_guild_id: int | None = None,
+        seen: SeenIds | None = None,
         **options: Any,
     ) -> None:
         intents = discord.Intents.default()
@@ -59,6 +66,20 @@ class GpuplanClient(discord.AutoShardedClient):
         self.sync_guild_id = sync_guild_id
         self.blocked = Blocked()
         self.tree = build_tree(self)
+        # An interaction's id is good for its token's life; no redelivery comes later.
+        self.seen = seen or SeenInProcess(limits.INTERACTION_TOKEN_TTL_S)
+        self.in_flight = InFlight("discord")
+
+    async def _tracked(self, work: Coroutine[Any, Any, None], label: str) -> None:
+        """Run `work` as a tracked task (a shutdown waits for it), shielded from discord.py
+        cancelling the event's own task."""
+        await asyncio.shield(self.in_flight.start(work, label))
+
+    async def disconnect_gateway(self) -> None:
+        """Stop receiving events (every shard's WebSocket closes) while HTTP keeps working, so
+        the answers in flight can still be delivered."""
+        for shard in self.shards.values():
+            await shard.disconnect()
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(WhatIfButton)
@@ -77,19 +98,29 @@ class GpuplanClient(discord.AutoShardedClient):
         the user may change this server's settings (Manage Server)."""
         # `admin` is passed only for a settings change by an admin: a conversation without
         # settings needs no new argument.
+        self.in_flight.label(str(key))
         extra = (
-            {"admin": True} if admin and isinstance(text, str) and is_settings_command(text) else {}
+            {"admin": True} if admin and isinstance(text, str) and is_settings_change(text) else {}
         )
         handle = functools.partial(self.conversation.handle, key, text, user, **extra)
         try:
             return await asyncio.wait_for(asyncio.to_thread(handle), PLAN_TIMEOUT_S)
         except TimeoutError:
+            metrics.error("discord", "plan_timed_out")
             return _error_reply(phrases.PLAN_TIMED_OUT)
         except Exception:
             log.exception("planning failed for %s", key)
+            metrics.error("discord", "plan_failed")
             return _error_reply(phrases.PLAN_CRASHED)
 
+    def _delivered(self, reply: Reply) -> None:
+        metrics.answered("discord", reply.kind)
+        metrics.answer_time("discord", self.in_flight.age_s())
+
     async def on_message(self, message: discord.Message) -> None:
+        await self._tracked(self._on_message(message), f"discord message {message.id}")
+
+    async def _on_message(self, message: discord.Message) -> None:
         me = self.user
         if me is None or message.author.bot:
             return
@@ -126,6 +157,7 @@ class GpuplanClient(discord.AutoShardedClient):
                 target, reference = thread, None
         try:
             await deliver.to_channel(target, reply, reference=reference)
+            self._delivered(reply)
         except discord.Forbidden as error:
             self.blocked.refused(channel.id, error.text or str(error.status))
         except discord.HTTPException as error:  # after discord.py's own retries of 5xx and 429
@@ -146,14 +178,25 @@ class GpuplanClient(discord.AutoShardedClient):
     async def answer(
         self, interaction: discord.Interaction, text: Message, *, ephemeral: bool
     ) -> None:
-        """Defer first (the 3 s deadline), then plan, then fill in the answer."""
+        """Once per interaction id: defer first (the 3 s deadline), then plan, then fill in the
+        answer. A repeat is dropped before its defer: the first delivery has acknowledged it."""
+        arrived_s = time.perf_counter()
+        if not await self.seen.first_time(f"interaction:{interaction.id}"):
+            log.info("interaction %s was answered already; dropped the repeat", interaction.id)
+            return
         await interaction.response.defer(thinking=True, ephemeral=ephemeral)
+        metrics.ack("discord", time.perf_counter() - arrived_s)
+        label = f"discord interaction {interaction.id}"
+        await self._tracked(self._answer(interaction, text, ephemeral=ephemeral), label)
+
+    async def _answer(
+        self, interaction: discord.Interaction, text: Message, *, ephemeral: bool
+    ) -> None:
         key = key_for_interaction(interaction)
-        reply = await self.plan(
-            key, text, str(interaction.user.id), admin=manages_server(interaction.user)
-        )
+        reply = await self.plan(key, text, str(interaction.user.id), admin=may_manage(interaction))
         try:
             await deliver.to_interaction(interaction, reply, ephemeral=ephemeral)
+            self._delivered(reply)
         except discord.HTTPException as error:  # after discord.py's own retries of 5xx and 429
             _lost(key, "the interaction's follow-up", error)
             try:  # never leave "gpuplan is thinking…" hanging, if Discord takes anything at all
@@ -177,6 +220,7 @@ async def _open_thread(message: discord.Message, text: str) -> discord.Thread | 
 def _lost(key: ThreadKey, where: str, error: discord.HTTPException) -> None:
     # The status and Discord's error code, not the URL: it holds the interaction token.
     log.warning("%s: answer lost at %s (HTTP %s, code %s)", key, where, error.status, error.code)
+    metrics.error("discord", "answer_lost")
 
 
 def manages_server(member: discord.abc.User) -> bool:
@@ -184,6 +228,12 @@ def manages_server(member: discord.abc.User) -> bool:
     server, so no one there can)."""
     permissions = getattr(member, "guild_permissions", None)
     return bool(permissions is not None and permissions.manage_guild)
+
+
+def may_manage(interaction: discord.Interaction) -> bool:
+    """Manage Server, as Discord itself resolved the member's permissions for this interaction
+    (its `member.permissions`), not as the roles this process has cached say; never in a DM."""
+    return interaction.guild_id is not None and interaction.permissions.manage_guild
 
 
 async def _attached_config(message: discord.Message) -> str:

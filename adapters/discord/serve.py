@@ -4,16 +4,24 @@ Environment: DISCORD_TOKEN (required, never logged), DISCORD_GUILD_ID (sync comm
 guild instantly, for testing), DISCORD_SHARD_COUNT and DISCORD_SHARD_IDS (e.g. "0-3" or "4,5": run
 a large bot as several processes; the flags --shard-count and --shard-ids override them, so each
 Procfile process type can own its range), GPUPLAN_DISCORD_MESSAGE_CONTENT=1 (the privileged
-intent that lets plain thread replies re-plan without a mention).
+intent that lets plain thread replies re-plan without a mention), GPUPLAN_DRAIN_S (on SIGTERM or
+SIGINT: how long to finish the answers in flight, default 20 s), GPUPLAN_METRICS_PORT (serve
+/metrics on this port).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.seen import SeenIds
+    from bot.state_url import StateBackend
 
 
 class SettingsError(ValueError):
@@ -95,24 +103,22 @@ def run(args: argparse.Namespace) -> int:
         return 2
     import discord
 
-    from adapters.discord.client import GpuplanClient
-    from bot.conversation import Conversation
+    from adapters.drain import drain_budget_s
 
-    client = GpuplanClient(
-        Conversation(),
-        message_content=settings.message_content,
-        sync_guild_id=settings.sync_guild_id,
-        shard_count=settings.shard_count,
-        shard_ids=settings.shard_ids,
-    )
+    try:
+        budget_s = drain_budget_s()
+    except ValueError as error:
+        print(f"gpuplan serve discord: {error}", file=sys.stderr)
+        return 2
     shards = (
         f"shards {settings.shard_ids} of {settings.shard_count}"
         if settings.shard_ids
         else ("Discord's recommended shards")
     )
     print(f"gpuplan: Discord bot on {shards}; state in {backend.describe()}", flush=True)
+    discord.utils.setup_logging(root=True)
     try:
-        client.run(settings.token, root_logger=True)
+        asyncio.run(_serve(settings, backend, budget_s))
     except discord.LoginFailure:
         print("gpuplan serve discord: Discord rejected DISCORD_TOKEN (reset it?)", file=sys.stderr)
         return 1
@@ -124,6 +130,57 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+async def _serve(settings: DiscordSettings, backend: StateBackend, budget_s: float) -> None:
+    """Run the bot until SIGTERM or SIGINT, then drain: the gateway disconnects (no new work),
+    the answers in flight finish within `budget_s`, and the client closes."""
+    from adapters.discord.client import GpuplanClient
+    from adapters.drain import until_stop_signal
+    from adapters.metrics_http import serve_metrics_from_env
+    from bot import metrics
+    from bot.conversation import Conversation
+
+    conversation = Conversation()
+    metrics.enable(conversation.prices.snapshot)
+    client = GpuplanClient(
+        conversation,
+        message_content=settings.message_content,
+        sync_guild_id=settings.sync_guild_id,
+        seen=_seen_ids(backend),
+        shard_count=settings.shard_count,
+        shard_ids=settings.shard_ids,
+    )
+    metrics_runner = await serve_metrics_from_env("discord")
+    try:
+        async with client:
+            running = asyncio.ensure_future(client.start(settings.token))
+            stopping = asyncio.ensure_future(until_stop_signal())
+            await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if running.done():
+                stopping.cancel()
+                running.result()  # a login or intents failure, for run() to explain
+                return
+            print(f"gpuplan: {stopping.result()}: draining (up to {budget_s:g} s)", flush=True)
+            await client.disconnect_gateway()
+            await client.in_flight.finish(budget_s)
+            await client.close()
+            await asyncio.gather(running, return_exceptions=True)
+    finally:
+        if metrics_runner is not None:
+            await metrics_runner.cleanup()
+
+
+def _seen_ids(backend: StateBackend) -> SeenIds | None:
+    """Interaction ids on Redis when the processes share one (else the client's own memory)."""
+    if backend.redis_url is None:
+        return None
+    from adapters.discord.keys import PLATFORM
+    from adapters.discord.limits import INTERACTION_TOKEN_TTL_S
+    from bot.redis_client import AsyncRedisLink
+    from bot.redis_seen import RedisSeenIds
+
+    return RedisSeenIds(AsyncRedisLink(backend.redis_url), PLATFORM, INTERACTION_TOKEN_TTL_S)
 
 
 def _int(env: Mapping[str, str], name: str, *, minimum: int) -> int | None:

@@ -1,10 +1,13 @@
 """The Slack bot: a slack-bolt AsyncApp wired to any object with `handle(key, text, user)`.
 
-Acknowledge first, plan after: every listener acks, starts the work as a background task and
-returns, so Bolt (in process_before_response mode) answers Slack's HTTP request or Socket Mode
-envelope at once; the planner then runs in a worker thread, and a slow plan never misses Slack's
-3 s deadline. Bolt's own ways to do this cost more per request: its default mode polls for the ack
-every 10 ms, and its lazy listeners deep-copy the whole request (about 1 ms each) before acking.
+Acknowledge first, everything else after: every listener acks, starts the work as a background
+task and returns, so Bolt (in process_before_response mode) answers Slack's HTTP request or Socket
+Mode envelope at once, before any store round trip; the de-duplication of a repeated delivery (a
+repeat is acknowledged, then dropped), the plan (in a worker thread) and the answer follow. A slow
+plan or a slow Redis never misses Slack's 3 s deadline. Bolt's own ways to do this cost more per
+request: its default mode polls for the ack every 10 ms, and its lazy listeners deep-copy the
+whole request (about 1 ms each) before acking. The tasks are tracked (adapters.drain) so a
+shutdown finishes them.
 """
 
 from __future__ import annotations
@@ -16,19 +19,24 @@ import re
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
+from adapters.drain import InFlight
 from adapters.slack import delivery
 from adapters.slack.blocked import BlockedChannels
-from adapters.slack.dedupe import SeenIds, SeenInProcess, delivery_id
+from adapters.slack.dedupe import delivery_id
 from adapters.slack.envelopes import BlockActions, ChatEvent, SlashCommand
 from adapters.slack.escape import clean, incoming_to_plain
 from adapters.slack.files import shared_config
 from adapters.slack.keys import slash_conversation_id, thread_key
+from adapters.slack.limits import DELIVERY_REPEAT_TTL_S
+from adapters.slack.pending import PendingReplies
 from adapters.slack.render import WHATIF_ACTION_PREFIX, conversation_id_from_block_id, render_reply
 from adapters.slack.store import ThreadIndex, ThreadLinks
-from bot import phrases
+from bot import metrics, phrases
 from bot.patches import Button, Message
-from bot.prices.preferences import is_settings_command
 from bot.reply import Reply
+from bot.seen import SeenIds, SeenInProcess
+from bot.settings_commands import is_settings_change
+from bot.store import StoreUnavailable
 from bot.threads import ThreadKey
 
 if TYPE_CHECKING:
@@ -69,6 +77,7 @@ def build_app(
     seen: SeenIds | None = None,
     files_enabled: bool = False,
     oauth_settings: AsyncOAuthSettings | None = None,
+    in_flight: InFlight | None = None,
 ) -> AsyncApp:
     from slack_bolt.async_app import AsyncApp
 
@@ -82,61 +91,73 @@ def build_app(
         process_before_response=True,
         user_facing_authorize_error_message=AUTHORIZE_ERROR_TEXT,
     )
-    bot = _SlackBot(conversation, threads or ThreadIndex(), files_enabled)
-    seen_ids = seen or SeenInProcess()
-
-    @app.middleware
-    async def answer_each_delivery_once(body: dict, next_: Any) -> Any:
-        from slack_bolt.response import BoltResponse
-
-        repeat = delivery_id(body)
-        if repeat and not await seen_ids.first_time(repeat):
-            logger.info("%s was answered already; acknowledging the repeat only", repeat)
-            return BoltResponse(status=200, body="")
-        return await next_()
+    bot = _SlackBot(
+        conversation,
+        threads or ThreadIndex(),
+        files_enabled,
+        seen or SeenInProcess(DELIVERY_REPEAT_TTL_S),
+        in_flight if in_flight is not None else InFlight("slack"),
+    )
 
     @app.command(re.compile(r"^/"))
     async def slash_command(ack: Any, command: dict, client: AsyncWebClient) -> None:
         await ack(response_type="ephemeral", text=ACK_TEXT)
-        bot.start(bot.on_command(command, client))
+        bot.start(command, bot.on_command(command, client))
 
     @app.event("app_mention")
-    async def app_mention(ack: Any, event: dict, context: Any, client: AsyncWebClient) -> None:
+    async def app_mention(
+        ack: Any, body: dict, event: dict, context: Any, client: AsyncWebClient
+    ) -> None:
         await ack()
-        bot.start(bot.on_mention(event, context, client))
+        bot.start(body, bot.on_mention(event, context, client))
 
     @app.event("message")
-    async def message(ack: Any, event: dict, context: Any, client: AsyncWebClient) -> None:
+    async def message(
+        ack: Any, body: dict, event: dict, context: Any, client: AsyncWebClient
+    ) -> None:
         await ack()
-        bot.start(bot.on_message(event, context, client))
+        bot.start(body, bot.on_message(event, context, client))
 
     @app.action(re.compile("^" + re.escape(WHATIF_ACTION_PREFIX)))
     async def whatif_button(ack: Any, body: dict, client: AsyncWebClient) -> None:
         await ack()
-        bot.start(bot.on_whatif(body, client))
+        bot.start(body, bot.on_whatif(body, client))
 
     return app
 
 
 class _SlackBot:
-    def __init__(self, conversation: Conversation, threads: ThreadLinks, files: bool) -> None:
+    def __init__(
+        self,
+        conversation: Conversation,
+        threads: ThreadLinks,
+        files: bool,
+        seen: SeenIds,
+        in_flight: InFlight,
+    ) -> None:
         self._conversation = conversation
         self._threads = threads
         self._files = files
-        self._running: set[asyncio.Task[None]] = set()  # asyncio keeps only weak references
+        self._seen = seen
+        self._in_flight = in_flight
         self._blocked = BlockedChannels()
+        self._pending = PendingReplies(threads, in_flight)
 
-    def start(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(self._logged(work))
-        self._running.add(task)
-        task.add_done_callback(self._running.discard)
+    def start(self, body: dict, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` after the ack, unless the delivery is a repeat of one answered already."""
+        repeat = delivery_id(body)
+        self._in_flight.start(self._once(repeat, work), repeat or "slack delivery")
 
-    async def _logged(self, work: Coroutine[Any, Any, None]) -> None:
-        try:
-            await work
-        except Exception:
-            # Slack already has its ack; what failed in our own code is logged in full.
-            logger.exception("answering on Slack failed")
+    async def _once(self, repeat: str | None, work: Coroutine[Any, Any, None]) -> None:
+        if repeat and not await self._seen.first_time(repeat):
+            logger.info("%s was answered already; acknowledged the repeat only", repeat)
+            work.close()  # never awaited: the first delivery answers
+            return
+        await work
+
+    def _delivered(self, reply: Reply) -> None:
+        metrics.answered("slack", reply.kind)
+        metrics.answer_time("slack", self._in_flight.age_s())
 
     async def on_command(self, body: dict, client: AsyncWebClient | None = None) -> None:
         command = SlashCommand.model_validate(body)
@@ -148,7 +169,8 @@ class _SlackBot:
         reply = await self._plan(key, text, command.user_id, client)
         ephemeral = private or reply.kind == "help"
         payloads = render_reply(reply, conversation_id=conversation_id)
-        await delivery.to_response_url(command.response_url, payloads, key, ephemeral)
+        if await delivery.to_response_url(command.response_url, payloads, key, ephemeral):
+            self._delivered(reply)
 
     async def on_mention(self, body: dict, context: Any, client: AsyncWebClient) -> None:
         event = ChatEvent.model_validate(body)
@@ -156,7 +178,7 @@ class _SlackBot:
             return
         team, channel = _team(event, context), event.channel
         root = event.thread_ts or event.ts
-        conversation_id = await self._threads.conversation_for(team, channel, root) or root
+        conversation_id = await self._conversation_of(team, channel, root)
         text = await self._with_shared_config(event, context, client)
         await self._answer_in_thread(client, team, channel, root, conversation_id, text, event.user)
 
@@ -173,7 +195,13 @@ class _SlackBot:
             return
         team, channel = _team(event, context), event.channel
         root = event.thread_ts
-        conversation_id = root and await self._threads.conversation_for(team, channel, root)
+        try:
+            conversation_id = root and await self._threads.conversation_for(team, channel, root)
+        except StoreUnavailable:
+            # Whether this thread is gpuplan's is in the store: ask again once it is back.
+            retry = functools.partial(self.on_message, body, context, client)
+            self._pending.add(retry, f"{thread_key(team, channel, root or '')} (plain reply)")
+            return
         if not conversation_id:
             if not in_dm:
                 return
@@ -200,11 +228,8 @@ class _SlackBot:
         team = click.team.id if click.team else ""
         channel = (click.channel.id if click.channel else "") or container.channel_id
         root = container.thread_ts or container.message_ts
-        conversation_id = (
-            conversation_id_from_block_id(action.block_id)
-            or await self._threads.conversation_for(team, channel, root)
-            or root
-        )
+        conversation_id = conversation_id_from_block_id(action.block_id)
+        conversation_id = conversation_id or await self._conversation_of(team, channel, root)
         # The button's id names its stored change; an old-format button's value is its text.
         text = Button(
             action.action_id.removeprefix(WHATIF_ACTION_PREFIX), incoming_to_plain(action.value)
@@ -217,7 +242,8 @@ class _SlackBot:
                 logger.warning("%s: a private what-if came without a response_url", key)
                 return
             payloads = render_reply(reply, conversation_id=conversation_id)
-            await delivery.to_response_url(click.response_url, payloads, key, ephemeral=True)
+            if await delivery.to_response_url(click.response_url, payloads, key, ephemeral=True):
+                self._delivered(reply)
             return
         await self._answer_in_thread(
             client, team, channel, root, conversation_id, text, click.user.id, click.response_url
@@ -236,6 +262,7 @@ class _SlackBot:
     ) -> None:
         key = thread_key(team, channel, conversation_id)
         reply = await self._plan(key, text, user, client)
+        # A link Redis cannot take now is kept and written once it is back (redis_store).
         await self._threads.remember(team, channel, root, conversation_id)
         payloads = render_reply(reply, conversation_id=conversation_id)
         posted = await delivery.to_thread(client, channel, root, payloads, key)
@@ -246,8 +273,18 @@ class _SlackBot:
             if response_url:  # a button press: its response_url reaches the asker anyway
                 await delivery.to_response_url(response_url, [{"text": notice}], key, True)
             return
+        if posted.ok:
+            self._delivered(reply)
         if posted.ok and self._files and reply.has_chart:
             await self._upload_chart(client, channel, root, reply)
+
+    async def _conversation_of(self, team: str, channel: str, root: str) -> str:
+        """The conversation a thread belongs to, else the thread's own (also while the store is
+        down: a mention or a click is answered either way)."""
+        try:
+            return await self._threads.conversation_for(team, channel, root) or root
+        except StoreUnavailable:
+            return root
 
     async def _upload_chart(
         self, client: AsyncWebClient, channel: str, root: str, reply: Reply
@@ -267,8 +304,9 @@ class _SlackBot:
     async def _plan(
         self, key: ThreadKey, text: Message, user: str | None, client: AsyncWebClient | None = None
     ) -> Reply:
+        self._in_flight.label(str(key))
         # Only a settings change needs the user's role, and Slack tells it only through an API call.
-        typed = isinstance(text, str) and is_settings_command(text)
+        typed = isinstance(text, str) and is_settings_change(text)
         admin = bool(user and client and typed and await is_workspace_admin(client, user))
         # `admin` is passed only when true: a conversation without settings needs no new argument.
         extra = {"admin": True} if admin else {}
@@ -278,6 +316,7 @@ class _SlackBot:
         except Exception:
             # The user gets a short apology; the details go to the log, never to the channel.
             logger.exception("planning failed for %s", key)
+            metrics.error("slack", "plan_failed")
             return Reply(kind="error", title=phrases.ADAPTER_ERROR_TITLE, body=phrases.PLAN_FAILED)
 
 

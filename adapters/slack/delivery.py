@@ -23,6 +23,7 @@ from slack_sdk.http_retry.interval_calculator import RetryIntervalCalculator
 
 from adapters.slack import limits
 from adapters.slack.blocked import REFUSALS
+from bot import metrics
 from bot.backoff import Backoff
 from bot.threads import ThreadKey
 
@@ -57,8 +58,9 @@ def retry_handlers() -> list[AsyncRetryHandler]:
 
 async def to_response_url(
     response_url: str, payloads: Sequence[dict[str, Any]], key: ThreadKey, ephemeral: bool
-) -> None:
-    """Post each payload to a slash command's or a click's response_url (at most Slack's 5)."""
+) -> bool:
+    """Post each payload to a slash command's or a click's response_url (at most Slack's 5);
+    whether all of them got there."""
     from slack_sdk.webhook.async_client import AsyncWebhookClient
 
     if len(payloads) > limits.RESPONSE_URL_MAX_POSTS:
@@ -80,10 +82,11 @@ async def to_response_url(
             )
         except Exception as error:
             _lost(key, "response_url", part, len(payloads), type(error).__name__)
-            return
+            return False
         if response.status_code != 200:
             _lost(key, "response_url", part, len(payloads), f"HTTP {response.status_code}")
-            return
+            return False
+    return True
 
 
 class Posted(NamedTuple):
@@ -127,3 +130,4 @@ def _code(error: Any) -> str:
 def _lost(key: ThreadKey, where: str, part: int, parts: int, why: str) -> None:
     # The class of a connection error, not its text: aiohttp's messages can carry the URL.
     logger.warning("%s: answer lost at %s, part %d of %d (%s)", key, where, part, parts, why)
+    metrics.error("slack", "answer_lost")

@@ -8,10 +8,13 @@ the event is signed, but the bot never follows a link anywhere else.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from bot.configs import MAX_CONFIG_ATTACHMENT_BYTES
+
+if TYPE_CHECKING:
+    import aiohttp
 
 logger = logging.getLogger(__name__)
 
@@ -67,10 +70,21 @@ async def shared_config(files: list[dict[str, Any]], token: str | None, api_url:
                     name, response.status,
                 )  # fmt: skip
                 return ""
-            body = await response.content.read(MAX_CONFIG_ATTACHMENT_BYTES + 1)
+            body = await _read_up_to(response.content, MAX_CONFIG_ATTACHMENT_BYTES + 1)
     except (aiohttp.ClientError, TimeoutError):
         logger.warning("could not fetch shared file %s", name)
         return ""
     if len(body) > MAX_CONFIG_ATTACHMENT_BYTES:
         return ""
     return body.decode("utf-8", errors="replace")
+
+
+async def _read_up_to(stream: aiohttp.StreamReader, limit: int) -> bytes:
+    """The body, to its end or to `limit` bytes, whichever comes first. (`read(n)` returns what
+    the first network read brought, so a file bigger than that came back cut short.)"""
+    body = bytearray()
+    async for chunk in stream.iter_chunked(64 * 1024):
+        body += chunk
+        if len(body) >= limit:
+            break
+    return bytes(body[:limit])

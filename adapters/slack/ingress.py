@@ -8,6 +8,7 @@ in the log. Here nothing is parsed until the signature is good:
 - a missing, malformed, wrong or stale signature (or a non-numeric timestamp) → 401;
 - a signed body that is not a JSON object or form → 400;
 - a signed, parsed body of a shape the bot does not act on → 200 (so Slack does not retry it);
+- while the process drains before exiting, an Events API delivery → 503 (so Slack retries it);
 
 each with one rate-limited log line (adapters.rejections) and never the body's contents. The
 OAuth pages get the same one-line treatment when Bolt's flow fails on a bad query, and Socket
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import logging
 import re
 import time
@@ -30,7 +30,9 @@ from aiohttp import web
 
 from adapters.rejections import RejectionLog
 from adapters.slack import limits
-from adapters.slack.envelopes import read_envelope
+from adapters.slack.envelopes import EventCallback, read_envelope
+from bot import json_limits, metrics
+from bot.json_limits import JsonRefused
 
 if TYPE_CHECKING:
     from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
@@ -40,6 +42,9 @@ logger = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _TIMESTAMP = re.compile(r"[0-9]{1,12}")
+# Slack retries a failed delivery at once, after 1 and after 5 minutes whatever this says; a
+# balancer or proxy in front may honour it.
+DRAIN_RETRY_AFTER_S = "5"
 
 
 class NotASlackBody(ValueError):
@@ -52,11 +57,13 @@ def parse_body(raw: bytes, content_type: str) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
         if content_type == "application/json" or text.startswith("{"):
-            parsed: Any = json.loads(text)
+            parsed: Any = json_limits.loads(text)
         else:
             form = dict(parse_qsl(text, keep_blank_values=True))
-            parsed = json.loads(form["payload"]) if "payload" in form else form
-    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+            parsed = json_limits.loads(form["payload"]) if "payload" in form else form
+    except JsonRefused as error:
+        raise NotASlackBody(f"JSON: {error}") from None
+    except (UnicodeDecodeError, ValueError) as error:
         raise NotASlackBody(type(error).__name__) from None
     if not isinstance(parsed, dict):
         raise NotASlackBody(f"a JSON {type(parsed).__name__}, not an object")
@@ -68,8 +75,12 @@ def slack_gate(
     events_path: str,
     rejections: RejectionLog | None = None,
     clock: Callable[[], float] = time.time,
+    draining: Callable[[], bool] = lambda: False,
 ) -> Callable[[web.Request, Handler], Awaitable[web.StreamResponse]]:
-    """An aiohttp middleware for the app Bolt serves at `events_path`."""
+    """An aiohttp middleware for the app Bolt serves at `events_path`. While `draining()`, an
+    Events API delivery gets 503 with Retry-After, so Slack delivers it again (to another
+    process, or to this one after its restart); commands and clicks, which Slack never retries,
+    are still let through to be acked and answered."""
     log = rejections or RejectionLog(logger)
 
     def refuse(status: int, reason: str, request: web.Request, why: str) -> web.Response:
@@ -80,6 +91,7 @@ def slack_gate(
     async def gate(request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path != events_path or request.method != "POST":
             return await _oauth_page(request, handler, log)
+        arrived_s = time.perf_counter()
         if (request.content_length or 0) > limits.REQUEST_MAX_BYTES:
             return refuse(413, "too large", request, f"{request.content_length} bytes")
         try:
@@ -102,7 +114,14 @@ def slack_gate(
         envelope = read_envelope(body)
         if isinstance(envelope, str):
             return refuse(200, "ignored", request, envelope)
-        return await handler(request)
+        if draining() and isinstance(envelope, EventCallback):
+            logger.info("slack 503 draining: %s left for Slack to retry", envelope.event_id)
+            return web.Response(
+                status=503, text="shutting down", headers={"Retry-After": DRAIN_RETRY_AFTER_S}
+            )
+        response = await handler(request)  # Bolt answers as soon as the listener acks
+        metrics.ack("slack", time.perf_counter() - arrived_s)
+        return response
 
     return gate
 
@@ -149,6 +168,8 @@ def socket_handler(app: AsyncApp, app_token: str) -> AsyncSocketModeHandler:
                     SocketModeResponse(envelope_id=req.envelope_id)
                 )
                 return
-            await super().handle(client, req)
+            arrived_s = time.perf_counter()
+            await super().handle(client, req)  # returns once the listener has acked
+            metrics.ack("slack", time.perf_counter() - arrived_s)
 
     return CheckedSocketModeHandler(app, app_token=app_token)

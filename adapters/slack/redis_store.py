@@ -2,9 +2,9 @@
 thread links, and (in OAuth mode) installations and OAuth states, shared by every Slack process.
 
 Keys (all under gpuplan:slack:):
-- `seen:<event|trigger>:<id>` — `SET NX EX`: the first process to set it answers, every repeat
-  (a Slack retry, a replay, a retry that landed on the other process) is acknowledged only.
-  TTL: limits.DELIVERY_REPEAT_TTL_S, past Slack's last retry and the signature's window.
+- `seen:<event|trigger>:<id>` — bot.redis_seen: `SET NX EX`, the first process to set it answers,
+  every repeat (a Slack retry, a replay, a retry that landed on the other process) is acknowledged
+  only. TTL: limits.DELIVERY_REPEAT_TTL_S, past Slack's last retry and the signature's window.
 - `link:<team>:<channel>:<root ts>` — the conversation a Slack thread belongs to. TTL: the
   thread TTL, refreshed whenever the thread is answered (a link outliving its thread is useless).
 - `install:<client id>:<enterprise>:<team>:bot`, `…:installer`, `…:installer:<user>` — slack_sdk
@@ -12,9 +12,10 @@ Keys (all under gpuplan:slack:):
   uninstalls the app (slack_sdk then deletes it); token rotation rewrites it in place.
 - `oauth-state:<state>` — an issued OAuth state, consumed once (GETDEL). TTL: the state's expiry.
 
-Every method is asyncio (redis.asyncio), as the Bolt app is. While Redis is unreachable,
-de-duplication falls back to this process's memory and thread links read as unknown; both log once
-per outage. Installation lookups raise, since no answer can be posted without the token.
+Every method is asyncio (redis.asyncio), as the Bolt app is. While Redis is unavailable, a
+thread link lookup raises StoreUnavailable (the app then holds a plain reply until Redis is back,
+adapters.slack.pending) and new links wait in memory; both log once per outage. Installation
+lookups raise, since no answer can be posted without the token. De-duplication is bot.redis_seen.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
@@ -29,9 +31,7 @@ from slack_sdk.oauth.installation_store.models.bot import Bot
 from slack_sdk.oauth.installation_store.models.installation import Installation
 from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 
-from adapters.slack import limits
-from adapters.slack.dedupe import SeenInProcess
-from bot.redis_client import AsyncRedisLink, key
+from bot.redis_client import AsyncRedisLink, OutageLog, key
 from bot.store import StoreUnavailable, ttl_from_env
 
 if TYPE_CHECKING:
@@ -39,74 +39,74 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 _NONE = "-"  # stands for an absent enterprise or team id in a key
+# Thread links started during an outage, kept until Redis takes them: a few hours of a busy
+# workspace's new threads, a few hundred kB at most.
+MAX_UNSAVED_LINKS = 10_000
 
 
-class _Degradable:
-    """Logs the first StoreUnavailable of an outage, and that it is over, once each."""
-
-    def __init__(self, link: AsyncRedisLink, what: str) -> None:
-        self._link = link
-        self._what = what
-        self._degraded = False
-
-    def _failed(self, error: StoreUnavailable) -> None:
-        if not self._degraded:
-            logger.warning("%s until Redis is back: %s", self._what, error)
-        self._degraded = True
-
-    def _recovered(self) -> None:
-        if self._degraded:
-            logger.info("Redis answers again; %s no longer", self._what)
-        self._degraded = False
-
-
-class RedisSeenIds(_Degradable):
-    """adapters.slack.dedupe.SeenIds on Redis: one answer per delivery across every process."""
-
-    def __init__(self, link: AsyncRedisLink, ttl_s: float = limits.DELIVERY_REPEAT_TTL_S) -> None:
-        super().__init__(link, "de-duplication is per process")
-        self._ttl_s = int(ttl_s)
-        self._fallback = SeenInProcess(ttl_s)
-
-    async def first_time(self, delivery_id: str) -> bool:
-        try:
-            first = await self._link.run(
-                lambda client: client.set(
-                    key("slack", "seen", delivery_id), 1, nx=True, ex=self._ttl_s
-                )
-            )
-        except StoreUnavailable as error:
-            self._failed(error)
-            return await self._fallback.first_time(delivery_id)
-        self._recovered()
-        return bool(first)
-
-
-class RedisThreadLinks(_Degradable):
-    """adapters.slack.store.ThreadLinks on Redis."""
+class RedisThreadLinks:
+    """adapters.slack.store.ThreadLinks on Redis. A link the store cannot take (Redis down, full
+    or read-only) is kept here, at most MAX_UNSAVED_LINKS of them, and written with the next
+    command that works, so a thread started during an outage takes plain replies afterwards."""
 
     def __init__(self, link: AsyncRedisLink, ttl_s: float | None = None) -> None:
-        super().__init__(link, "thread links are unknown")
+        self._link = link
         self._ttl_s = int(ttl_s if ttl_s is not None else ttl_from_env())
+        self._outage = OutageLog("thread links are unknown")
+        self._unsaved: OrderedDict[str, str] = OrderedDict()  # key → conversation
 
     async def remember(self, team: str, channel: str, root_ts: str, conversation: str) -> None:
         name = key("slack", "link", team, channel, root_ts)
+        self._unsaved[name] = conversation
+        self._unsaved.move_to_end(name)
+        while len(self._unsaved) > MAX_UNSAVED_LINKS:
+            name, _ = self._unsaved.popitem(last=False)
+            logger.warning("%s: dropped a thread link Redis could not take", name)
         try:
-            await self._link.run(lambda client: client.set(name, conversation, ex=self._ttl_s))
+            await self._write_unsaved()
         except StoreUnavailable as error:
-            self._failed(error)
-            return
-        self._recovered()
+            self._outage.failed(error)
 
     async def conversation_for(self, team: str, channel: str, root_ts: str) -> str | None:
         name = key("slack", "link", team, channel, root_ts)
         try:
+            if self._unsaved:
+                await self._write_unsaved()
             conversation = await self._link.run(lambda client: client.get(name))
         except StoreUnavailable as error:
-            self._failed(error)
-            return None
-        self._recovered()
+            self._outage.failed(error)
+            if name in self._unsaved:  # started here during the outage
+                return self._unsaved[name]
+            raise
+        self._outage.recovered()
         return conversation
+
+    async def available(self) -> bool:
+        """Redis answers both this loop's client and the conversation's (bot.redis_client's
+        status), and the links kept meanwhile are written."""
+        if not (await self._link.status())["ok"]:
+            return False
+        try:
+            await self._write_unsaved()
+        except StoreUnavailable:
+            return False
+        return True
+
+    async def _write_unsaved(self) -> None:
+        """One pipeline (one round trip) for every link not yet in Redis."""
+        links = list(self._unsaved.items())
+
+        async def write(client: redis.asyncio.Redis) -> None:
+            pipe = client.pipeline(transaction=False)
+            for name, conversation in links:
+                pipe.set(name, conversation, ex=self._ttl_s)
+            await pipe.execute()
+
+        await self._link.run(write)
+        for name, conversation in links:
+            if self._unsaved.get(name) == conversation:
+                del self._unsaved[name]
+        self._outage.recovered()
 
 
 class RedisInstallationStore(AsyncInstallationStore):

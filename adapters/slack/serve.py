@@ -2,6 +2,11 @@
 
 Secrets come only from the environment and are never printed. slack_bolt and aiohttp are imported
 inside functions so `gpuplan --help` stays fast.
+
+On SIGTERM or SIGINT the bot drains (adapters.drain): in HTTP mode, Events API deliveries get 503
+with Retry-After (Slack retries them, on another process or after the restart) while slash
+commands and button clicks, which Slack does not retry, are still acked and answered; Socket Mode
+disconnects. The answers in flight finish within GPUPLAN_DRAIN_S, then the process exits 0.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ if TYPE_CHECKING:
     from slack_bolt.async_app import AsyncApp
     from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 
+    from adapters.drain import InFlight
     from adapters.slack.state import SlackStores
     from bot.state_url import StateBackend
 
@@ -103,8 +109,19 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:  # a bad GPUPLAN_PRICES_REFRESH_S
         print(f"gpuplan serve slack: {error}", file=sys.stderr)
         return 2
+    from adapters.drain import drain_budget_s
+
+    try:
+        budget_s = drain_budget_s()
+    except ValueError as error:
+        print(f"gpuplan serve slack: {error}", file=sys.stderr)
+        return 2
     stores = open_stores(backend)
-    serving = _serve_socket(env, stores) if args.socket else _serve_http(env, stores, args)
+    serving = (
+        _serve_socket(env, stores, budget_s)
+        if args.socket
+        else _serve_http(env, stores, args, budget_s)
+    )
     try:
         asyncio.run(serving)
     except OSError as error:  # port in use, bad host
@@ -148,24 +165,32 @@ def read_env(*, socket: bool, files_flag: bool = False) -> tuple[SlackEnv, list[
 
 
 def build_app_from_env(
-    env: SlackEnv, conversation: object | None = None, stores: SlackStores | None = None
+    env: SlackEnv,
+    conversation: object | None = None,
+    stores: SlackStores | None = None,
+    in_flight: InFlight | None = None,
 ) -> AsyncApp:
-    """The Bolt app with the stores GPUPLAN_STATE_URL selects (or `stores`)."""
+    """The Bolt app with the stores GPUPLAN_STATE_URL selects (or `stores`); metrics on."""
     from adapters.slack.app import build_app, make_client
     from adapters.slack.state import open_stores
+    from bot import metrics
     from bot.conversation import Conversation
     from bot.state_url import backend_from_env
 
     stores = stores or open_stores(backend_from_env())
     oauth_settings = _oauth_settings(env, stores) if env.oauth else None
+    if conversation is None:
+        conversation = Conversation()
+        metrics.enable(conversation.prices.snapshot)
     return build_app(
-        conversation or Conversation(),
+        conversation,
         signing_secret=env.signing_secret,
         client=make_client(None if env.oauth else env.bot_token, env.api_url),
         threads=stores.threads,
         seen=stores.seen,
         files_enabled=env.files_enabled,
         oauth_settings=oauth_settings,
+        in_flight=in_flight,
     )
 
 
@@ -193,16 +218,20 @@ async def start_http(
     status: Callable[[], Awaitable[dict[str, object]]] | None = None,
     *,
     signing_secret: str,
+    draining: Callable[[], bool] = lambda: False,
 ) -> web.AppRunner:
     """Serve `app` at EVENTS_PATH (plus the OAuth pages when configured) behind the gate that
-    checks size and signature before Bolt parses anything, and, given the store's `status`,
-    GET HEALTH_PATH for load balancers; returns the runner."""
+    checks size and signature before Bolt parses anything (and, while `draining`, turns Events
+    API deliveries away with 503), GET METRICS_PATH for Prometheus and, given the store's
+    `status`, GET HEALTH_PATH for load balancers; returns the runner."""
     from aiohttp import web
 
+    from adapters.metrics_http import METRICS_PATH, metrics_page
     from adapters.slack.ingress import slack_gate
 
     web_app = app.web_app(path=EVENTS_PATH, port=port)
-    web_app.middlewares.append(slack_gate(signing_secret, EVENTS_PATH))
+    web_app.middlewares.append(slack_gate(signing_secret, EVENTS_PATH, draining=draining))
+    web_app.router.add_get(METRICS_PATH, metrics_page)
     if status is not None:
 
         async def health(request: web.Request) -> web.Response:
@@ -217,13 +246,20 @@ async def start_http(
     return runner
 
 
-async def _serve_http(env: SlackEnv, stores: SlackStores, args: argparse.Namespace) -> None:
+async def _serve_http(
+    env: SlackEnv, stores: SlackStores, args: argparse.Namespace, budget_s: float
+) -> None:
+    from adapters.drain import InFlight, until_stop_signal
+
+    in_flight = InFlight("slack")
+    draining = False
     runner = await start_http(
-        build_app_from_env(env, stores=stores),
+        build_app_from_env(env, stores=stores, in_flight=in_flight),
         args.host,
         args.port,
         stores.status,
         signing_secret=env.signing_secret,
+        draining=lambda: draining,
     )
     host, bound_port = args.host, runner.addresses[0][1]
     print(f"gpuplan: Slack requests at http://{host}:{bound_port}{EVENTS_PATH}", flush=True)
@@ -231,7 +267,11 @@ async def _serve_http(env: SlackEnv, stores: SlackStores, args: argparse.Namespa
     if env.oauth:
         print(f"gpuplan: install page at http://{host}:{bound_port}{INSTALL_PATH}", flush=True)
     try:
-        await _forever()
+        received = await until_stop_signal()
+        # Still listening: slash commands and clicks keep being acked and answered meanwhile.
+        draining = True
+        print(f"gpuplan: {received}: draining (up to {budget_s:g} s)", flush=True)
+        await in_flight.finish(budget_s)
     finally:
         await runner.cleanup()
 
@@ -245,17 +285,24 @@ async def connect_socket(app: AsyncApp, app_token: str) -> AsyncSocketModeHandle
     return handler
 
 
-async def _serve_socket(env: SlackEnv, stores: SlackStores) -> None:
-    handler = await connect_socket(build_app_from_env(env, stores=stores), env.app_token or "")
+async def _serve_socket(env: SlackEnv, stores: SlackStores, budget_s: float) -> None:
+    from adapters.drain import InFlight, until_stop_signal
+    from adapters.metrics_http import serve_metrics_from_env
+
+    in_flight = InFlight("slack")
+    app = build_app_from_env(env, stores=stores, in_flight=in_flight)
+    handler = await connect_socket(app, env.app_token or "")
     print("gpuplan: connected to Slack over Socket Mode", flush=True)
     print(f"gpuplan: state in {stores.description}", flush=True)
+    metrics_runner = await serve_metrics_from_env("slack")
     try:
-        await _forever()
+        received = await until_stop_signal()
+        print(f"gpuplan: {received}: draining (up to {budget_s:g} s)", flush=True)
     finally:
+        # No new envelopes; the answers in flight still go out through the Web API.
         await handler.close_async()
-
-
-async def _forever() -> None:
-    import asyncio
-
-    await asyncio.Event().wait()
+    try:
+        await in_flight.finish(budget_s)
+    finally:
+        if metrics_runner is not None:
+            await metrics_runner.cleanup()

@@ -7,8 +7,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from adapters.slack.dedupe import SeenIds, SeenInProcess
+from adapters.slack import limits
+from adapters.slack.keys import PLATFORM
 from adapters.slack.store import ThreadIndex, ThreadLinks, state_db_path
+from bot.seen import SeenIds, SeenInProcess
 from bot.state_url import StateBackend
 
 if TYPE_CHECKING:
@@ -36,16 +38,16 @@ def open_stores(backend: StateBackend) -> SlackStores:
     from adapters.slack.redis_store import (
         RedisInstallationStore,
         RedisOAuthStateStore,
-        RedisSeenIds,
         RedisThreadLinks,
     )
     from bot.redis_client import AsyncRedisLink
+    from bot.redis_seen import RedisSeenIds
 
     link = AsyncRedisLink(backend.redis_url)
     return SlackStores(
         description=backend.describe(),
         threads=RedisThreadLinks(link),
-        seen=RedisSeenIds(link),
+        seen=RedisSeenIds(link, PLATFORM, limits.DELIVERY_REPEAT_TTL_S),
         installations=lambda client_id: RedisInstallationStore(link, client_id),
         oauth_states=lambda: RedisOAuthStateStore(link, OAUTH_STATE_TTL_S),
         status=link.status,
@@ -71,7 +73,7 @@ def _sqlite_stores(backend: StateBackend) -> SlackStores:
     return SlackStores(
         description=backend.describe(),
         threads=ThreadIndex(),
-        seen=SeenInProcess(),
+        seen=SeenInProcess(limits.DELIVERY_REPEAT_TTL_S),
         installations=installations,
         oauth_states=oauth_states,
         status=status,

@@ -28,7 +28,15 @@ def state_db_path() -> Path:
 class ThreadLinks(Protocol):
     async def remember(self, team: str, channel: str, root_ts: str, conversation: str) -> None: ...
 
-    async def conversation_for(self, team: str, channel: str, root_ts: str) -> str | None: ...
+    async def conversation_for(self, team: str, channel: str, root_ts: str) -> str | None:
+        """The thread's conversation, None for a thread that is not gpuplan's; raises
+        StoreUnavailable when the store cannot say."""
+        ...
+
+    async def available(self) -> bool:
+        """Whether the store takes commands again, for the thread links and the conversation's
+        threads alike (after an outage, replies held meanwhile are then answered)."""
+        ...
 
 
 class ThreadIndex:
@@ -48,6 +56,9 @@ class ThreadIndex:
                 "INSERT OR REPLACE INTO slack_threads VALUES (?, ?, ?, ?)",
                 (team, channel, root_ts, conversation),
             )
+
+    async def available(self) -> bool:
+        return True  # a file on this host: its failures are answered where they happen
 
     async def conversation_for(self, team: str, channel: str, root_ts: str) -> str | None:
         row = self._db.execute(

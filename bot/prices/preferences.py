@@ -98,12 +98,3 @@ def read_providers_command(text: str) -> ProvidersCommand | None:
         return ProvidersCommand(change=True, providers=read_providers(rest))
     except ValueError as error:
         return ProvidersCommand(change=True, error=str(error))
-
-
-def is_settings_command(text: str) -> bool:
-    """Whether `text` asks to change a workspace setting: a surface then checks the user's role
-    (Slack needs an API call for it, so only then)."""
-    from bot.reports import read_reports_command
-
-    command = read_providers_command(text) or read_reports_command(text)
-    return command is not None and command.change

@@ -99,9 +99,16 @@ class FakeDiscord:
     def gateway_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/gateway"
 
-    async def slash(self, options: dict[str, Any]) -> str:
-        """Dispatch `/gpuplan` with these options as INTERACTION_CREATE; returns its id."""
-        interaction_id = str(next(self._ids))
+    async def slash(
+        self,
+        options: dict[str, Any],
+        *,
+        permissions: str = ALL_PERMISSIONS,
+        interaction_id: str | None = None,
+    ) -> str:
+        """Dispatch `/gpuplan` with these options as INTERACTION_CREATE, from a member with
+        these permissions; returns its id. Giving an earlier id delivers it again."""
+        interaction_id = interaction_id or str(next(self._ids))
         data = {
             "id": str(next(self._ids)),
             "name": "gpuplan",
@@ -118,7 +125,7 @@ class FakeDiscord:
             "guild_id": str(GUILD_ID),
             "channel_id": str(CHANNEL_ID),
             "channel": _channel(),
-            "member": {**_member(USER), "permissions": ALL_PERMISSIONS},
+            "member": {**_member(USER), "permissions": permissions},
             "token": f"token-{interaction_id}",
             "version": 1,
             "app_permissions": ALL_PERMISSIONS,
@@ -358,3 +365,16 @@ def _json(data: Any, status: int = 200) -> web.Response:
     return web.Response(
         body=json.dumps(data).encode(), status=status, content_type="application/json"
     )
+
+
+async def serve_for_discord_py(monkeypatch: Any) -> FakeDiscord:
+    """A started fake with discord.py's REST base and gateway URL pointed at it (for the test's
+    duration, through pytest's monkeypatch)."""
+    import yarl
+    from discord.gateway import DiscordWebSocket
+    from discord.http import Route
+
+    fake = await FakeDiscord().start()
+    monkeypatch.setattr(Route, "BASE", fake.rest_base)
+    monkeypatch.setattr(DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL(fake.gateway_url))
+    return fake

@@ -117,6 +117,8 @@ class FakeSlack:
         self.channel_errors: dict[str, str] = {}  # channel → chat.postMessage's error there
         self.shared_files: dict[str, bytes] = {}  # file id → content, at its url_private
         self.file_fetches: list[dict[str, str]] = []  # each fetch's path and Authorization
+        # While set to an unset Event, posts to a response_url wait for it (answers in flight).
+        self.hold: asyncio.Event | None = None
         self._changed = asyncio.Condition()
         self._sockets: list[web.WebSocketResponse] = []
         self._ts = 1_700_000_000_000_000
@@ -143,7 +145,7 @@ class FakeSlack:
         return self
 
     async def stop(self) -> None:
-        await stop_loopback(self._runner, self._sockets)
+        await stop_loopback(self._runner, list(self._sockets))
 
     async def wait_for(self, predicate: Callable[[], Any], timeout_s: float = 5.0) -> Any:
         async with self._changed:
@@ -260,6 +262,8 @@ class FakeSlack:
 
     async def _response_url(self, request: web.Request) -> web.Response:
         name, body = request.match_info["name"], await request.json()
+        if self.hold is not None:
+            await self.hold.wait()
         if await self._failing("response_url", {"_url": name, **body}):
             return web.Response(status=500, text="internal_error")
         if sum(1 for url, _ in self.responses if url == name) >= limits.RESPONSE_URL_MAX_POSTS:
@@ -320,7 +324,12 @@ class FakeSlack:
             if message.type == WSMsgType.TEXT:
                 ack = json.loads(message.data)
                 await self._record(lambda ack=ack: self.socket_acks.append(ack))
+        await self._record(lambda: self._sockets.remove(ws))  # the app closed its connection
         return ws
+
+    @property
+    def socket_connections(self) -> int:
+        return len(self._sockets)
 
     async def push_envelope(self, envelope: dict[str, Any]) -> None:
         """Deliver a Socket Mode envelope to every connected app."""
