@@ -1,0 +1,105 @@
+"""The stacks gpuplan writes run configs for, keyed by JobSpec `framework` values, and which
+objectives each one's command line trains (from each stack's source at the version named)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from planner.run_config.job import ConfigRefused, RunJob
+from planner.run_config.result import StackFiles
+from planner.spec import Objective
+
+Build = Callable[[RunJob], StackFiles]
+
+
+@dataclass(frozen=True, slots=True)
+class Stack:
+    name: str
+    label: str
+    objectives: frozenset[Objective]
+    module: str  # the planner.run_config module whose stack_files(job) writes it
+
+
+_OFFLINE_PREFERENCE = (Objective.dpo, Objective.kto, Objective.orpo, Objective.simpo, Objective.cpo)
+STACKS: dict[str, Stack] = {
+    stack.name: stack
+    for stack in (
+        # trl/scripts/{sft,dpo,kto,grpo,rloo}.py (TRL 1.16.0); ORPO and CPO/SimPO live in
+        # trl.experimental, which the CLI does not run.
+        Stack(
+            "trl",
+            "TRL CLI",
+            frozenset({Objective.sft, Objective.dpo, Objective.kto, Objective.grpo, Objective.rloo}),
+            "trl",
+        ),
+        # axolotl 0.19.0 utils/schemas/enums.py RLType: dpo, ipo, kto, orpo, simpo, grpo.
+        Stack(
+            "axolotl",
+            "axolotl",
+            frozenset({Objective.sft, Objective.dpo, Objective.kto, Objective.orpo,
+                       Objective.simpo, Objective.grpo}),
+            "axolotl",
+        ),  # fmt: skip
+        # LLaMA-Factory 0.9.5 hparams/finetuning_args.py: stage sft|rm|ppo|dpo|kto, pref_loss
+        # sigmoid|hinge|ipo|kto_pair|orpo|simpo.
+        Stack(
+            "llama-factory",
+            "LLaMA-Factory",
+            frozenset({Objective.sft, Objective.dpo, Objective.kto, Objective.orpo,
+                       Objective.simpo, Objective.ppo}),
+            "llama_factory",
+        ),  # fmt: skip
+        # ms-swift: `swift sft`, `swift rlhf --rlhf_type dpo|kto|orpo|simpo|cpo|grpo|ppo`.
+        Stack(
+            "ms-swift",
+            "ms-swift",
+            frozenset({Objective.sft, *_OFFLINE_PREFERENCE, Objective.grpo, Objective.ppo}),
+            "ms_swift",
+        ),
+        # Unsloth patches TRL's trainers; the script runs SFTTrainer, DPOTrainer or GRPOTrainer.
+        Stack(
+            "unsloth",
+            "Unsloth",
+            frozenset({Objective.sft, Objective.dpo, Objective.grpo}),
+            "unsloth",
+        ),
+        # torchtune's recipes: {full,lora}_finetune_*, lora_dpo_*, full_dpo_distributed.
+        Stack("torchtune", "torchtune", frozenset({Objective.sft, Objective.dpo}), "torchtune"),
+    )
+}
+# JobSpec framework values that name a stack written in another's words: the planner's `hf`
+# default is HF Trainer + PEFT, which TRL's command line runs.
+ALIASES = {"hf": "trl"}
+# Stacks the planner models but gpuplan writes no config for, and the nearest it does write.
+NEAREST_UNWRITTEN = {"litgpt": "torchtune", "verl": "trl", "openrlhf": "trl"}
+
+
+def stack_named(name: str) -> Stack:
+    """The stack for a `--stack` value or a JobSpec framework; ConfigRefused for others."""
+    key = name.strip().lower().replace("_", "-")
+    key = ALIASES.get(key, key)
+    if key in STACKS:
+        return STACKS[key]
+    nearest = NEAREST_UNWRITTEN.get(key)
+    if nearest is not None:
+        raise ConfigRefused(
+            f"gpuplan does not write {name} configs; the nearest stack it writes is {nearest}",
+            nearest=nearest,
+        )
+    raise ConfigRefused(f"unknown stack {name!r}: choose one of {', '.join(stack_names())}")
+
+
+def stack_names() -> list[str]:
+    return [*STACKS, *ALIASES]
+
+
+def check_objective(stack: Stack, objective: Objective) -> None:
+    """ConfigRefused, naming the nearest stack that trains it, when `stack` cannot."""
+    if objective in stack.objectives:
+        return
+    nearest = next((s.name for s in STACKS.values() if objective in s.objectives), None)
+    tail = f"; the nearest stack that does is {nearest}" if nearest else ""
+    raise ConfigRefused(
+        f"{stack.label} has no {objective.value.upper()} training{tail}", nearest=nearest
+    )
