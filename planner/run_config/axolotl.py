@@ -22,7 +22,10 @@ DATASET_TYPES = {
     Objective.grpo: "TODO-your-reward-module.transform",
 }
 PLUGINS = {
-    LossKernel.liger: ("axolotl.integrations.liger.LigerPlugin", "liger_fused_linear_cross_entropy"),
+    LossKernel.liger: (
+        "axolotl.integrations.liger.LigerPlugin",
+        "liger_fused_linear_cross_entropy",
+    ),
     LossKernel.cce: (
         "axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin",
         "cut_cross_entropy",
@@ -37,7 +40,8 @@ def stack_files(job: RunJob) -> StackFiles:
         files[DEEPSPEED_FILE] = json_text(deepspeed_config(job))
     extras = ["deepspeed"] if job.zero_stage else []
     extras += ["vllm"] if job.spec.rollout in (Rollout.vllm_colocate, Rollout.vllm_server) else []
-    install = f'pip install "axolotl{"[" + ",".join(extras) + "]" if extras else ""}=={AXOLOTL_VERSION}"'
+    wanted = f"[{','.join(extras)}]" if extras else ""
+    install = f'pip install "axolotl{wanted}=={AXOLOTL_VERSION}"'
     todos = [
         f"axolotl.yaml datasets: path ({DATASET_TODO}) and type (the format of your rows)",
         f"axolotl.yaml output_dir ({OUTPUT_TODO})",

@@ -38,9 +38,13 @@ def block(*entries: Entry | None) -> Block:
 
 
 def scalar(value: Scalar) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return json.dumps(value)
-    return json.dumps(value, ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False)
+    if isinstance(value, float) and "e" in text:
+        # YAML 1.1 (PyYAML, which TRL and axolotl load with) reads 1e-06 as a string: a float's
+        # mantissa needs a dot.
+        mantissa, exponent = text.split("e")
+        text = f"{float(mantissa):.1f}e{exponent}" if "." not in mantissa else text
+    return text
 
 
 def yaml_text(entries: Sequence[Entry | None], header: Sequence[str] = ()) -> str:
@@ -60,7 +64,9 @@ def _write(mapping: Block, indent: int, lines: list[str]) -> None:
             _write(value, indent + 2, lines)
         elif isinstance(value, str) and "\n" in value:
             lines.append(f"{pad}{entry.key}: |{comment}")
-            lines.extend(f"{pad}  {line}" if line else "" for line in value.rstrip("\n").split("\n"))
+            lines.extend(
+                f"{pad}  {line}" if line else "" for line in value.rstrip("\n").split("\n")
+            )
         elif isinstance(value, Sequence) and value and isinstance(value[0], Block):
             lines.append(f"{pad}{entry.key}:{comment}")
             for item in value:

@@ -177,44 +177,60 @@ def _per_gpu(job: RunJob) -> str:
 _WHY = {
     "model": lambda job: f"plan: {job.name}",
     "seq_len": lambda job: f"plan: {job.spec.seq_len:,} tokens per sequence ({_per_gpu(job)})",
-    "micro_batch": lambda job: f"plan: micro-batch {job.spec.micro_batch} per GPU ({_per_gpu(job)})",
+    "micro_batch": lambda job: (
+        f"plan: micro-batch {job.spec.micro_batch} per GPU ({_per_gpu(job)})"
+    ),
     "grad_accum": lambda job: f"plan: {job.spec.grad_accum} micro-batches per optimizer step",
-    "checkpointing": lambda job: "plan: gradient checkpointing "
-    + ("on" if job.spec.gradient_checkpointing else "off"),
+    "checkpointing": lambda job: (
+        "plan: gradient checkpointing " + ("on" if job.spec.gradient_checkpointing else "off")
+    ),
     "precision": lambda job: f"plan: {job.spec.precision.value if job.spec.precision else 'bf16'}",
     "optimizer": lambda job: f"plan: {job.spec.optimizer.value if job.spec.optimizer else 'adamw'}",
     "method": lambda job: f"plan: {job.spec.method.value}",
     "lora_rank": lambda job: f"plan: LoRA rank {job.spec.lora_rank}",
     "lora_alpha": lambda job: f"plan: LoRA alpha {job.spec.lora_alpha:g}",
-    "lora_targets": lambda job: "plan: LoRA on "
-    + ", ".join(lora_target_names(job.spec.lora_targets)),
-    "quant": lambda job: f"plan: 4-bit {job.spec.quant.value if job.spec.quant else 'nf4'} "
-    "base weights (bitsandbytes, double quantisation)",
-    "attention": lambda job: "plan: "
-    + ("no s×s score matrix (SDPA/FlashAttention)" if job.spec.flash_attention else "eager"),
+    "lora_targets": lambda job: (
+        "plan: LoRA on " + ", ".join(lora_target_names(job.spec.lora_targets))
+    ),
+    "quant": lambda job: (
+        f"plan: 4-bit {job.spec.quant.value if job.spec.quant else 'nf4'} "
+        "base weights (bitsandbytes, double quantisation)"
+    ),
+    "attention": lambda job: (
+        "plan: "
+        + ("no s×s score matrix (SDPA/FlashAttention)" if job.spec.flash_attention else "eager")
+    ),
     "packing": lambda job: "plan: sequence packing " + ("on" if job.spec.packing else "off"),
     "epochs": lambda job: f"plan: {job.spec.epochs:g} epoch(s)",
     "gpus": lambda job: f"plan: {job.card.count} GPUs ({job.sharding.value})",
     "sharding": lambda job: f"plan: {job.sharding.value} on {job.card.count} GPUs",
     "offload": lambda job: "plan: CPU offload " + ("on" if job.spec.cpu_offload else "off"),
-    "activation_offloading": lambda job: "plan: activation offloading "
-    + ("on" if job.spec.activation_offloading else "off"),
+    "activation_offloading": lambda job: (
+        "plan: activation offloading " + ("on" if job.spec.activation_offloading else "off")
+    ),
     "objective": lambda job: f"plan: {job.spec.objective.value if job.spec.objective else 'sft'}",
-    "reference": lambda job: "plan: "
-    + ("a frozen reference model" if job.spec.reference_model else "no reference model"),
+    "reference": lambda job: (
+        "plan: "
+        + ("a frozen reference model" if job.spec.reference_model else "no reference model")
+    ),
     "generations": lambda job: f"plan: {job.spec.num_generations} completions per prompt",
     "completion_len": lambda job: f"plan: completions up to {job.spec.completion_len:,} tokens",
     "prompt_len": lambda job: f"plan: prompts up to {job.spec.prompt_len:,} tokens",
-    "rollout": lambda job: "plan: generation with "
-    + (job.spec.rollout.value if job.spec.rollout else "hf"),
-    "rollout_fraction": lambda job: f"plan: vLLM holds {job.spec.rollout_memory_fraction:g} "
-    "of each card",
+    "rollout": lambda job: (
+        "plan: generation with " + (job.spec.rollout.value if job.spec.rollout else "hf")
+    ),
+    "rollout_fraction": lambda job: (
+        f"plan: vLLM holds {job.spec.rollout_memory_fraction:g} of each card"
+    ),
     "rollout_tp": lambda job: f"plan: vLLM tensor parallel {job.spec.rollout_tensor_parallel}",
     "rollout_sleep": lambda job: "plan: vLLM sleeps through the update",
-    "loss_kernel": lambda job: f"plan: {job.spec.loss_kernel.value if job.spec.loss_kernel else ''}"
-    " loss kernel",
-    "card": lambda job: f"plan: {job.card.count}× {job.card.name}"
-    + ("" if job.card.named else " (the plan's cheapest run: no card was named)"),
+    "loss_kernel": lambda job: (
+        f"plan: {job.spec.loss_kernel.value if job.spec.loss_kernel else ''} loss kernel"
+    ),
+    "card": lambda job: (
+        f"plan: {job.card.count}× {job.card.name}"
+        + ("" if job.card.named else " (the plan's cheapest run: no card was named)")
+    ),
     "spot": lambda job: "the job accepts interruptions (spot)" if job.spot else "on-demand",
 }
 
@@ -279,4 +295,3 @@ def _skypilot_names() -> dict[str, str]:
 def skypilot_accelerator(card_key: str) -> str | None:
     """SkyPilot's accelerator name for a catalog card; None where SkyPilot lists none."""
     return _skypilot_names().get(card_key)
-

@@ -9,7 +9,10 @@ from planner.run_config.skypilot import CLUSTER, launch_command
 
 def commands(job: RunJob, stack_files: StackFiles) -> list[str]:
     """The commands in the order they are run."""
-    ordered = ['pip install "skypilot[CLOUD]"   # CLOUD: runpod, lambda, vast, aws, gcp, …', "sky check"]
+    ordered = [
+        'pip install "skypilot[CLOUD]"   # CLOUD: runpod, lambda, vast, aws, gcp, …',
+        "sky check",
+    ]
     if job.gated:
         ordered.append(f"export {HF_TOKEN}=hf_...   # a token whose account accepted the licence")
     return [*ordered, launch_command(job), f"sky logs {CLUSTER}", f"sky down {CLUSTER}"]
@@ -34,8 +37,11 @@ def readme_text(job: RunJob, stack: str, label: str, stack_files: StackFiles) ->
     lines += [f"   {line}" for line in stack_files.install.splitlines()]
     lines += [f"   {line}" for line in stack_files.launch.splitlines()]
     if job.gated:
-        lines += ["", f"{job.hf_id} is gated: accept its licence on the Hub, then give the job "
-                  f"{HF_TOKEN} (sky.yaml names it as a secret; never write the value in a file)."]  # fmt: skip
+        lines += [
+            "",
+            f"{job.hf_id} is gated: accept its licence on the Hub, then give the job {HF_TOKEN}",
+            "(sky.yaml names it as a secret; never write the value in a file).",
+        ]
     lines += ["", f"Not expressed in {stack} (planned, but the files cannot say it):"]
     lines += [f"  - {item}" for item in stack_files.unexpressed] or ["  (nothing)"]
     lines += ["", "The plan's assumptions, which these files realise:"]

@@ -30,26 +30,44 @@ STACKS: dict[str, Stack] = {
         Stack(
             "trl",
             "TRL CLI",
-            frozenset({Objective.sft, Objective.dpo, Objective.kto, Objective.grpo, Objective.rloo}),
+            frozenset(
+                {Objective.sft, Objective.dpo, Objective.kto, Objective.grpo, Objective.rloo}
+            ),
             "trl",
         ),
         # axolotl 0.19.0 utils/schemas/enums.py RLType: dpo, ipo, kto, orpo, simpo, grpo.
         Stack(
             "axolotl",
             "axolotl",
-            frozenset({Objective.sft, Objective.dpo, Objective.kto, Objective.orpo,
-                       Objective.simpo, Objective.grpo}),
+            frozenset(
+                {
+                    Objective.sft,
+                    Objective.dpo,
+                    Objective.kto,
+                    Objective.orpo,
+                    Objective.simpo,
+                    Objective.grpo,
+                }
+            ),
             "axolotl",
-        ),  # fmt: skip
+        ),
         # LLaMA-Factory 0.9.5 hparams/finetuning_args.py: stage sft|rm|ppo|dpo|kto, pref_loss
         # sigmoid|hinge|ipo|kto_pair|orpo|simpo.
         Stack(
             "llama-factory",
             "LLaMA-Factory",
-            frozenset({Objective.sft, Objective.dpo, Objective.kto, Objective.orpo,
-                       Objective.simpo, Objective.ppo}),
+            frozenset(
+                {
+                    Objective.sft,
+                    Objective.dpo,
+                    Objective.kto,
+                    Objective.orpo,
+                    Objective.simpo,
+                    Objective.ppo,
+                }
+            ),
             "llama_factory",
-        ),  # fmt: skip
+        ),
         # ms-swift: `swift sft`, `swift rlhf --rlhf_type dpo|kto|orpo|simpo|cpo|grpo|ppo`.
         Stack(
             "ms-swift",

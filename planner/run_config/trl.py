@@ -75,7 +75,9 @@ def stack_files(job: RunJob) -> StackFiles:
         f"train.yaml learning_rate: {learning_rate(job):g} is the recipe's, not the plan's",
     ]
     if objective(job) in (Objective.grpo, Objective.rloo):
-        todos.append("train.yaml reward_funcs: your reward functions (trl.rewards names or module paths)")
+        todos.append(
+            "train.yaml reward_funcs: your reward functions (trl.rewards names or module paths)"
+        )
     return StackFiles(files, install, launch, unexpressed, todos)
 
 
@@ -228,14 +230,17 @@ def _accelerate_yaml(job: RunJob) -> str:
         )
     precision = "bf16" if job.bf16 else "fp16" if job.fp16 else "no"
     entries = [
-        Entry("distributed_type", "FSDP" if job.sharding is Sharding.fsdp else "MULTI_GPU",
-              why("sharding")),
+        Entry("distributed_type", _distributed_type(job), why("sharding")),
         Entry("mixed_precision", precision, why("precision")),
         *common,
-    ]  # fmt: skip
+    ]
     if job.sharding is Sharding.fsdp:
         entries.insert(1, Entry("fsdp_config", _fsdp(job)))
     return yaml_text(entries, header)
+
+
+def _distributed_type(job: RunJob) -> str:
+    return "FSDP" if job.sharding is Sharding.fsdp else "MULTI_GPU"
 
 
 def _fsdp(job: RunJob) -> Block:
@@ -253,19 +258,17 @@ def _fsdp(job: RunJob) -> Block:
 
 
 def deepspeed_config(job: RunJob) -> dict[str, object]:
-    """DeepSpeed's JSON config (keys as documented at deepspeed.ai/docs/config-json), with the
-    plan's values where HF Trainer would otherwise fill "auto"."""
+    """DeepSpeed's JSON config with the plan's values where HF Trainer would otherwise fill
+    "auto" (the keys transformers' HfTrainerDeepSpeedConfig fills; gradient_clipping is
+    TrainingArguments' max_grad_norm default, which the Trainer checks it against)."""
     spec = job.spec
-    zero: dict[str, object] = {
-        "stage": job.zero_stage,
-        "overlap_comm": True,
-        "contiguous_gradients": True,
-    }
+    zero: dict[str, object] = {"stage": job.zero_stage}
     if spec.cpu_offload:
-        zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
+        zero["offload_optimizer"] = {"device": "cpu"}
         if job.zero_stage == 3:
-            zero["offload_param"] = {"device": "cpu", "pin_memory": True}
+            zero["offload_param"] = {"device": "cpu"}
     if job.zero_stage == 3:
+        # Saves a 16-bit model at the end rather than the partitioned shards only.
         zero["stage3_gather_16bit_weights_on_model_save"] = True
     return {
         "train_micro_batch_size_per_gpu": spec.micro_batch,

@@ -1,0 +1,243 @@
+"""Run configs (planner.run_config, `gpuplan config`): every file parses, holds only keys its
+stack reads (tests/data/run_config_schemas.json, copied from each stack's source at a stated
+version), and carries the plan's values; a job that does not fit gets nothing."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from adapters.cli import main
+from planner.parsing import parse
+from planner.plan import Plan
+from planner.planner import make_plan
+from planner.run_config import ConfigRefused, RunConfig, build_run_config
+from planner.run_config.job import skypilot_accelerator
+
+SCHEMAS = json.loads(
+    (Path(__file__).parent / "data" / "run_config_schemas.json").read_text(encoding="utf-8")
+)
+AXOLOTL_EXAMPLE = "llama 3.1 8b qlora 4k ctx on a 4090, 20M tokens"
+TRL_EXAMPLE = "qwen3 8b lora 2k ctx on 2x 4090 with fsdp"
+ZERO3_EXAMPLE = "llama 3.1 8b full fine-tune 4k ctx on 8x h100 with zero3"
+DOES_NOT_FIT = "llama 3.1 70b full fine-tune on a 4090"
+JOBS = [
+    AXOLOTL_EXAMPLE,
+    TRL_EXAMPLE,
+    ZERO3_EXAMPLE,
+    "qwen2.5 7b full fine-tune 2k ctx on 4x a100 80gb with zero2 and cpu offload",
+    "mistral 7b lora rank 64 on q,v 1k ctx on an a100 80gb micro-batch 4, 8-bit adam",
+    "qwen2.5 7b dpo lora 2k ctx on an h100",
+    "qwen2.5 7b grpo lora 8 generations on an h100 with vllm colocate",
+]
+
+
+@cache
+def plan_of(text: str) -> Plan:
+    result = parse(text)
+    assert result.spec is not None, result
+    return make_plan(result.spec)
+
+
+@cache
+def config_of(text: str, stack: str) -> RunConfig:
+    return build_run_config(plan_of(text), stack)
+
+
+def load(config: RunConfig, name: str) -> Any:
+    text = config.files[name]
+    return json.loads(text) if name.endswith(".json") else yaml.safe_load(text)
+
+
+def test_axolotl_example_is_the_plan() -> None:
+    config = config_of(AXOLOTL_EXAMPLE, "axolotl")
+    document = load(config, "axolotl.yaml")
+    assert (
+        document["base_model"] == "meta-llama/Llama-3.1-8B" == plan_of(AXOLOTL_EXAMPLE).model.hf_id
+    )
+    assert document["adapter"] == "qlora"
+    assert document["load_in_4bit"] is True
+    assert document["sequence_len"] == 4096
+    assert document["micro_batch_size"] == 1
+    assert document["gradient_checkpointing"] is True
+    assert load(config, "sky.yaml")["resources"]["accelerators"] == "RTX4090:1"
+
+
+def test_trl_example_with_fsdp_on_two_4090s() -> None:
+    config = config_of(TRL_EXAMPLE, "trl")
+    assert list(config.files) == ["train.yaml", "accelerate.yaml", "sky.yaml", "README.txt"]
+    train = load(config, "train.yaml")
+    assert train["max_length"] == 2048
+    assert train["use_peft"] is True and train["gradient_checkpointing"] is True
+    accelerate = load(config, "accelerate.yaml")
+    assert accelerate["distributed_type"] == "FSDP" and accelerate["num_processes"] == 2
+    sky = load(config, "sky.yaml")
+    assert sky["resources"]["accelerators"] == "RTX4090:2"
+    assert "--accelerate_config accelerate.yaml" in sky["run"]
+
+
+def test_zero3_writes_a_deepspeed_config_at_stage_3() -> None:
+    config = config_of(ZERO3_EXAMPLE, "trl")
+    deepspeed = load(config, "ds_config.json")
+    assert deepspeed["zero_optimization"]["stage"] == 3
+    accelerate = load(config, "accelerate.yaml")
+    assert accelerate["distributed_type"] == "DEEPSPEED"
+    assert accelerate["deepspeed_config"]["deepspeed_config_file"] == "ds_config.json"
+    # With a DeepSpeed file, accelerate refuses mixed_precision beside it (ds_config says it).
+    assert "mixed_precision" not in accelerate
+    assert deepspeed["bf16"]["enabled"] is load(config, "train.yaml")["bf16"]
+    axolotl = config_of(ZERO3_EXAMPLE, "axolotl")
+    assert load(axolotl, "axolotl.yaml")["deepspeed"] == "ds_config.json"
+    assert load(axolotl, "ds_config.json")["zero_optimization"]["stage"] == 3
+
+
+def test_a_job_that_does_not_fit_gets_no_config() -> None:
+    with pytest.raises(ConfigRefused, match="does not fit"):
+        build_run_config(plan_of(DOES_NOT_FIT), "trl")
+
+
+def test_the_command_writes_nothing_and_exits_1_when_it_does_not_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "d"
+    assert main(["config", DOES_NOT_FIT, "--stack", "trl", "--out", str(out)]) == 1
+    assert not out.exists()
+    assert "does not fit" in capsys.readouterr().err
+
+
+def test_the_command_writes_the_files(tmp_path: Path) -> None:
+    out = tmp_path / "d"
+    assert main(["config", AXOLOTL_EXAMPLE, "--stack", "axolotl", "--out", str(out)]) == 0
+    assert sorted(path.name for path in out.iterdir()) == ["README.txt", "axolotl.yaml", "sky.yaml"]
+    assert yaml.safe_load((out / "axolotl.yaml").read_text())["sequence_len"] == 4096
+
+
+@pytest.mark.parametrize("text", JOBS)
+def test_trl_files_hold_only_keys_trl_reads_and_the_plans_values(text: str) -> None:
+    plan = plan_of(text)
+    config = config_of(text, "trl")
+    spec = plan.spec
+    command = (spec.objective or "sft").value if spec.objective else "sft"
+    train = load(config, "train.yaml")
+    assert set(train) <= set(SCHEMAS["trl"]["commands"][command])
+    assert f"trl {command} --config train.yaml" in config.files["sky.yaml"]
+    assert train["model_name_or_path"] == plan.model.hf_id
+    assert isinstance(train["learning_rate"], float)
+    assert train["per_device_train_batch_size"] == spec.micro_batch
+    assert train["gradient_accumulation_steps"] == spec.grad_accum
+    assert train["gradient_checkpointing"] is spec.gradient_checkpointing
+    if command != "grpo":
+        assert train["max_length"] == spec.seq_len
+    assert train.get("use_peft", False) is (spec.method.value != "full")
+    if spec.method.value != "full":
+        assert train["lora_r"] == spec.lora_rank
+    assert train.get("load_in_4bit", False) is (spec.method.value == "qlora")
+    if spec.num_gpus and spec.num_gpus > 1:
+        accelerate = load(config, "accelerate.yaml")
+        assert set(accelerate) <= set(SCHEMAS["accelerate"]["keys"])
+        assert set(accelerate.get("fsdp_config", {})) <= set(SCHEMAS["accelerate"]["fsdp_config"])
+        assert set(accelerate.get("deepspeed_config", {})) <= set(
+            SCHEMAS["accelerate"]["deepspeed_config"]
+        )
+        assert accelerate["num_processes"] == spec.num_gpus
+    if "ds_config.json" in config.files:
+        deepspeed = load(config, "ds_config.json")
+        assert dotted_keys(deepspeed) <= set(SCHEMAS["deepspeed"]["keys"])
+        assert deepspeed["zero_optimization"]["stage"] == {"zero2": 2, "zero3": 3}[spec.sharding]
+        assert deepspeed["train_micro_batch_size_per_gpu"] == spec.micro_batch
+
+
+@pytest.mark.parametrize("text", JOBS)
+def test_axolotl_files_hold_only_axolotl_fields_and_the_plans_values(text: str) -> None:
+    plan = plan_of(text)
+    spec = plan.spec
+    document = load(config_of(text, "axolotl"), "axolotl.yaml")
+    schema = SCHEMAS["axolotl"]
+    assert set(document) <= set(schema["keys"])
+    for nested in ("fsdp_config", "trl", "vllm"):
+        assert set(document.get(nested, {})) <= set(schema[nested])
+    for dataset in document["datasets"]:
+        assert set(dataset) <= set(schema["datasets"])
+    assert document["base_model"] == plan.model.hf_id
+    assert document["sequence_len"] == spec.seq_len
+    assert document["micro_batch_size"] == spec.micro_batch
+    assert document["gradient_checkpointing"] is spec.gradient_checkpointing
+    assert document.get("lora_r") == spec.lora_rank
+    assert document.get("adapter") == (None if spec.method.value == "full" else spec.method.value)
+
+
+@pytest.mark.parametrize("text", JOBS)
+@pytest.mark.parametrize("stack", ["trl", "axolotl"])
+def test_sky_yaml_is_a_skypilot_task_for_the_plans_card(text: str, stack: str) -> None:
+    plan = plan_of(text)
+    config = config_of(text, stack)
+    sky = load(config, "sky.yaml")
+    schema = SCHEMAS["skypilot"]
+    jsonschema.validate(sky, schema["task_schema"])
+    jsonschema.validate(sky["resources"], schema["resources_schema"])
+    requested = plan.requested
+    assert requested is not None
+    assert sky["resources"]["accelerators"] == (
+        f"{skypilot_accelerator(requested.gpu)}:{requested.count}"
+    )
+    assert config.accelerators == sky["resources"]["accelerators"]
+    assert sky["resources"]["use_spot"] is False
+
+
+def test_a_gated_model_names_its_token_and_never_a_value() -> None:
+    gated = config_of(AXOLOTL_EXAMPLE, "trl")
+    assert load(gated, "sky.yaml")["secrets"] == {"HF_TOKEN": None}
+    assert "--secret HF_TOKEN" in gated.files["README.txt"]
+    assert not any("hf_" in text.replace("hf_...", "") for text in gated.files.values())
+    open_model = config_of(TRL_EXAMPLE, "trl")  # Qwen's repos are not gated
+    assert "secrets" not in load(open_model, "sky.yaml")
+
+
+def test_spot_jobs_ask_skypilot_for_spot() -> None:
+    plan = plan_of("qwen3 8b lora 2k ctx on a 4090, spot is fine")
+    assert plan.spec.pricing is not None and plan.spec.pricing.value == "spot"
+    assert load(build_run_config(plan, "trl"), "sky.yaml")["resources"]["use_spot"] is True
+
+
+def test_todos_are_listed_in_the_readme() -> None:
+    config = config_of(TRL_EXAMPLE, "trl")
+    assert load(config, "train.yaml")["dataset_name"].startswith("TODO")
+    readme = config.files["README.txt"]
+    for todo in config.todos:
+        assert todo in readme
+    assert readme.index("sky launch") > readme.index("TODO")
+
+
+def test_every_value_says_why() -> None:
+    text = config_of(TRL_EXAMPLE, "trl").files["train.yaml"]
+    for key in ("per_device_train_batch_size", "max_length", "gradient_checkpointing", "lora_r"):
+        line = next(line for line in text.splitlines() if line.startswith(f"{key}:"))
+        assert "# plan:" in line
+
+
+def test_stacks_by_framework_value_and_the_nearest_for_others() -> None:
+    assert build_run_config(plan_of(TRL_EXAMPLE), "hf").stack == "trl"
+    with pytest.raises(ConfigRefused, match="nearest stack it writes is torchtune"):
+        build_run_config(plan_of(TRL_EXAMPLE), "litgpt")
+    with pytest.raises(ConfigRefused, match="unknown stack"):
+        build_run_config(plan_of(TRL_EXAMPLE), "nonsense")
+    with pytest.raises(ConfigRefused, match="nearest stack that does is axolotl") as refused:
+        build_run_config(plan_of("qwen2.5 7b orpo lora on an h100"), "trl")
+    assert refused.value.nearest == "axolotl"
+
+
+def dotted_keys(document: dict[str, Any], prefix: str = "") -> set[str]:
+    keys: set[str] = set()
+    for key, value in document.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            keys |= dotted_keys(value, f"{name}.")
+        else:
+            keys.add(name)
+    return keys

@@ -1,0 +1,236 @@
+"""One-off: copy the field names each stack's config is checked against into
+tests/data/run_config_schemas.json, with the version and file each came from.
+
+Run from the repository root with the stacks' wheels unpacked in one folder (no install, no
+torch): `pip download --no-deps trl==1.16.0 transformers==5.25.0 accelerate==1.16.0
+axolotl==0.19.0 llamafactory==0.9.5 ms-swift==4.6.0 skypilot==0.14.1 -d W`, unzip each wheel in
+SRC, then `python tools/run_config_schemas.py SRC`. Field names are read from the dataclass and
+pydantic class bodies with `ast` (a class's fields and its bases', as Python resolves them);
+SkyPilot's task and resources JSON schemas are copied whole, from sky/utils/schemas.py, by calling
+its functions when SkyPilot is importable (else they are kept from the previous file).
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime as dt
+import json
+import re
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "tests" / "data" / "run_config_schemas.json"
+VERSIONS = {
+    "trl": "1.16.0",
+    "transformers": "5.25.0",
+    "accelerate": "1.16.0",
+    "axolotl": "0.19.0",
+    "llamafactory": "0.9.5",
+    "ms-swift": "4.6.0",
+    "skypilot": "0.14.1",
+}
+
+
+class Classes:
+    """Every class in the given files: its bases' names and the names it annotates."""
+
+    def __init__(self, files: list[Path]) -> None:
+        self.bases: dict[str, list[str]] = {}
+        self.fields: dict[str, list[str]] = {}
+        for path in files:
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ClassDef):
+                    self.bases[node.name] = [_name(base) for base in node.bases]
+                    self.fields[node.name] = [
+                        item.target.id
+                        for item in node.body
+                        if isinstance(item, ast.AnnAssign)
+                        and isinstance(item.target, ast.Name)
+                        and not item.target.id.startswith("_")
+                        and item.target.id != "model_config"
+                    ]
+
+    def all_fields(self, name: str) -> list[str]:
+        found: list[str] = []
+        for base in self.bases.get(name, []):
+            found += self.all_fields(base)
+        found += self.fields.get(name, [])
+        return sorted(set(found))
+
+
+def _name(node: ast.expr) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def trl(src: Path) -> dict[str, object]:
+    files = [
+        *sorted((src / "trl" / "trainer").glob("*_config.py")),
+        src / "trl" / "trainer" / "base_config.py",
+        src / "trl" / "scripts" / "utils.py",
+        src / "trl" / "scripts" / "grpo.py",
+        src / "trl" / "scripts" / "rloo.py",
+        src / "transformers" / "training_args.py",
+    ]
+    classes = Classes(files)
+    script = {"grpo": "GRPOScriptArguments", "rloo": "RLOOScriptArguments"}
+    trainer = {"sft": "SFT", "dpo": "DPO", "kto": "KTO", "grpo": "GRPO", "rloo": "RLOO"}
+    commands = {
+        command: sorted(
+            set(classes.all_fields(script.get(command, "ScriptArguments")))
+            | set(classes.all_fields(f"{prefix}Config"))
+            | set(classes.all_fields("ModelConfig"))
+            | set(classes.all_fields("DatasetMixtureConfig"))
+        )
+        for command, prefix in trainer.items()
+    }
+    return {
+        "version": f"trl {VERSIONS['trl']}, transformers {VERSIONS['transformers']}",
+        "source": "trl/scripts/{sft,dpo,kto,grpo,rloo}.py make_parser dataclass_types: "
+        "ScriptArguments (or GRPO/RLOOScriptArguments), the trainer's config (a transformers "
+        "TrainingArguments), ModelConfig, DatasetMixtureConfig",
+        "commands": commands,
+    }
+
+
+def accelerate(src: Path) -> dict[str, object]:
+    classes = Classes([src / "accelerate" / "commands" / "config" / "config_args.py"])
+    launch = (src / "accelerate" / "commands" / "launch.py").read_text(encoding="utf-8")
+    options = sorted(set(re.findall(r'"--([a-z0-9_]+)"', launch)))
+    fsdp = [name for name in options if name.startswith("fsdp_")]
+    deepspeed = [
+        name
+        for name in options
+        if name.startswith(("deepspeed_", "zero", "offload_"))
+        or name in ("gradient_accumulation_steps", "gradient_clipping")
+    ]
+    return {
+        "version": f"accelerate {VERSIONS['accelerate']}",
+        "source": "accelerate/commands/config/config_args.py ClusterConfig (top-level keys); "
+        "accelerate/commands/launch.py --fsdp_* and DeepSpeed options (fsdp_config and "
+        "deepspeed_config keys)",
+        "keys": classes.all_fields("ClusterConfig"),
+        "fsdp_config": fsdp,
+        "deepspeed_config": deepspeed,
+    }
+
+
+def deepspeed(src: Path) -> dict[str, object]:
+    """The DeepSpeed config keys HF Trainer and accelerate read or fill ("auto"), dotted."""
+    files = [
+        src / "transformers" / "integrations" / "deepspeed.py",
+        src / "accelerate" / "utils" / "dataclasses.py",
+        src / "accelerate" / "utils" / "deepspeed.py",
+    ]
+    text = "\n".join(path.read_text(encoding="utf-8") for path in files)
+    dotted = set(
+        re.findall(
+            r'"((?:zero_optimization|bf16|fp16|optimizer|scheduler)(?:\.[a-z0-9_]+)+)"', text
+        )
+    )
+    top = set(re.findall(r'"(train_[a-z_]+|gradient_accumulation_steps|gradient_clipping)"', text))
+    return {
+        "version": f"transformers {VERSIONS['transformers']}, accelerate {VERSIONS['accelerate']}",
+        "source": "transformers/integrations/deepspeed.py (the keys HfTrainerDeepSpeedConfig "
+        "fills from TrainingArguments) and accelerate/utils/{dataclasses,deepspeed}.py "
+        "(DeepSpeedPlugin); DeepSpeed itself ships as an sdist that needs torch to build",
+        "keys": sorted(top | dotted),
+    }
+
+
+def axolotl(src: Path) -> dict[str, object]:
+    schemas = src / "axolotl" / "utils" / "schemas"
+    plugins = [
+        src / "axolotl" / "integrations" / name / "args.py"
+        for name in ("liger", "cut_cross_entropy")
+    ]
+    classes = Classes([*sorted(schemas.glob("*.py")), *plugins])
+    return {
+        "version": f"axolotl {VERSIONS['axolotl']}",
+        "source": "axolotl/utils/schemas/config.py AxolotlInputConfig and its mixins; "
+        "integrations/{liger,cut_cross_entropy}/args.py (plugin fields); FSDPConfig, TRLConfig, "
+        "VllmConfig, SFTDataset for the nested keys",
+        "keys": sorted(
+            set(classes.all_fields("AxolotlInputConfig"))
+            | set(classes.all_fields("LigerArgs"))
+            | set(classes.all_fields("CutCrossEntropyArgs"))
+        ),
+        "fsdp_config": classes.all_fields("FSDPConfig"),
+        "trl": classes.all_fields("TRLConfig"),
+        "vllm": classes.all_fields("VllmConfig"),
+        "datasets": classes.all_fields("SFTDataset"),
+    }
+
+
+def llama_factory(src: Path) -> dict[str, object]:
+    hparams = src / "llamafactory" / "hparams"
+    classes = Classes([*sorted(hparams.glob("*.py")), src / "transformers" / "training_args.py"])
+    names = ["ModelArguments", "DataArguments", "TrainingArguments", "FinetuningArguments",
+             "GeneratingArguments"]  # fmt: skip
+    keys: set[str] = set()
+    for name in names:
+        keys |= set(classes.all_fields(name))
+    keys |= set(classes.all_fields("Seq2SeqTrainingArguments"))
+    return {
+        "version": f"llamafactory {VERSIONS['llamafactory']}, "
+        f"transformers {VERSIONS['transformers']}",
+        "source": "llamafactory/hparams/*.py: ModelArguments, DataArguments, TrainingArguments "
+        "(transformers Seq2SeqTrainingArguments), FinetuningArguments, GeneratingArguments",
+        "keys": sorted(keys),
+    }
+
+
+def ms_swift(src: Path) -> dict[str, object]:
+    arguments = src / "swift" / "arguments"
+    files = [*sorted(arguments.rglob("*.py")), src / "transformers" / "training_args.py"]
+    trainers = src / "swift" / "trainers" / "arguments.py"
+    if trainers.exists():
+        files.append(trainers)
+    classes = Classes(files)
+    return {
+        "version": f"ms-swift {VERSIONS['ms-swift']}",
+        "source": "swift/arguments/sft_args.py SftArguments, rlhf_args.py RLHFArguments and "
+        "their bases (the `swift sft` / `swift rlhf` command-line options)",
+        "sft": classes.all_fields("SftArguments"),
+        "rlhf": classes.all_fields("RLHFArguments"),
+    }
+
+
+def skypilot(previous: dict[str, object]) -> dict[str, object]:
+    try:
+        from sky.utils import schemas
+    except ImportError:
+        return previous.get("skypilot", {})  # type: ignore[return-value]
+    return {
+        "version": f"skypilot {VERSIONS['skypilot']}",
+        "source": "sky/utils/schemas.py get_task_schema() and get_resources_schema()",
+        "task_schema": schemas.get_task_schema(),
+        "resources_schema": schemas.get_resources_schema(),
+    }
+
+
+def main() -> None:
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    src = Path(sys.argv[1])
+    previous = json.loads(OUT.read_text(encoding="utf-8")) if OUT.exists() else {}
+    document = {
+        "about": "Field names of each stack's config, copied from its source at the version "
+        "named, for tests/test_run_config_schemas.py. Built by tools/run_config_schemas.py.",
+        "built": dt.date.today().isoformat(),
+        "trl": trl(src),
+        "accelerate": accelerate(src),
+        "deepspeed": deepspeed(src),
+        "axolotl": axolotl(src),
+        "llama-factory": llama_factory(src),
+        "ms-swift": ms_swift(src),
+        "skypilot": skypilot(previous),
+    }
+    OUT.write_text(json.dumps(document, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
