@@ -280,6 +280,24 @@ LORA_BUTTON = ("LoRA instead", "what if LoRA?")
 QLORA_BUTTON = ("QLoRA instead", "what if QLoRA?")
 CHECKPOINTING_BUTTON = ("Checkpointing on", "with gradient checkpointing")
 CHEAPEST_BUTTON = ("Cheapest card", "cheapest card?")
+CONFIG_BUTTON = ("Get the config", "config")
+
+# --- Run configs (bot/run_configs.py) ---------------------------------------------------------
+
+NO_CONFIG_TITLE = "No config for this job"
+
+
+def config_attached(stack: str, model: str, files: Sequence[str], launch: str) -> tuple[str, str]:
+    """The title and body of an answer that attaches a run config's files."""
+    return (
+        f"{stack} config for {model}",
+        f"Attached: {', '.join(files)}. Fill in the TODOs listed in README.txt, then run "
+        f"`{launch}` in the folder holding them.",
+    )
+
+
+def not_expressed(item: str) -> str:
+    return f"Not in the files: {item}"
 
 
 def other_card_hint(named_4090: bool) -> str:

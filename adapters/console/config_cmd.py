@@ -1,5 +1,7 @@
-"""`gpuplan config TEXT --stack S --out DIR`: write the files that realise the plan in a stack
-(planner.run_config), with a SkyPilot task and a README. A job that does not fit writes nothing."""
+"""`gpuplan config TEXT --stack S --out DIR`: write the files that realise the job's plan in a
+stack (bot/run_configs.py, planner.run_config), with a SkyPilot task and a README. The job is
+asked and then "config S" is said in its thread, as in a chat; a job that does not fit writes
+nothing and exits 1 with the reason."""
 
 from __future__ import annotations
 
@@ -7,14 +9,15 @@ import argparse
 import sys
 from pathlib import Path
 
+from bot.reply import ReplyFile
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from planner.run_config.stacks import stack_names
 
     parser.add_argument("text", nargs="+", help='the job, e.g. "8B qlora 4k ctx on a 4090"')
     parser.add_argument(
-        "--stack",
-        help=f"{' | '.join(stack_names())} (default: the job's own framework, else trl)",
+        "--stack", help=f"{' | '.join(stack_names())} (default: the job's own framework, else trl)"
     )
     parser.add_argument("--out", type=Path, required=True, help="folder to write the files to")
 
@@ -23,36 +26,46 @@ def run(args: argparse.Namespace) -> int:
     from adapters.console import logs
     from adapters.console.config_paths import with_config_files
     from adapters.console.text import render_text
-    from bot.conversation import answer_once
-    from planner.run_config import ConfigRefused, build_run_config
+    from bot.conversation import Conversation
+    from bot.run_configs import CONFIG_TEXT
+    from bot.store import MemoryStore
+    from bot.threads import ThreadKey
 
     logs.configure()
     question, unreadable = with_config_files(" ".join(args.text))
     if unreadable is not None:
         return _fail(unreadable)
-    turn = answer_once(question)
-    if turn.plan is None:  # a question it cannot plan: the reply says why
-        print(render_text(turn.reply), file=sys.stderr)
+    conversation = Conversation(MemoryStore(), limit_rate=False)
+    key = ThreadKey(platform="console", thread="config")
+    asked = conversation.respond(key, question)
+    if asked.plan is None:  # a question it cannot plan: the reply says why
+        print(render_text(asked.reply), file=sys.stderr)
         return 1
-    try:
-        config = build_run_config(turn.plan, args.stack)
-    except ConfigRefused as refused:
-        return _fail(f"{refused.message}. Nothing written.")
-    try:
-        args.out.mkdir(parents=True, exist_ok=True)
-        for name, text in config.files.items():
-            (args.out / name).write_text(text, encoding="utf-8")
-    except OSError as error:
-        return _fail(f"cannot write to {args.out}: {error.strerror}")
-    print(f"{config.stack} config for {turn.reply.title} written to {args.out}/:")
-    for name in config.files:
-        print(f"  {name}")
-    if config.unexpressed:
-        print("not expressed in the files (see README.txt):")
-        for item in config.unexpressed:
-            print(f"  - {item}")
-    print(f"next: fill the TODOs in README.txt, then `cd {args.out} && {config.commands[-3]}`")
+    said = f"{CONFIG_TEXT} {args.stack}" if args.stack else CONFIG_TEXT
+    reply = conversation.respond(key, said).reply
+    if not reply.files:
+        return _fail(f"{reply.body or reply.title}. Nothing written.")
+    error = write_files(args.out, reply.files)
+    if error is not None:
+        return _fail(error)
+    print(f"{reply.title}: written to {args.out}/")
+    for file in reply.files:
+        print(f"  {file.name}")
+    for warning in reply.warnings:
+        print(f"  {warning}")
+    print(f"next: fill in the TODOs in {args.out / 'README.txt'}, then run the commands it lists")
     return 0
+
+
+def write_files(folder: Path, files: list[ReplyFile]) -> str | None:
+    """Write a reply's files into `folder` (made if missing); the error sentence on failure."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for file in files:
+            (folder / file.name).write_text(file.text, encoding="utf-8")
+    except OSError as error:
+        return f"cannot write to {folder}: {error.strerror}"
+    return None
 
 
 def _fail(sentence: str) -> int:

@@ -17,6 +17,7 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 from adapters.slack import delivery
+from adapters.slack.attachments import upload_files
 from adapters.slack.blocked import BlockedChannels
 from adapters.slack.dedupe import SeenIds, SeenInProcess, delivery_id
 from adapters.slack.envelopes import BlockActions, ChatEvent, SlashCommand
@@ -248,6 +249,8 @@ class _SlackBot:
             return
         if posted.ok and self._files and reply.has_chart:
             await self._upload_chart(client, channel, root, reply)
+        if posted.ok and reply.files:  # asked for ("config"): attached whatever files_enabled says
+            await upload_files(client, channel, root, reply)
 
     async def _upload_chart(
         self, client: AsyncWebClient, channel: str, root: str, reply: Reply

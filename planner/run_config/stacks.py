@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from planner.run_config.job import ConfigRefused, RunJob
 from planner.run_config.result import StackFiles
-from planner.spec import Objective
+from planner.spec import Framework, Objective
 
 Build = Callable[[RunJob], StackFiles]
 
@@ -106,6 +106,16 @@ def stack_named(name: str) -> Stack:
             nearest=nearest,
         )
     raise ConfigRefused(f"unknown stack {name!r}: choose one of {', '.join(stack_names())}")
+
+
+def framework_of(stack: Stack) -> str | None:
+    """The JobSpec framework value that plans a job on `stack`: its own name where Framework has
+    it (TRL's, once Framework gains "trl"), else the alias that runs it (TRL: hf)."""
+    values = {framework.value for framework in Framework}
+    if stack.name in values:
+        return stack.name
+    aliases = (alias for alias, name in ALIASES.items() if name == stack.name)
+    return next((alias for alias in aliases if alias in values), None)
 
 
 def stack_names() -> list[str]:
