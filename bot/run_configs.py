@@ -22,7 +22,7 @@ CONFIG_TEXT = "config"
 # "config 8b …" stay questions.
 _STACK = r"(?P<stack>[A-Za-z][\w.-]*)"
 _CONFIG = re.compile(
-    r"^\s*[/!]?(?:get\s+(?:me\s+)?(?:the\s+)?)?(?:run\s+)?config(?:s|uration)?(?:\s+files?)?"
+    r"^\s*(?:/gpuplan\s+)?[/!]?(?:get\s+(?:me\s+)?(?:the\s+)?)?(?:run\s+)?config(?:s|uration)?(?:\s+files?)?"
     rf"(?:\s+(?:for|in|with)\s+|\s+)?{_STACK}?\s*[?!.]*\s*$",
     re.IGNORECASE,
 )
