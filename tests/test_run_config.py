@@ -4,7 +4,9 @@ version), and carries the plan's values; a job that does not fit gets nothing.""
 
 from __future__ import annotations
 
+import ast
 import json
+import shlex
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -241,3 +243,97 @@ def dotted_keys(document: dict[str, Any], prefix: str = "") -> set[str]:
         else:
             keys.add(name)
     return keys
+
+
+def build_or_refused(text: str, stack: str) -> RunConfig | ConfigRefused:
+    try:
+        return config_of(text, stack)
+    except ConfigRefused as refused:
+        return refused
+
+
+@pytest.mark.parametrize("text", JOBS)
+def test_llama_factory_files_hold_its_fields_and_the_plans_values(text: str) -> None:
+    plan, built = plan_of(text), build_or_refused(text, "llama-factory")
+    spec = plan.spec
+    if isinstance(built, ConfigRefused):  # GRPO: LLaMA-Factory has none
+        assert spec.objective is not None and spec.objective.value == "grpo"
+        assert built.nearest == "trl"
+        return
+    document = load(built, "llamafactory.yaml")
+    assert set(document) <= set(SCHEMAS["llama-factory"]["keys"])
+    assert document["model_name_or_path"] == plan.model.hf_id
+    assert document["cutoff_len"] == spec.seq_len
+    assert document["per_device_train_batch_size"] == spec.micro_batch
+    assert document["disable_gradient_checkpointing"] is not spec.gradient_checkpointing
+    assert document.get("lora_rank") == spec.lora_rank
+    assert document.get("quantization_bit") == (4 if spec.method.value == "qlora" else None)
+    if spec.sharding is not None and spec.sharding.value in ("zero2", "zero3"):
+        assert load(built, "ds_config.json")["zero_optimization"]["stage"] == int(
+            spec.sharding.value[-1]
+        )
+
+
+def swift_options(script: str) -> dict[str, list[str]]:
+    """The `--name value…` options of swift.sh's args array, as bash reads them."""
+    inside = script.split("args=(", 1)[1].split("\n)", 1)[0]
+    options: dict[str, list[str]] = {}
+    name = ""
+    for word in shlex.split(inside, comments=True):
+        if word.startswith("--"):
+            name = word[2:]
+            options[name] = []
+        else:
+            options[name].append(word)
+    return options
+
+
+@pytest.mark.parametrize("text", JOBS)
+def test_swift_script_holds_its_options_and_the_plans_values(text: str) -> None:
+    plan, config = plan_of(text), config_of(text, "ms-swift")
+    spec = plan.spec
+    options = swift_options(config.files["swift.sh"])
+    online = spec.objective is not None and spec.objective.value != "sft"
+    schema = SCHEMAS["ms-swift"]["rlhf" if online else "sft"]
+    assert set(options) <= set(schema)
+    assert options["model"] == [plan.model.hf_id]
+    assert options["max_length"] == [str(spec.seq_len)]
+    assert options["per_device_train_batch_size"] == [str(spec.micro_batch)]
+    assert options["gradient_checkpointing"] == [str(spec.gradient_checkpointing).lower()]
+    assert options.get("lora_rank") == ([str(spec.lora_rank)] if spec.lora_rank else None)
+    assert options.get("quant_bits") == (["4"] if spec.method.value == "qlora" else None)
+    if spec.num_gpus and spec.num_gpus > 1:
+        assert f"NPROC_PER_NODE={spec.num_gpus} swift" in config.files["swift.sh"]
+
+
+@pytest.mark.parametrize("text", JOBS)
+def test_unsloth_script_calls_only_known_arguments_with_the_plans_values(text: str) -> None:
+    plan, built = plan_of(text), build_or_refused(text, "unsloth")
+    spec = plan.spec
+    if isinstance(built, ConfigRefused):  # sharded jobs: Unsloth has no FSDP or ZeRO
+        assert spec.sharding is not None and spec.sharding.value in ("fsdp", "zero2", "zero3")
+        assert built.nearest == "trl"
+        return
+    calls = {
+        call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id: {
+            keyword.arg: keyword.value for keyword in call.keywords if keyword.arg
+        }
+        for call in ast.walk(ast.parse(built.files["train_unsloth.py"]))
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute | ast.Name)
+    }
+    schema = SCHEMAS["unsloth"]
+    assert set(calls["from_pretrained"]) <= set(schema["from_pretrained"])
+    config_name = next(name for name in calls if name.endswith("Config"))
+    command = config_name.removesuffix("Config").lower()
+    assert set(calls[config_name]) <= set(SCHEMAS["trl"]["commands"][command])
+
+    def value(call: str, name: str) -> Any:
+        return ast.literal_eval(calls[call][name])
+
+    assert value("from_pretrained", "model_name") == plan.model.hf_id
+    assert value("from_pretrained", "max_seq_length") == spec.seq_len
+    assert value("from_pretrained", "load_in_4bit") is (spec.method.value == "qlora")
+    assert value(config_name, "per_device_train_batch_size") == spec.micro_batch
+    if spec.method.value != "full":
+        assert set(calls["get_peft_model"]) <= set(schema["get_peft_model"])
+        assert value("get_peft_model", "r") == spec.lora_rank

@@ -29,6 +29,7 @@ VERSIONS = {
     "llamafactory": "0.9.5",
     "ms-swift": "4.6.0",
     "skypilot": "0.14.1",
+    "unsloth": "2026.10.9",
 }
 
 
@@ -183,18 +184,51 @@ def llama_factory(src: Path) -> dict[str, object]:
 
 
 def ms_swift(src: Path) -> dict[str, object]:
-    arguments = src / "swift" / "arguments"
-    files = [*sorted(arguments.rglob("*.py")), src / "transformers" / "training_args.py"]
-    trainers = src / "swift" / "trainers" / "arguments.py"
-    if trainers.exists():
-        files.append(trainers)
+    swift = src / "swift"
+    files = [
+        *sorted((swift / "arguments").rglob("*.py")),
+        swift / "trainers" / "arguments.py",
+        swift / "rlhf_trainers" / "args_mixin.py",
+    ]
     classes = Classes(files)
+    # swift's Seq2SeqTrainingArguments extends transformers' under an alias: add those fields.
+    hf = Classes([src / "transformers" / "training_args.py"]).all_fields("TrainingArguments")
+    hf_seq2seq = Classes([src / "transformers" / "training_args_seq2seq.py"])
+    inherited = set(hf) | set(hf_seq2seq.fields.get("Seq2SeqTrainingArguments", []))
     return {
-        "version": f"ms-swift {VERSIONS['ms-swift']}",
+        "version": f"ms-swift {VERSIONS['ms-swift']}, transformers {VERSIONS['transformers']}",
         "source": "swift/arguments/sft_args.py SftArguments, rlhf_args.py RLHFArguments and "
-        "their bases (the `swift sft` / `swift rlhf` command-line options)",
-        "sft": classes.all_fields("SftArguments"),
-        "rlhf": classes.all_fields("RLHFArguments"),
+        "their bases (swift/arguments, swift/trainers/arguments.py, "
+        "swift/rlhf_trainers/args_mixin.py, transformers Seq2SeqTrainingArguments): the "
+        "`swift sft` / `swift rlhf` command-line options",
+        "sft": sorted(set(classes.all_fields("SftArguments")) | inherited),
+        "rlhf": sorted(set(classes.all_fields("RLHFArguments")) | inherited),
+    }
+
+
+def unsloth(src: Path) -> dict[str, object]:
+    """The keyword arguments of FastLanguageModel.from_pretrained and get_peft_model."""
+    models = src / "unsloth" / "models"
+    found: dict[str, list[str]] = {}
+    for path, function in (
+        (models / "loader.py", "from_pretrained"),
+        (models / "llama.py", "get_peft_model"),
+    ):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.FunctionDef)
+                and node.name == function
+                and function not in found
+            ):
+                found[function] = sorted(
+                    arg.arg for arg in [*node.args.args, *node.args.kwonlyargs]
+                )
+    return {
+        "version": f"unsloth {VERSIONS['unsloth']}",
+        "source": "unsloth/models/loader.py FastLanguageModel.from_pretrained and "
+        "unsloth/models/llama.py FastLlamaModel.get_peft_model (the first definition of each)",
+        **found,
     }
 
 
@@ -226,6 +260,7 @@ def main() -> None:
         "axolotl": axolotl(src),
         "llama-factory": llama_factory(src),
         "ms-swift": ms_swift(src),
+        "unsloth": unsloth(src),
         "skypilot": skypilot(previous),
     }
     OUT.write_text(json.dumps(document, indent=1, sort_keys=False) + "\n", encoding="utf-8")

@@ -145,7 +145,14 @@ class RunJob:
         targets = self.spec.lora_targets
         if targets is None or targets == ALL_LINEAR:
             return ALL_LINEAR
-        return [MODULE_NAMES[LoraTarget(name)] for name in lora_target_names(targets)]
+        return self.module_names
+
+    @property
+    def module_names(self) -> list[str]:
+        """The projection names LoRA adapts, "all-linear" spelled out."""
+        return [
+            MODULE_NAMES[LoraTarget(name)] for name in lora_target_names(self.spec.lora_targets)
+        ]
 
     @property
     def optim(self) -> str:
@@ -180,7 +187,9 @@ _WHY = {
     "micro_batch": lambda job: (
         f"plan: micro-batch {job.spec.micro_batch} per GPU ({_per_gpu(job)})"
     ),
-    "grad_accum": lambda job: f"plan: {job.spec.grad_accum} micro-batches per optimizer step",
+    "grad_accum": lambda job: (
+        f"plan: gradient accumulation {job.spec.grad_accum} (micro-batches per optimizer step)"
+    ),
     "checkpointing": lambda job: (
         "plan: gradient checkpointing " + ("on" if job.spec.gradient_checkpointing else "off")
     ),
@@ -201,7 +210,9 @@ _WHY = {
         + ("no s×s score matrix (SDPA/FlashAttention)" if job.spec.flash_attention else "eager")
     ),
     "packing": lambda job: "plan: sequence packing " + ("on" if job.spec.packing else "off"),
-    "epochs": lambda job: f"plan: {job.spec.epochs:g} epoch(s)",
+    "epochs": lambda job: (
+        f"plan: {job.spec.epochs:g} epoch" + ("" if job.spec.epochs == 1 else "s")
+    ),
     "gpus": lambda job: f"plan: {job.card.count} GPUs ({job.sharding.value})",
     "sharding": lambda job: f"plan: {job.sharding.value} on {job.card.count} GPUs",
     "offload": lambda job: "plan: CPU offload " + ("on" if job.spec.cpu_offload else "off"),
