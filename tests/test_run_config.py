@@ -21,6 +21,7 @@ from planner.plan import Plan
 from planner.planner import make_plan
 from planner.run_config import ConfigRefused, RunConfig, build_run_config
 from planner.run_config.job import skypilot_accelerator
+from planner.run_config.torchtune import torchtune_configs
 
 SCHEMAS = json.loads(
     (Path(__file__).parent / "data" / "run_config_schemas.json").read_text(encoding="utf-8")
@@ -337,3 +338,36 @@ def test_unsloth_script_calls_only_known_arguments_with_the_plans_values(text: s
     if spec.method.value != "full":
         assert set(calls["get_peft_model"]) <= set(schema["get_peft_model"])
         assert value("get_peft_model", "r") == spec.lora_rank
+
+
+def torchtune_overrides(script: str) -> dict[str, str]:
+    inside = script.split("overrides=(", 1)[1].split("\n)", 1)[0]
+    return dict(word.split("=", 1) for word in shlex.split(inside, comments=True))
+
+
+@pytest.mark.parametrize("text", JOBS)
+def test_torchtune_overrides_only_its_configs_keys_with_the_plans_values(text: str) -> None:
+    plan, built = plan_of(text), build_or_refused(text, "torchtune")
+    spec = plan.spec
+    if isinstance(built, ConfigRefused):  # no such config in torchtune, or not FSDP
+        assert built.nearest == "trl"
+        return
+    script = built.files["torchtune.sh"]
+    name = script.split("--config ", 1)[1].split()[0]
+    config = torchtune_configs()[name]
+    overrides = torchtune_overrides(script)
+    assert set(overrides) <= set(config["keys"]) | set(config["tokenizer_files"])
+    assert overrides["batch_size"] == str(spec.micro_batch)
+    assert overrides["tokenizer.max_seq_len"] == str(spec.seq_len)
+    assert overrides["enable_activation_checkpointing"] == str(spec.gradient_checkpointing)
+    if spec.lora_rank:
+        assert overrides["model.lora_rank"] == str(spec.lora_rank)
+    assert f"tune download {plan.model.hf_id} " in script
+    assert ("--nproc_per_node" in script) is bool(spec.num_gpus and spec.num_gpus > 1)
+
+
+def test_torchtune_runs_its_own_config_for_the_model_and_method() -> None:
+    config = config_of(AXOLOTL_EXAMPLE, "torchtune")
+    assert "--config llama3_1/8B_qlora_single_device" in config.files["torchtune.sh"]
+    with pytest.raises(ConfigRefused, match="ships no lora config for Qwen3-8B"):
+        build_run_config(plan_of("qwen3 8b lora on a 4090"), "torchtune")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "tests" / "data" / "run_config_schemas.json"
+TORCHTUNE_OUT = REPO / "planner" / "data" / "torchtune_configs.json"
 VERSIONS = {
     "trl": "1.16.0",
     "transformers": "5.25.0",
@@ -232,6 +233,85 @@ def unsloth(src: Path) -> dict[str, object]:
     }
 
 
+# The torchtune recipes a fine-tune runs (torchtune/_recipe_registry.py) and the config keys a run
+# config overrides: planner/data/torchtune_configs.json keeps, per config, which of them it has.
+TORCHTUNE_RECIPES = (
+    "full_finetune_single_device",
+    "full_finetune_distributed",
+    "lora_finetune_single_device",
+    "lora_finetune_distributed",
+    "lora_dpo_single_device",
+    "lora_dpo_distributed",
+    "full_dpo_distributed",
+)
+TORCHTUNE_KEYS = (
+    "output_dir",
+    "batch_size",
+    "gradient_accumulation_steps",
+    "epochs",
+    "dtype",
+    "tokenizer.max_seq_len",
+    "dataset.packed",
+    "enable_activation_checkpointing",
+    "enable_activation_offloading",
+    "fsdp_cpu_offload",
+    "optimizer._component_",
+    "model.lora_rank",
+    "model.lora_alpha",
+    "model.lora_attn_modules",
+    "model.apply_lora_to_mlp",
+    "checkpointer.checkpoint_dir",
+)
+
+
+def torchtune(src: Path) -> dict[str, object]:
+    import yaml
+
+    registry = (src / "torchtune" / "_recipe_registry.py").read_text(encoding="utf-8")
+    recipes = re.findall(
+        r'Recipe\(\s*name="([^"]+)".*?configs=\[(.*?)\],\s*supports_distributed', registry, re.S
+    )
+    configs: dict[str, object] = {}
+    for recipe, listed in recipes:
+        if recipe not in TORCHTUNE_RECIPES:
+            continue
+        for name in re.findall(r'name="([^"]+)"', listed):
+            document = yaml.safe_load((src / "recipes" / "configs" / f"{name}.yaml").read_text())
+            flat = _flatten(document)
+            checkpoint_dir = str(flat.get("checkpointer.checkpoint_dir", "")).rstrip("/")
+            configs[name] = {
+                "recipe": recipe,
+                "keys": [key for key in TORCHTUNE_KEYS if key in flat],
+                # Tokenizer files under the checkpoint folder, relative to it.
+                "tokenizer_files": {
+                    key: value.removeprefix(checkpoint_dir).lstrip("/")
+                    for key, value in flat.items()
+                    if key.startswith("tokenizer.")
+                    and isinstance(value, str)
+                    and checkpoint_dir
+                    and value.startswith(checkpoint_dir)
+                },
+            }
+    return {
+        "about": "torchtune's fine-tuning configs: the recipe each runs, which of the keys a "
+        "gpuplan run config overrides it has, and its tokenizer files relative to the "
+        "checkpoint folder. Built by tools/run_config_schemas.py.",
+        "version": "torchtune 0.6.1",
+        "source": "torchtune/_recipe_registry.py and recipes/configs/*.yaml in the torchtune "
+        "0.6.1 wheel",
+        "configs": configs,
+    }
+
+
+def _flatten(document: object, prefix: str = "") -> dict[str, object]:
+    if not isinstance(document, dict):
+        return {prefix.rstrip("."): document}
+    flat: dict[str, object] = {}
+    for key, value in document.items():
+        flat |= _flatten(value, f"{prefix}{key}.")
+    return flat
+
+
 def skypilot(previous: dict[str, object]) -> dict[str, object]:
     try:
         from sky.utils import schemas
@@ -265,6 +345,8 @@ def main() -> None:
     }
     OUT.write_text(json.dumps(document, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     print(f"wrote {OUT}")
+    TORCHTUNE_OUT.write_text(json.dumps(torchtune(src), indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {TORCHTUNE_OUT}")
 
 
 if __name__ == "__main__":

@@ -147,6 +147,10 @@ class RunJob:
             return ALL_LINEAR
         return self.module_names
 
+    def module_names_targets(self) -> tuple[str, ...]:
+        """The LoraTarget names LoRA adapts, "all-linear" spelled out."""
+        return lora_target_names(self.spec.lora_targets)
+
     @property
     def module_names(self) -> list[str]:
         """The projection names LoRA adapts, "all-linear" spelled out."""
