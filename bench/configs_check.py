@@ -1,0 +1,154 @@
+"""The run configs parsed by the stacks' own loaders, not by our copies of their field names:
+TRL's TrlParser exactly as `trl sft|dpo|kto|grpo|rloo` builds it (unknown keys are an error),
+accelerate's config loader, and SkyPilot's `sky.Task.from_yaml`. Each file's values are then
+compared with the plan's (micro-batch, length, checkpointing, LoRA rank, quantisation, GPUs,
+ZeRO stage). Prints one line per job and file and a summary; exits 1 on any mismatch.
+
+Needs torch (TRL imports it), so it runs in a separate venv, not the dev one and not in CI:
+    python3 -m venv /tmp/cfgcheck-venv
+    /tmp/cfgcheck-venv/bin/pip install torch==2.13.0 -e '.[configs-check]'
+    /tmp/cfgcheck-venv/bin/python bench/configs_check.py
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from planner.parsing import parse
+from planner.planner import make_plan
+from planner.run_config import build_run_config
+from planner.run_config.trl import COMMANDS
+
+JOBS = [
+    "llama 3.1 8b qlora 4k ctx on a 4090, 20M tokens",
+    "qwen3 8b lora 2k ctx on 2x 4090 with fsdp",
+    "llama 3.1 8b full fine-tune 4k ctx on 8x h100 with zero3",
+    "qwen2.5 7b full fine-tune 2k ctx on 4x a100 80gb with zero2 and cpu offload",
+    "mistral 7b lora rank 64 on q,v 1k ctx on an a100 80gb micro-batch 4, 8-bit adam",
+    "qwen2.5 7b dpo lora 2k ctx on an h100",
+    "qwen2.5 7b kto lora 2k ctx on an h100",
+    "qwen2.5 7b grpo lora 8 generations on an h100 with vllm colocate",
+    "qwen3 8b lora 2k ctx on a 4090, spot is fine",
+]
+
+
+def on_the_plans_card() -> None:
+    """This machine has no GPU; the plan's card has bf16 (every card a bf16 plan names does).
+    TrainingArguments probes the hardware while it validates: answer that probe as the card
+    would, and nothing else."""
+    import transformers.training_args
+
+    transformers.training_args.is_torch_bf16_gpu_available = lambda: True
+
+
+def check_trl(folder: Path, plan, command: str) -> list[str]:
+    """Parse train.yaml as `trl COMMAND --config train.yaml` does; the plan's values back."""
+    module = importlib.import_module(f"trl.scripts.{command}")
+    parser = module.make_parser()
+    _, training, model, _ = parser.parse_args_and_config(
+        ["--config", str(folder / "train.yaml")]
+    )  # fail_with_unknown_args=True: a key TRL does not know raises
+    spec = plan.spec
+    wrong = []
+    expect = {
+        "per_device_train_batch_size": (training.per_device_train_batch_size, spec.micro_batch),
+        "gradient_accumulation_steps": (training.gradient_accumulation_steps, spec.grad_accum),
+        "gradient_checkpointing": (training.gradient_checkpointing, spec.gradient_checkpointing),
+        "use_peft": (model.use_peft, spec.method.value != "full"),
+        "load_in_4bit": (model.load_in_4bit, spec.method.value == "qlora"),
+        "model_name_or_path": (model.model_name_or_path, plan.model.hf_id),
+    }
+    if command != "grpo":
+        expect["max_length"] = (training.max_length, spec.seq_len)
+    if spec.method.value != "full":
+        expect["lora_r"] = (model.lora_r, spec.lora_rank)
+    for name, (got, want) in expect.items():
+        if got != want:
+            wrong.append(f"{name}: {got!r} != plan {want!r}")
+    return wrong
+
+
+def rejects_unknown_keys(folder: Path) -> bool:
+    """The check means something only if TrlParser refuses a key it does not know."""
+    from trl.scripts.sft import make_parser
+
+    path = folder / "unknown.yaml"
+    path.write_text((folder / "train.yaml").read_text() + "not_a_trl_field: 1\n")
+    try:
+        make_parser().parse_args_and_config(["--config", str(path)])
+    except ValueError as error:
+        return "not_a_trl_field" in str(error)
+    return False
+
+
+def check_accelerate(folder: Path, plan) -> list[str]:
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    config = load_config_from_file(str(folder / "accelerate.yaml"))
+    spec, wrong = plan.spec, []
+    if config.num_processes != spec.num_gpus:
+        wrong.append(f"num_processes {config.num_processes} != plan {spec.num_gpus}")
+    want = {"fsdp": "FSDP", "zero2": "DEEPSPEED", "zero3": "DEEPSPEED", "ddp": "MULTI_GPU"}
+    if config.distributed_type != want[spec.sharding.value]:  # a str enum
+        wrong.append(f"distributed_type {config.distributed_type} != {want[spec.sharding.value]}")
+    if spec.sharding.value in ("zero2", "zero3"):
+        deepspeed = json.loads((folder / "ds_config.json").read_text())
+        stage = deepspeed["zero_optimization"]["stage"]
+        if stage != int(spec.sharding.value[-1]):
+            wrong.append(f"ZeRO stage {stage} != plan {spec.sharding.value}")
+    return wrong
+
+
+def check_sky(folder: Path, plan, accelerators: str) -> list[str]:
+    import sky
+
+    task = sky.Task.from_yaml(str(folder / "sky.yaml"))
+    (resources,) = list(task.resources)
+    name, count = accelerators.split(":")
+    wrong = []
+    if resources.accelerators != {name: int(count)}:
+        wrong.append(f"accelerators {resources.accelerators} != {accelerators}")
+    if resources.use_spot != (plan.spec.pricing.value == "spot"):
+        wrong.append(f"use_spot {resources.use_spot} != plan {plan.spec.pricing.value}")
+    return wrong
+
+
+def main() -> int:
+    on_the_plans_card()
+    failures = 0
+    checked = 0
+    started_s = time.perf_counter()
+    for text in JOBS:
+        plan = make_plan(parse(text).spec)
+        config = build_run_config(plan, "trl")
+        with tempfile.TemporaryDirectory() as folder_name:
+            folder = Path(folder_name)
+            for name, body in config.files.items():
+                (folder / name).write_text(body)
+            command = COMMANDS[plan.spec.objective]
+            results = {"train.yaml (TrlParser)": check_trl(folder, plan, command)}
+            if text == JOBS[0]:
+                refused = rejects_unknown_keys(folder)
+                results["an unknown key (TrlParser)"] = [] if refused else ["accepted"]
+            if "accelerate.yaml" in config.files:
+                results["accelerate.yaml (accelerate)"] = check_accelerate(folder, plan)
+            results["sky.yaml (sky.Task.from_yaml)"] = check_sky(folder, plan, config.accelerators)
+        for name, wrong in results.items():
+            checked += 1
+            failures += bool(wrong)
+            verdict = "ok" if not wrong else "MISMATCH " + "; ".join(wrong)
+            print(f"{text[:60]:<60}  trl {command:<5} {name:<31} {verdict}")
+    elapsed_s = time.perf_counter() - started_s
+    print(f"\n{checked - failures} passed, {failures} failed ({elapsed_s:.1f} s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
