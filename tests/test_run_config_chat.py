@@ -166,9 +166,7 @@ async def test_discord_attaches_the_files_to_the_answer(discord_fake: FakeDiscor
     task = asyncio.create_task(client.start("fake-token"))
     await asyncio.wait_for(client.wait_until_ready(), 10)
     await discord_fake.slash({"query": "config axolotl"})
-    (edit,) = await discord_fake.wait_for(
-        lambda calls: [c for c in calls if c.method == "PATCH"]
-    )
+    (edit,) = await discord_fake.wait_for(lambda calls: [c for c in calls if c.method == "PATCH"])
     await client.close()
     await asyncio.wait_for(task, 10)
     assert edit.files == {"axolotl.yaml": b"sequence_len: 4096\n"}

@@ -35,7 +35,7 @@ def example() -> str:
             sys.exit(f"gpuplan config exited {code}")
         shown = printed.getvalue().replace(str(out), "d")
         parts = [
-            f"`gpuplan config \"{EXAMPLE}\" --stack {STACK} --out d/` "
+            f'`gpuplan config "{EXAMPLE}" --stack {STACK} --out d/` '
             f"({dt.date.today().isoformat()}):",
             "",
             "```text",

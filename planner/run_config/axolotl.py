@@ -7,7 +7,14 @@ from __future__ import annotations
 from planner.run_config.emit import Block, Entry, block, json_text, yaml_text
 from planner.run_config.job import RunJob
 from planner.run_config.result import StackFiles
-from planner.run_config.trl import DATASET_TODO, DEEPSPEED_FILE, deepspeed_config, learning_rate
+from planner.run_config.trl import DEEPSPEED_FILE, deepspeed_config, deepspeed_entry
+from planner.run_config.unknowns import (
+    DATASET_TODO,
+    NOT_PLANNED,
+    RECIPE_RATE,
+    learning_rate,
+)
+from planner.run_config.unknowns import todos as unknown_todos
 from planner.spec import LossKernel, Objective, Rollout, Sharding
 
 AXOLOTL_VERSION = "0.19.0"
@@ -42,11 +49,8 @@ def stack_files(job: RunJob) -> StackFiles:
     extras += ["vllm"] if job.spec.rollout in (Rollout.vllm_colocate, Rollout.vllm_server) else []
     wanted = f"[{','.join(extras)}]" if extras else ""
     install = f'pip install "axolotl{wanted}=={AXOLOTL_VERSION}"'
-    todos = [
-        f"axolotl.yaml datasets: path ({DATASET_TODO}) and type (the format of your rows)",
-        f"axolotl.yaml output_dir ({OUTPUT_TODO})",
-        f"axolotl.yaml learning_rate: {learning_rate(job):g} is the recipe's, not the plan's",
-    ]
+    dataset = f"datasets: path ({DATASET_TODO}) and type (the format of your rows)"
+    todos = unknown_todos("axolotl.yaml", dataset, OUTPUT_TODO, job)
     if job.spec.objective is Objective.grpo:
         todos.append("axolotl.yaml trl.reward_funcs: your reward functions (module.function)")
     return StackFiles(files, install, "axolotl train axolotl.yaml", unexpressed, todos)
@@ -70,14 +74,14 @@ def _axolotl_yaml(job: RunJob, unexpressed: list[str]) -> str:
         Entry("bf16", job.bf16, why("precision")),
         Entry("fp16", job.fp16, why("precision")),
         Entry("optimizer", job.optim, why("optimizer")),
-        Entry("learning_rate", learning_rate(job), "TODO: not in the plan; the recipe's rate"),
+        Entry("learning_rate", learning_rate(job), RECIPE_RATE),
         Entry("sdp_attention", bool(spec.flash_attention), why("attention")),
         Entry(
             "datasets",
             [block(Entry("path", DATASET_TODO), Entry("type", DATASET_TYPES.get(goal, "TODO")))],
-            "TODO: not in the plan",
+            NOT_PLANNED,
         ),
-        Entry("output_dir", OUTPUT_TODO, "TODO: not in the plan"),
+        Entry("output_dir", OUTPUT_TODO, NOT_PLANNED),
     ]
     entries += _loss_kernel(job)
     entries += _sharding(job)
@@ -121,9 +125,8 @@ def _loss_kernel(job: RunJob) -> list[Entry | None]:
 
 
 def _sharding(job: RunJob) -> list[Entry | None]:
-    why = job.why
     if job.zero_stage is not None:
-        return [Entry("deepspeed", DEEPSPEED_FILE, why("sharding"))]
+        return deepspeed_entry(job)
     if job.sharding is not Sharding.fsdp:
         return []
     return [
@@ -158,7 +161,7 @@ def _objective(job: RunJob, goal: Objective, unexpressed: list[str]) -> list[Ent
         Entry("num_generations", spec.num_generations, why("generations")),
         Entry("max_completion_length", spec.completion_len, why("completion_len")),
         Entry("use_vllm", rollout is not Rollout.hf, why("rollout")),
-        Entry("reward_funcs", ["TODO-reward-module.reward_function"], "TODO: not in the plan"),
+        Entry("reward_funcs", ["TODO-reward-module.reward_function"], NOT_PLANNED),
     ]
     if rollout is not Rollout.hf:
         trl.append(Entry("vllm_mode", "colocate" if rollout is Rollout.vllm_colocate else "server"))

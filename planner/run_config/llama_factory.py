@@ -9,7 +9,9 @@ from __future__ import annotations
 from planner.run_config.emit import Entry, block, json_text, yaml_text
 from planner.run_config.job import RunJob
 from planner.run_config.result import StackFiles
-from planner.run_config.trl import DEEPSPEED_FILE, deepspeed_config, learning_rate
+from planner.run_config.trl import DEEPSPEED_FILE, deepspeed_config, deepspeed_entry
+from planner.run_config.unknowns import NOT_PLANNED, RECIPE_RATE, learning_rate
+from planner.run_config.unknowns import todos as unknown_todos
 from planner.spec import LossKernel, Objective, Quant, Sharding
 
 LLAMA_FACTORY_VERSION = "0.9.5"
@@ -42,12 +44,9 @@ def stack_files(job: RunJob) -> StackFiles:
     launch = "llamafactory-cli train llamafactory.yaml"
     if job.multi_gpu:
         launch = f"FORCE_TORCHRUN=1 {launch}"
-    todos = [
-        f"llamafactory.yaml dataset: a dataset named in your dataset_info.json ({DATASET_TODO})",
-        f"llamafactory.yaml template: the model's chat template name ({TEMPLATE_TODO})",
-        f"llamafactory.yaml output_dir ({OUTPUT_TODO})",
-        f"llamafactory.yaml learning_rate: {learning_rate(job):g} is the recipe's, not the plan's",
-    ]
+    dataset = f"dataset: a dataset named in your dataset_info.json ({DATASET_TODO})"
+    todos = unknown_todos("llamafactory.yaml", dataset, OUTPUT_TODO, job)
+    todos.append(f"llamafactory.yaml template: the model's chat template name ({TEMPLATE_TODO})")
     if job.spec.objective is Objective.ppo:
         todos.append("llamafactory.yaml reward_model: your reward model (a path or Hub id)")
     return StackFiles(files, install, launch, unexpressed, todos)
@@ -64,14 +63,14 @@ def _yaml(job: RunJob, unexpressed: list[str]) -> str:
         Entry("finetuning_type", "lora" if job.peft else "full", why("method")),
         *_lora(job, unexpressed),
         Entry("pref_loss", loss, why("objective")) if loss else None,
-        Entry("dataset", DATASET_TODO, "TODO: not in the plan"),
-        Entry("template", TEMPLATE_TODO, "TODO: not in the plan"),
+        Entry("dataset", DATASET_TODO, NOT_PLANNED),
+        Entry("template", TEMPLATE_TODO, NOT_PLANNED),
         Entry("cutoff_len", spec.seq_len, why("seq_len")),
         Entry("packing", bool(spec.packing), why("packing")),
-        Entry("output_dir", OUTPUT_TODO, "TODO: not in the plan"),
+        Entry("output_dir", OUTPUT_TODO, NOT_PLANNED),
         Entry("per_device_train_batch_size", spec.micro_batch, why("micro_batch")),
         Entry("gradient_accumulation_steps", spec.grad_accum, why("grad_accum")),
-        Entry("learning_rate", learning_rate(job), "TODO: not in the plan; the recipe's rate"),
+        Entry("learning_rate", learning_rate(job), RECIPE_RATE),
         Entry("num_train_epochs", spec.epochs or 1.0, why("epochs")),
         Entry("bf16", job.bf16, why("precision")),
         Entry("fp16", job.fp16, why("precision")),
@@ -130,7 +129,7 @@ def _lora(job: RunJob, unexpressed: list[str]) -> list[Entry | None]:
 def _sharding(job: RunJob) -> list[Entry | None]:
     why = job.why
     if job.zero_stage is not None:
-        return [Entry("deepspeed", DEEPSPEED_FILE, why("sharding"))]
+        return deepspeed_entry(job)
     if job.sharding is not Sharding.fsdp:
         return []
     layout = "full_shard auto_wrap" + (" offload" if job.spec.cpu_offload else "")

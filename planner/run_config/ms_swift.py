@@ -11,12 +11,18 @@ from collections.abc import Sequence
 from planner.run_config.emit import Scalar, json_text
 from planner.run_config.job import RunJob
 from planner.run_config.result import StackFiles
-from planner.run_config.trl import DEEPSPEED_FILE, deepspeed_config, learning_rate
+from planner.run_config.trl import DEEPSPEED_FILE, deepspeed_config
+from planner.run_config.unknowns import (
+    DATASET_TODO,
+    NOT_PLANNED,
+    RECIPE_RATE,
+    learning_rate,
+)
+from planner.run_config.unknowns import todos as unknown_todos
 from planner.spec import LossKernel, Objective, Quant, Rollout, Sharding
 
 MS_SWIFT_VERSION = "4.6.0"
 FSDP_FILE = "fsdp.json"
-DATASET_TODO = "TODO/your-dataset"
 OUTPUT_TODO = "output/TODO-run-name"
 QUANT_BITS = {Quant.nf4: 4, Quant.int8: 8}
 
@@ -39,11 +45,8 @@ def stack_files(job: RunJob) -> StackFiles:
         install += " deepspeed"
     if job.spec.rollout in (Rollout.vllm_colocate, Rollout.vllm_server):
         install += " vllm"
-    todos = [
-        f"swift.sh --dataset: your dataset (a Hub id or a local file; {DATASET_TODO})",
-        f"swift.sh --output_dir ({OUTPUT_TODO})",
-        f"swift.sh --learning_rate: {learning_rate(job):g} is the recipe's, not the plan's",
-    ]
+    dataset = f"--dataset: your dataset (a Hub id or a local file; {DATASET_TODO})"
+    todos = unknown_todos("swift.sh", dataset, OUTPUT_TODO, job)
     if goal is Objective.grpo:
         todos.append("swift.sh --reward_funcs: your reward functions (ms-swift plugin names)")
     return StackFiles(files, install, "bash swift.sh", unexpressed, todos)
@@ -74,9 +77,9 @@ def _script(job: RunJob, goal: Objective, command: str, unexpressed: list[str]) 
         ("attn_impl", "sdpa" if spec.flash_attention else "eager", why("attention")),
         ("optim", job.optim, why("optimizer")),
         ("num_train_epochs", spec.epochs or 1.0, why("epochs")),
-        ("learning_rate", learning_rate(job), "TODO: not in the plan; the recipe's rate"),
-        ("dataset", DATASET_TODO, "TODO: not in the plan"),
-        ("output_dir", OUTPUT_TODO, "TODO: not in the plan"),
+        ("learning_rate", learning_rate(job), RECIPE_RATE),
+        ("dataset", DATASET_TODO, NOT_PLANNED),
+        ("output_dir", OUTPUT_TODO, NOT_PLANNED),
         ("use_liger_kernel", True, why("loss_kernel"))
         if spec.loss_kernel is LossKernel.liger
         else None,
@@ -146,7 +149,7 @@ def _objective(job: RunJob, goal: Objective) -> list[Option | None]:
         ("num_generations", spec.num_generations, why("generations")),
         ("max_completion_length", spec.completion_len, why("completion_len")),
         ("beta", 0.04 if spec.reference_model else 0.0, why("reference")),
-        ("reward_funcs", "TODO-reward-function", "TODO: not in the plan"),
+        ("reward_funcs", "TODO-reward-function", NOT_PLANNED),
         ("use_vllm", rollout is not Rollout.hf, why("rollout")),
     ]
     if rollout is Rollout.vllm_colocate:

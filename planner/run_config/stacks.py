@@ -21,69 +21,34 @@ class Stack:
     module: str  # the planner.run_config module whose stack_files(job) writes it
 
 
-_OFFLINE_PREFERENCE = (Objective.dpo, Objective.kto, Objective.orpo, Objective.simpo, Objective.cpo)
+def _objectives(names: str) -> frozenset[Objective]:
+    return frozenset(Objective(name) for name in names.split())
+
+
 STACKS: dict[str, Stack] = {
     stack.name: stack
     for stack in (
         # trl/scripts/{sft,dpo,kto,grpo,rloo}.py (TRL 1.16.0); ORPO and CPO/SimPO live in
         # trl.experimental, which the CLI does not run.
-        Stack(
-            "trl",
-            "TRL CLI",
-            frozenset(
-                {Objective.sft, Objective.dpo, Objective.kto, Objective.grpo, Objective.rloo}
-            ),
-            "trl",
-        ),
+        Stack("trl", "TRL CLI", _objectives("sft dpo kto grpo rloo"), "trl"),
         # axolotl 0.19.0 utils/schemas/enums.py RLType: dpo, ipo, kto, orpo, simpo, grpo.
-        Stack(
-            "axolotl",
-            "axolotl",
-            frozenset(
-                {
-                    Objective.sft,
-                    Objective.dpo,
-                    Objective.kto,
-                    Objective.orpo,
-                    Objective.simpo,
-                    Objective.grpo,
-                }
-            ),
-            "axolotl",
-        ),
+        Stack("axolotl", "axolotl", _objectives("sft dpo kto orpo simpo grpo"), "axolotl"),
         # LLaMA-Factory 0.9.5 hparams/finetuning_args.py: stage sft|rm|ppo|dpo|kto, pref_loss
         # sigmoid|hinge|ipo|kto_pair|orpo|simpo.
         Stack(
             "llama-factory",
             "LLaMA-Factory",
-            frozenset(
-                {
-                    Objective.sft,
-                    Objective.dpo,
-                    Objective.kto,
-                    Objective.orpo,
-                    Objective.simpo,
-                    Objective.ppo,
-                }
-            ),
+            _objectives("sft dpo kto orpo simpo ppo"),
             "llama_factory",
         ),
-        # ms-swift: `swift sft`, `swift rlhf --rlhf_type dpo|kto|orpo|simpo|cpo|grpo|ppo`.
+        # ms-swift 4.6.0 arguments/rlhf_args.py rlhf_type: dpo|orpo|simpo|kto|cpo|rm|ppo|grpo.
         Stack(
-            "ms-swift",
-            "ms-swift",
-            frozenset({Objective.sft, *_OFFLINE_PREFERENCE, Objective.grpo, Objective.ppo}),
-            "ms_swift",
+            "ms-swift", "ms-swift", _objectives("sft dpo kto orpo simpo cpo grpo ppo"), "ms_swift"
         ),
         # Unsloth patches TRL's trainers; the script runs SFTTrainer, DPOTrainer or GRPOTrainer.
-        Stack(
-            "unsloth",
-            "Unsloth",
-            frozenset({Objective.sft, Objective.dpo, Objective.grpo}),
-            "unsloth",
-        ),
-        # torchtune's recipes: {full,lora}_finetune_*, lora_dpo_*, full_dpo_distributed.
-        Stack("torchtune", "torchtune", frozenset({Objective.sft, Objective.dpo}), "torchtune"),
+        Stack("unsloth", "Unsloth", _objectives("sft dpo grpo"), "unsloth"),
+        # torchtune 0.6.1's recipes: {full,lora}_finetune_*, lora_dpo_*, full_dpo_distributed.
+        Stack("torchtune", "torchtune", _objectives("sft dpo"), "torchtune"),
     )
 }
 # JobSpec framework values that name a stack written in another's words: the planner's `hf`

@@ -14,6 +14,7 @@ from functools import cache
 from planner.catalog.gpus import GPUS_CSV
 from planner.run_config.job import HF_TOKEN, ConfigRefused, RunJob
 from planner.run_config.result import StackFiles
+from planner.run_config.unknowns import NOT_PLANNED
 from planner.spec import LoraTarget, Method, Objective, Optimizer, Precision, Sharding
 
 TORCHTUNE_VERSION = "0.6.1"
@@ -131,7 +132,7 @@ def _overrides(job: RunJob, config: dict[str, object], unexpressed: list[str]) -
             (key, f"{MODEL_DIR}/{relative}", "the downloaded tokenizer")
             for key, relative in dict(config["tokenizer_files"]).items()  # type: ignore[call-overload]
         ),
-        ("output_dir", OUTPUT_TODO, "TODO: not in the plan"),
+        ("output_dir", OUTPUT_TODO, NOT_PLANNED),
         ("batch_size", spec.micro_batch, why("micro_batch")),
         ("gradient_accumulation_steps", spec.grad_accum, why("grad_accum")),
         ("epochs", int(spec.epochs or 1), why("epochs")),

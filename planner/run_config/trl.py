@@ -13,6 +13,13 @@ from __future__ import annotations
 from planner.run_config.emit import Block, Entry, block, json_text, yaml_text
 from planner.run_config.job import RunJob
 from planner.run_config.result import StackFiles
+from planner.run_config.unknowns import (
+    DATASET_TODO,
+    NOT_PLANNED,
+    RECIPE_RATE,
+    learning_rate,
+)
+from planner.run_config.unknowns import todos as unknown_todos
 from planner.spec import LossKernel, Objective, Rollout, Sharding
 
 TRL_VERSION = "1.16.0"
@@ -24,22 +31,9 @@ COMMANDS = {
     Objective.grpo: "grpo",
     Objective.rloo: "rloo",
 }
-# Placeholders for what the plan does not know.
-DATASET_TODO = "TODO/your-dataset"
 OUTPUT_TODO = "outputs/TODO-run-name"
-# Learning rates of the recipes the plan follows: TRL's LoRA examples 2e-4, full fine-tuning
-# 2e-5 (trl/scripts/sft.py docstring); online methods 1e-6 (GRPOConfig's default).
-LORA_LEARNING_RATE = 2e-4
-FULL_LEARNING_RATE = 2e-5
-ONLINE_LEARNING_RATE = 1e-6
 ACCELERATE_FILE = "accelerate.yaml"
 DEEPSPEED_FILE = "ds_config.json"
-
-
-def learning_rate(job: RunJob) -> float:
-    if job.spec.objective in (Objective.grpo, Objective.rloo, Objective.ppo):
-        return ONLINE_LEARNING_RATE
-    return LORA_LEARNING_RATE if job.peft else FULL_LEARNING_RATE
 
 
 def objective(job: RunJob) -> Objective:
@@ -69,11 +63,8 @@ def stack_files(job: RunJob) -> StackFiles:
             "`trl vllm-serve --model MODEL` on them before training (train.yaml sets "
             "vllm_mode: server)"
         )
-    todos = [
-        f"train.yaml dataset_name: your dataset on the Hub or a local path ({DATASET_TODO})",
-        f"train.yaml output_dir: where checkpoints go ({OUTPUT_TODO})",
-        f"train.yaml learning_rate: {learning_rate(job):g} is the recipe's, not the plan's",
-    ]
+    dataset = f"dataset_name: your dataset on the Hub or a local path ({DATASET_TODO})"
+    todos = unknown_todos("train.yaml", dataset, OUTPUT_TODO, job)
     if objective(job) in (Objective.grpo, Objective.rloo):
         todos.append(
             "train.yaml reward_funcs: your reward functions (trl.rewards names or module paths)"
@@ -89,9 +80,9 @@ def _train_yaml(job: RunJob, unexpressed: list[str]) -> str:
         Entry("model_name_or_path", job.model_id, why("model")),
         Entry("dtype", job.dtype, why("precision")),
         Entry("attn_implementation", job.attn_implementation, why("attention")),
-        Entry("dataset_name", DATASET_TODO, "TODO: not in the plan"),
-        Entry("output_dir", OUTPUT_TODO, "TODO: not in the plan"),
-        Entry("learning_rate", learning_rate(job), "TODO: not in the plan; the recipe's rate"),
+        Entry("dataset_name", DATASET_TODO, NOT_PLANNED),
+        Entry("output_dir", OUTPUT_TODO, NOT_PLANNED),
+        Entry("learning_rate", learning_rate(job), RECIPE_RATE),
         Entry("num_train_epochs", spec.epochs or 1.0, why("epochs")),
         Entry("per_device_train_batch_size", spec.micro_batch, why("micro_batch")),
         Entry("gradient_accumulation_steps", spec.grad_accum, why("grad_accum")),
@@ -169,7 +160,7 @@ def _objective(job: RunJob, goal: Objective) -> list[Entry | None]:
         return []
     rollout = spec.rollout or Rollout.hf
     entries: list[Entry | None] = [
-        Entry("reward_funcs", ["TODO-reward-function"], "TODO: not in the plan"),
+        Entry("reward_funcs", ["TODO-reward-function"], NOT_PLANNED),
         Entry("num_generations", spec.num_generations, why("generations")),
         Entry("max_completion_length", spec.completion_len, why("completion_len")),
         # beta 0 loads no reference model (TRL's GRPO default); any other keeps one.
@@ -255,6 +246,11 @@ def _fsdp(job: RunJob) -> Block:
         # Checkpointing is train.yaml's gradient_checkpointing; FSDP's own would do it twice.
         Entry("fsdp_activation_checkpointing", False),
     )
+
+
+def deepspeed_entry(job: RunJob) -> list[Entry | None]:
+    """A stack config's `deepspeed: ds_config.json` (axolotl, LLaMA-Factory), under ZeRO."""
+    return [Entry("deepspeed", DEEPSPEED_FILE, job.why("sharding"))] if job.zero_stage else []
 
 
 def deepspeed_config(job: RunJob) -> dict[str, object]:

@@ -6,12 +6,18 @@ from __future__ import annotations
 
 from planner.run_config.job import HF_TOKEN, ConfigRefused, RunJob
 from planner.run_config.result import StackFiles
-from planner.run_config.trl import TRL_VERSION, learning_rate
+from planner.run_config.trl import TRL_VERSION
+from planner.run_config.unknowns import (
+    DATASET_TODO,
+    NOT_PLANNED,
+    RECIPE_RATE,
+    learning_rate,
+)
+from planner.run_config.unknowns import todos as unknown_todos
 from planner.spec import Objective, Quant, Sharding
 
 UNSLOTH_VERSION = "2026.10.9"
 SCRIPT = "train_unsloth.py"
-DATASET_TODO = "TODO/your-dataset"
 OUTPUT_TODO = "outputs/TODO-run-name"
 TRAINERS = {
     Objective.sft: ("SFTConfig", "SFTTrainer"),
@@ -35,11 +41,7 @@ def stack_files(job: RunJob) -> StackFiles:
     launch = f"python {SCRIPT}"
     if job.multi_gpu:
         launch = f"accelerate launch --num_processes {job.card.count} {SCRIPT}"
-    todos = [
-        f"{SCRIPT} load_dataset: your dataset ({DATASET_TODO})",
-        f"{SCRIPT} output_dir ({OUTPUT_TODO})",
-        f"{SCRIPT} learning_rate: {learning_rate(job):g} is the recipe's, not the plan's",
-    ]
+    todos = unknown_todos(SCRIPT, f"load_dataset: your dataset ({DATASET_TODO})", OUTPUT_TODO, job)
     if job.spec.objective is Objective.grpo:
         todos.append(f"{SCRIPT} reward_todo: your reward function")
     install = f'pip install "unsloth=={UNSLOTH_VERSION}" "trl=={TRL_VERSION}"'
@@ -61,11 +63,11 @@ def _script(job: RunJob) -> str:
     if spec.gradient_checkpointing and spec.activation_offloading:
         checkpointing = "unsloth"  # Unsloth's checkpointing offloads the checkpoints to host RAM
     config: list[Argument] = [
-        ("output_dir", OUTPUT_TODO, "TODO: not in the plan"),
+        ("output_dir", OUTPUT_TODO, NOT_PLANNED),
         ("per_device_train_batch_size", spec.micro_batch, why("micro_batch")),
         ("gradient_accumulation_steps", spec.grad_accum, why("grad_accum")),
         ("num_train_epochs", spec.epochs or 1.0, why("epochs")),
-        ("learning_rate", learning_rate(job), "TODO: not in the plan; the recipe's rate"),
+        ("learning_rate", learning_rate(job), RECIPE_RATE),
         ("bf16", job.bf16, why("precision")),
         ("fp16", job.fp16, why("precision")),
         ("optim", job.optim, why("optimizer")),
