@@ -296,6 +296,11 @@ def config_attached(stack: str, model: str, files: Sequence[str], launch: str) -
     )
 
 
+FILES_NEED_A_THREAD = (
+    "Files cannot be attached to a private answer: say “config” in a thread with gpuplan instead."
+)
+
+
 def not_expressed(item: str) -> str:
     return f"Not in the files: {item}"
 

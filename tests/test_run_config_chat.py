@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -171,3 +172,11 @@ async def test_discord_attaches_the_files_to_the_answer(discord_fake: FakeDiscor
     await asyncio.wait_for(task, 10)
     assert edit.files == {"axolotl.yaml": b"sequence_len: 4096\n"}
     assert [a["filename"] for a in edit.body["attachments"]] == ["axolotl.yaml"]
+
+
+async def test_a_private_slack_answer_says_where_to_get_the_files(slack: FakeSlack) -> None:
+    async with Bot(slack, Attaching()) as bot:
+        await bot.slash("config axolotl private")
+        await slack.wait_for(lambda: slack.responses)
+    ((_, answer),) = slack.responses
+    assert "in a thread" in json.dumps(answer) and not slack.uploaded

@@ -32,6 +32,14 @@ def run(args: argparse.Namespace) -> int:
     from bot.threads import ThreadKey
 
     logs.configure()
+    if args.stack is not None:
+        from planner.run_config import ConfigRefused
+        from planner.run_config.stacks import stack_named
+
+        try:
+            stack_named(args.stack)
+        except ConfigRefused as refused:
+            return _fail(f"{refused.message}. Nothing written.")
     question, unreadable = with_config_files(" ".join(args.text))
     if unreadable is not None:
         return _fail(unreadable)

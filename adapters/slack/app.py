@@ -17,7 +17,7 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 from adapters.slack import delivery
-from adapters.slack.attachments import upload_files
+from adapters.slack.attachments import upload_files, without_files
 from adapters.slack.blocked import BlockedChannels
 from adapters.slack.dedupe import SeenIds, SeenInProcess, delivery_id
 from adapters.slack.envelopes import BlockActions, ChatEvent, SlashCommand
@@ -146,7 +146,7 @@ class _SlackBot:
         conversation_id = slash_conversation_id(command.trigger_id)
         key = thread_key(command.team_id, command.channel_id, conversation_id)
         text = _PRIVATE_WORD.sub(" ", text).strip()
-        reply = await self._plan(key, text, command.user_id, client)
+        reply = without_files(await self._plan(key, text, command.user_id, client))
         ephemeral = private or reply.kind == "help"
         payloads = render_reply(reply, conversation_id=conversation_id)
         await delivery.to_response_url(command.response_url, payloads, key, ephemeral)
@@ -213,7 +213,7 @@ class _SlackBot:
         if container.is_ephemeral:
             # Only the asker sees an ephemeral answer, so its what-ifs stay private too.
             key = thread_key(team, channel, conversation_id)
-            reply = await self._plan(key, text, click.user.id, client)
+            reply = without_files(await self._plan(key, text, click.user.id, client))
             if click.response_url is None:
                 logger.warning("%s: a private what-if came without a response_url", key)
                 return

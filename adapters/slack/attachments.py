@@ -10,15 +10,23 @@ from typing import TYPE_CHECKING
 from slack_sdk.errors import SlackApiError
 
 from adapters.slack.escape import clean
+from bot import phrases
+from bot.reply import Reply
 
 if TYPE_CHECKING:
     from slack_sdk.web.async_client import AsyncWebClient
 
-    from bot.reply import Reply
-
 logger = logging.getLogger(__name__)
 
 UPLOAD_FAILED = "Could not attach the files ({error}): is the files:write scope granted?"
+
+
+def without_files(reply: Reply) -> Reply:
+    """A reply for a response_url (a private answer), which carries no files: it says where to
+    ask instead of promising attachments."""
+    if not reply.files:
+        return reply
+    return reply.model_copy(update={"files": [], "body": phrases.FILES_NEED_A_THREAD})
 
 
 async def upload_files(client: AsyncWebClient, channel: str, thread_ts: str, reply: Reply) -> bool:
