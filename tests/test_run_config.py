@@ -371,3 +371,9 @@ def test_torchtune_runs_its_own_config_for_the_model_and_method() -> None:
     assert "--config llama3_1/8B_qlora_single_device" in config.files["torchtune.sh"]
     with pytest.raises(ConfigRefused, match="ships no lora config for Qwen3-8B"):
         build_run_config(plan_of("qwen3 8b lora on a 4090"), "torchtune")
+
+
+def test_a_card_skypilot_has_no_name_for_is_said_not_guessed_silently() -> None:
+    config = build_run_config(plan_of("llama 3.1 8b qlora 4k ctx on a b300"), "trl")
+    assert any("sky show-gpus" in item for item in config.unexpressed)
+    assert "sky show-gpus" in config.files["README.txt"]

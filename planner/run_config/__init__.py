@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 
 from planner.plan import Plan
-from planner.run_config.job import ConfigRefused, run_job
+from planner.run_config.job import ConfigRefused, run_job, skypilot_accelerator
 from planner.run_config.readme import commands, readme_text
 from planner.run_config.result import RunConfig, StackFiles
 from planner.run_config.skypilot import sky_yaml
@@ -29,6 +29,11 @@ def build_run_config(plan: Plan, stack: str | None = None) -> RunConfig:
     job = run_job(plan)
     module = importlib.import_module(f"planner.run_config.{chosen.module}")
     parts: StackFiles = module.stack_files(job)
+    if skypilot_accelerator(job.card.key) is None:
+        parts.unexpressed.append(
+            f"SkyPilot's name for the {job.card.name}: none known, so sky.yaml asks for "
+            f"{job.card.accelerators!r}; check `sky show-gpus` and correct it"
+        )
     files = {
         **parts.files,
         "sky.yaml": sky_yaml(job, chosen.name, parts),
