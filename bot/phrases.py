@@ -201,7 +201,8 @@ HELP_BODY = (
     " a budget or a deadline.\n"
     "Then ask follow-ups in the same thread: “what if 8k ctx?”, “and 2 epochs?”,"
     " “rank 64”, “on 2x4090?”, “without checkpointing”, “cheapest under $20?”,"
-    " “compare h100 and a100”, “undo”, or “new” to start over."
+    " “compare h100 and a100”, “config axolotl” (the files that run it), “undo”, or “new” to"
+    " start over."
 )
 HELP_HINTS = ("what if 8k ctx?", "and on 2x4090?", "cheapest under $20?", "undo")
 
