@@ -147,10 +147,6 @@ class RunJob:
             return ALL_LINEAR
         return self.module_names
 
-    def module_names_targets(self) -> tuple[str, ...]:
-        """The LoraTarget names LoRA adapts, "all-linear" spelled out."""
-        return lora_target_names(self.spec.lora_targets)
-
     @property
     def module_names(self) -> list[str]:
         """The projection names LoRA adapts, "all-linear" spelled out."""
@@ -230,7 +226,6 @@ _WHY = {
     ),
     "generations": lambda job: f"plan: {job.spec.num_generations} completions per prompt",
     "completion_len": lambda job: f"plan: completions up to {job.spec.completion_len:,} tokens",
-    "prompt_len": lambda job: f"plan: prompts up to {job.spec.prompt_len:,} tokens",
     "rollout": lambda job: (
         "plan: generation with " + (job.spec.rollout.value if job.spec.rollout else "hf")
     ),

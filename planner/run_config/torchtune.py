@@ -15,7 +15,15 @@ from planner.catalog.gpus import GPUS_CSV
 from planner.run_config.job import HF_TOKEN, ConfigRefused, RunJob
 from planner.run_config.result import StackFiles
 from planner.run_config.unknowns import NOT_PLANNED
-from planner.spec import LoraTarget, Method, Objective, Optimizer, Precision, Sharding
+from planner.spec import (
+    LoraTarget,
+    Method,
+    Objective,
+    Optimizer,
+    Precision,
+    Sharding,
+    lora_target_names,
+)
 
 TORCHTUNE_VERSION = "0.6.1"
 CONFIGS_JSON = "torchtune_configs.json"
@@ -174,7 +182,7 @@ def _overrides(job: RunJob, config: dict[str, object], unexpressed: list[str]) -
 
 def _lora(job: RunJob, unexpressed: list[str]) -> list[Override]:
     spec, why = job.spec, job.why
-    targets = {LoraTarget(name) for name in job.module_names_targets()}
+    targets = {LoraTarget(name) for name in lora_target_names(job.spec.lora_targets)}
     attention = [ATTENTION_MODULES[target] for target in ATTENTION_MODULES if target in targets]
     mlp = targets & MLP_TARGETS
     if mlp and mlp != MLP_TARGETS:
