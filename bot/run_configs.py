@@ -23,7 +23,7 @@ CONFIG_TEXT = "config"
 _STACK = r"(?P<stack>[A-Za-z][\w.-]*)"
 _CONFIG = re.compile(
     r"^\s*(?:/gpuplan\s+)?[/!]?(?:get\s+(?:me\s+)?(?:the\s+)?)?(?:run\s+)?config(?:s|uration)?(?:\s+files?)?"
-    rf"(?:\s+(?:for|in|with)\s+|\s+)?{_STACK}?\s*[?!.]*\s*$",
+    rf"(?:(?:\s+(?:for|in|with))?\s+{_STACK})?\s*[?!.]*\s*$",
     re.IGNORECASE,
 )
 _ZH_CONFIG = r"(?:运行)?配置(?:文件)?"

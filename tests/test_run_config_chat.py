@@ -49,7 +49,7 @@ def test_config_requests_are_read_in_english_and_chinese() -> None:
     ]:
         request = read_config_request(text)
         assert request is not None and request.stack == stack, text
-    for text in ("config.json qlora 4k", "config 8b qlora", "13B QLoRA config please"):
+    for text in ("config.json qlora 4k", "config 8b qlora", "13B QLoRA config please", "configure"):
         assert read_config_request(text) is None, text
 
 
