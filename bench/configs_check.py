@@ -1,12 +1,15 @@
 """The run configs parsed by the stacks' own loaders, not by our copies of their field names:
 TRL's TrlParser exactly as `trl sft|dpo|kto|grpo|rloo` builds it (unknown keys are an error),
-accelerate's config loader, and SkyPilot's `sky.Task.from_yaml`. Each file's values are then
+accelerate's config loader, SkyPilot's `sky.Task.from_yaml`, and axolotl's own pydantic model
+of axolotl.yaml (AxolotlInputConfig, with its validators). Each file's values are then
 compared with the plan's (micro-batch, length, checkpointing, LoRA rank, quantisation, GPUs,
 ZeRO stage). Prints one line per job and file and a summary; exits 1 on any mismatch.
 
 Needs torch (TRL imports it), so it runs in a separate venv, not the dev one and not in CI:
     python3 -m venv /tmp/cfgcheck-venv
     /tmp/cfgcheck-venv/bin/pip install torch==2.13.0 -e '.[configs-check]'
+    # axolotl's config schema only (its full dependency set pins its own torch):
+    /tmp/cfgcheck-venv/bin/pip install --no-deps axolotl==0.19.0 peft==0.21.2 pillow
     /tmp/cfgcheck-venv/bin/python bench/configs_check.py
 """
 
@@ -120,6 +123,34 @@ def check_sky(folder: Path, plan, accelerators: str) -> list[str]:
     return wrong
 
 
+def check_axolotl(folder: Path, plan) -> list[str]:
+    """axolotl.yaml through axolotl's own AxolotlInputConfig; the plan's values back."""
+    import yaml
+    from axolotl.utils.schemas.config import AxolotlInputConfig
+
+    config = AxolotlInputConfig(**yaml.safe_load((folder / "axolotl.yaml").read_text()))
+    spec = plan.spec
+    expect = {
+        "base_model": (config.base_model, plan.model.hf_id),
+        "sequence_len": (config.sequence_len, spec.seq_len),
+        "micro_batch_size": (config.micro_batch_size, spec.micro_batch),
+        "gradient_checkpointing": (config.gradient_checkpointing, spec.gradient_checkpointing),
+        "lora_r": (config.lora_r, spec.lora_rank),
+        "load_in_4bit": (bool(config.load_in_4bit), spec.method.value == "qlora"),
+    }
+    return [
+        f"{name}: {got!r} != plan {want!r}" for name, (got, want) in expect.items() if got != want
+    ]
+
+
+def attempt(check, *args) -> list[str] | Exception:
+    """A check's mismatches, or what its loader raised (a file it refuses)."""
+    try:
+        return check(*args)
+    except Exception as error:
+        return error
+
+
 def main() -> int:
     on_the_plans_card()
     failures = 0
@@ -130,21 +161,29 @@ def main() -> int:
         config = build_run_config(plan, "trl")
         with tempfile.TemporaryDirectory() as folder_name:
             folder = Path(folder_name)
-            for name, body in config.files.items():
+            for name, body in [
+                *config.files.items(),
+                *build_run_config(plan, "axolotl").files.items(),
+            ]:
                 (folder / name).write_text(body)
             command = COMMANDS[plan.spec.objective]
-            results = {"train.yaml (TrlParser)": check_trl(folder, plan, command)}
+            results = {"train.yaml (TrlParser)": attempt(check_trl, folder, plan, command)}
             if text == JOBS[0]:
                 refused = rejects_unknown_keys(folder)
                 results["an unknown key (TrlParser)"] = [] if refused else ["accepted"]
             if "accelerate.yaml" in config.files:
-                results["accelerate.yaml (accelerate)"] = check_accelerate(folder, plan)
-            results["sky.yaml (sky.Task.from_yaml)"] = check_sky(folder, plan, config.accelerators)
+                results["accelerate.yaml (accelerate)"] = attempt(check_accelerate, folder, plan)
+            results["sky.yaml (sky.Task.from_yaml)"] = attempt(
+                check_sky, folder, plan, config.accelerators
+            )
+            results["axolotl.yaml (AxolotlInputConfig)"] = attempt(check_axolotl, folder, plan)
         for name, wrong in results.items():
+            if isinstance(wrong, Exception):
+                wrong = [f"{type(wrong).__name__}: {str(wrong).splitlines()[0][:120]}"]
             checked += 1
             failures += bool(wrong)
             verdict = "ok" if not wrong else "MISMATCH " + "; ".join(wrong)
-            print(f"{text[:60]:<60}  trl {command:<5} {name:<31} {verdict}")
+            print(f"{text[:60]:<60}  {command:<5} {name:<34} {verdict}")
     elapsed_s = time.perf_counter() - started_s
     print(f"\n{checked - failures} passed, {failures} failed ({elapsed_s:.1f} s)")
     return 1 if failures else 0

@@ -75,7 +75,8 @@ def _axolotl_yaml(job: RunJob, unexpressed: list[str]) -> str:
         Entry("fp16", job.fp16, why("precision")),
         Entry("optimizer", job.optim, why("optimizer")),
         Entry("learning_rate", learning_rate(job), RECIPE_RATE),
-        Entry("sdp_attention", bool(spec.flash_attention), why("attention")),
+        # axolotl 0.19 deprecates sdp_attention/flash_attention for attn_implementation.
+        Entry("attn_implementation", job.attn_implementation, why("attention")),
         Entry(
             "datasets",
             [block(Entry("path", DATASET_TODO), Entry("type", DATASET_TYPES.get(goal, "TODO")))],
@@ -151,6 +152,8 @@ def _objective(job: RunJob, goal: Objective, unexpressed: list[str]) -> list[Ent
     if goal is Objective.sft:
         return []
     entries: list[Entry | None] = [Entry("rl", goal.value, why("objective"))]
+    if goal is Objective.kto:  # axolotl's validator: KTO keeps its own columns
+        entries.append(Entry("remove_unused_columns", False, "axolotl requires it for KTO"))
     if goal is not Objective.grpo:
         if goal in (Objective.dpo, Objective.kto) and not spec.reference_model:
             unexpressed.append("no resident reference model: axolotl always loads one for DPO/KTO")
