@@ -1,15 +1,19 @@
 """The run configs parsed by the stacks' own loaders, not by our copies of their field names:
 TRL's TrlParser exactly as `trl sft|dpo|kto|grpo|rloo` builds it (unknown keys are an error),
-accelerate's config loader, SkyPilot's `sky.Task.from_yaml`, and axolotl's own pydantic model
-of axolotl.yaml (AxolotlInputConfig, with its validators). Each file's values are then
-compared with the plan's (micro-batch, length, checkpointing, LoRA rank, quantisation, GPUs,
-ZeRO stage). Prints one line per job and file and a summary; exits 1 on any mismatch.
+accelerate's config loader, SkyPilot's `sky.Task.from_yaml`, axolotl's own pydantic model of
+axolotl.yaml (AxolotlInputConfig, with its validators) and LLaMA-Factory's get_train_args on
+llamafactory.yaml (not for ZeRO: its check needs DeepSpeed installed, which builds against
+CUDA). Each file's values are then compared with the plan's (micro-batch, length,
+checkpointing, LoRA rank, quantisation, GPUs, ZeRO stage). Prints one line per job and file
+and a summary; exits 1 on any mismatch.
 
 Needs torch (TRL imports it), so it runs in a separate venv, not the dev one and not in CI:
     python3 -m venv /tmp/cfgcheck-venv
     /tmp/cfgcheck-venv/bin/pip install torch==2.13.0 -e '.[configs-check]'
-    # axolotl's config schema only (its full dependency set pins its own torch):
-    /tmp/cfgcheck-venv/bin/pip install --no-deps axolotl==0.19.0 peft==0.21.2 pillow
+    # axolotl's and LLaMA-Factory's config parsers only (their full dependency sets pin their
+    # own torch and transformers):
+    /tmp/cfgcheck-venv/bin/pip install --no-deps axolotl==0.19.0 peft==0.21.2 pillow \
+        llamafactory==0.9.5 omegaconf antlr4-python3-runtime
     /tmp/cfgcheck-venv/bin/python bench/configs_check.py
 """
 
@@ -143,6 +147,39 @@ def check_axolotl(folder: Path, plan) -> list[str]:
     ]
 
 
+def check_llama_factory(folder: Path, plan) -> list[str]:
+    """llamafactory.yaml through LLaMA-Factory's own get_train_args; the plan's values back."""
+    import os
+
+    import yaml
+
+    # LLaMA-Factory 0.9.5 pins transformers <= 5.6.0 (its install gets that one); TRL's here is
+    # newer, which only its version check minds.
+    os.environ["DISABLE_VERSION_CHECK"] = "1"
+    from llamafactory.hparams.parser import get_train_args
+
+    arguments = yaml.safe_load((folder / "llamafactory.yaml").read_text())
+    model, data, training, finetuning, _ = get_train_args(arguments)
+    spec = plan.spec
+    expect = {
+        "model_name_or_path": (model.model_name_or_path, plan.model.hf_id),
+        "cutoff_len": (data.cutoff_len, spec.seq_len),
+        "per_device_train_batch_size": (training.per_device_train_batch_size, spec.micro_batch),
+        "gradient_checkpointing": (
+            not model.disable_gradient_checkpointing,
+            spec.gradient_checkpointing,
+        ),
+        "lora_rank": (
+            finetuning.lora_rank if finetuning.finetuning_type == "lora" else None,
+            spec.lora_rank,
+        ),
+        "quantization_bit": (model.quantization_bit, 4 if spec.method.value == "qlora" else None),
+    }
+    return [
+        f"{name}: {got!r} != plan {want!r}" for name, (got, want) in expect.items() if got != want
+    ]
+
+
 def attempt(check, *args) -> list[str] | Exception:
     """A check's mismatches, or what its loader raised (a file it refuses)."""
     try:
@@ -159,11 +196,17 @@ def main() -> int:
     for text in JOBS:
         plan = make_plan(parse(text).spec)
         config = build_run_config(plan, "trl")
+        objective = plan.spec.objective.value
+        factory = objective in ("sft", "dpo", "kto") and plan.spec.sharding.value not in (
+            "zero2",
+            "zero3",
+        )
         with tempfile.TemporaryDirectory() as folder_name:
             folder = Path(folder_name)
             for name, body in [
                 *config.files.items(),
                 *build_run_config(plan, "axolotl").files.items(),
+                *(build_run_config(plan, "llama-factory").files.items() if factory else ()),
             ]:
                 (folder / name).write_text(body)
             command = COMMANDS[plan.spec.objective]
@@ -177,6 +220,10 @@ def main() -> int:
                 check_sky, folder, plan, config.accelerators
             )
             results["axolotl.yaml (AxolotlInputConfig)"] = attempt(check_axolotl, folder, plan)
+            if factory:
+                results["llamafactory.yaml (get_train_args)"] = attempt(
+                    check_llama_factory, folder, plan
+                )
         for name, wrong in results.items():
             if isinstance(wrong, Exception):
                 wrong = [f"{type(wrong).__name__}: {str(wrong).splitlines()[0][:120]}"]
