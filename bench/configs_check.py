@@ -1,11 +1,12 @@
 """The run configs parsed by the stacks' own loaders, not by our copies of their field names:
 TRL's TrlParser exactly as `trl sft|dpo|kto|grpo|rloo` builds it (unknown keys are an error),
 accelerate's config loader, SkyPilot's `sky.Task.from_yaml`, axolotl's own pydantic model of
-axolotl.yaml (AxolotlInputConfig, with its validators) and LLaMA-Factory's get_train_args on
+axolotl.yaml (AxolotlInputConfig, with its validators), LLaMA-Factory's get_train_args on
 llamafactory.yaml (not for ZeRO: its check needs DeepSpeed installed, which builds against
-CUDA). Each file's values are then compared with the plan's (micro-batch, length,
-checkpointing, LoRA rank, quantisation, GPUs, ZeRO stage). Prints one line per job and file
-and a summary; exits 1 on any mismatch.
+CUDA) and torchtune's own parser merging torchtune.sh's overrides into its config. Each file's
+values are then compared with the plan's (micro-batch, length, checkpointing, LoRA rank,
+quantisation, GPUs, ZeRO stage). Prints one line per job and file and a summary; exits 1 on any
+mismatch.
 
 Needs torch (TRL imports it), so it runs in a separate venv, not the dev one and not in CI:
     python3 -m venv /tmp/cfgcheck-venv
@@ -13,7 +14,8 @@ Needs torch (TRL imports it), so it runs in a separate venv, not the dev one and
     # axolotl's and LLaMA-Factory's config parsers only (their full dependency sets pin their
     # own torch and transformers):
     /tmp/cfgcheck-venv/bin/pip install --no-deps axolotl==0.19.0 peft==0.21.2 pillow \
-        llamafactory==0.9.5 omegaconf antlr4-python3-runtime
+        llamafactory==0.9.5 omegaconf antlr4-python3-runtime \
+        torchtune==0.6.1 torchao==0.10.0 sentencepiece tiktoken
     /tmp/cfgcheck-venv/bin/python bench/configs_check.py
 """
 
@@ -30,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from planner.parsing import parse
 from planner.planner import make_plan
-from planner.run_config import build_run_config
+from planner.run_config import ConfigRefused, build_run_config
 from planner.run_config.trl import COMMANDS
 
 JOBS = [
@@ -43,6 +45,8 @@ JOBS = [
     "qwen2.5 7b kto lora 2k ctx on an h100",
     "qwen2.5 7b grpo lora 8 generations on an h100 with vllm colocate",
     "qwen3 8b lora 2k ctx on a 4090, spot is fine",
+    "qwen2.5 7b lora 2k ctx on 2x a100 80gb with fsdp",
+    "llama 3.1 8b dpo lora 2k ctx on an h100",
 ]
 
 
@@ -180,6 +184,49 @@ def check_llama_factory(folder: Path, plan) -> list[str]:
     ]
 
 
+def check_torchtune(folder: Path, plan) -> list[str]:
+    """torchtune.sh's config and overrides merged by torchtune's own parser, as `tune run` does;
+    every override must name a key the config has, and the plan's values come back."""
+    import shlex
+
+    import torchtune
+    from omegaconf import OmegaConf
+    from torchtune.config._parse import TuneRecipeArgumentParser
+    from torchtune.config._utils import _merge_yaml_and_cli_args
+
+    script = (folder / "torchtune.sh").read_text()
+    name = script.split("--config ", 1)[1].split()[0]
+    # The wheel installs its configs beside the package (recipes/configs), where `tune run` reads.
+    path = Path(torchtune.__file__).parents[1] / "recipes" / "configs" / f"{name}.yaml"
+    inside = script.split("overrides=(", 1)[1].split("\n)", 1)[0]
+    overrides = shlex.split(inside, comments=True)
+    original = OmegaConf.load(path)
+    wrong = [
+        f"{key} not in {name}"
+        for key in (override.split("=", 1)[0] for override in overrides)
+        if OmegaConf.select(original, key, default="<absent>") == "<absent>"
+    ]
+    yaml_args, cli_args = TuneRecipeArgumentParser().parse_known_args(
+        ["--config", str(path), *overrides]
+    )
+    merged = _merge_yaml_and_cli_args(yaml_args, cli_args)
+    spec = plan.spec
+    expect = {
+        "batch_size": (merged.batch_size, spec.micro_batch),
+        "tokenizer.max_seq_len": (merged.tokenizer.max_seq_len, spec.seq_len),
+        "enable_activation_checkpointing": (
+            merged.enable_activation_checkpointing,
+            spec.gradient_checkpointing,
+        ),
+    }
+    if spec.method.value != "full":
+        expect["model.lora_rank"] = (merged.model.lora_rank, spec.lora_rank)
+    wrong += [
+        f"{key}: {got!r} != plan {want!r}" for key, (got, want) in expect.items() if got != want
+    ]
+    return wrong
+
+
 def attempt(check, *args) -> list[str] | Exception:
     """A check's mismatches, or what its loader raised (a file it refuses)."""
     try:
@@ -201,12 +248,17 @@ def main() -> int:
             "zero2",
             "zero3",
         )
+        try:
+            torchtune = build_run_config(plan, "torchtune").files
+        except ConfigRefused:  # no torchtune config for this model, method or layout
+            torchtune = {}
         with tempfile.TemporaryDirectory() as folder_name:
             folder = Path(folder_name)
             for name, body in [
                 *config.files.items(),
                 *build_run_config(plan, "axolotl").files.items(),
                 *(build_run_config(plan, "llama-factory").files.items() if factory else ()),
+                *torchtune.items(),
             ]:
                 (folder / name).write_text(body)
             command = COMMANDS[plan.spec.objective]
@@ -224,6 +276,8 @@ def main() -> int:
                 results["llamafactory.yaml (get_train_args)"] = attempt(
                     check_llama_factory, folder, plan
                 )
+            if torchtune:
+                results["torchtune.sh (tune's parser)"] = attempt(check_torchtune, folder, plan)
         for name, wrong in results.items():
             if isinstance(wrong, Exception):
                 wrong = [f"{type(wrong).__name__}: {str(wrong).splitlines()[0][:120]}"]
