@@ -14,12 +14,15 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adapters.cli import main
 from planner.parsing import parse
 from planner.plan import Plan
 from planner.planner import make_plan
 from planner.run_config import ConfigRefused, RunConfig, build_run_config
+from planner.run_config.emit import Entry, yaml_text
 from planner.run_config.job import skypilot_accelerator
 from planner.run_config.torchtune import torchtune_configs
 
@@ -377,3 +380,28 @@ def test_a_card_skypilot_has_no_name_for_is_said_not_guessed_silently() -> None:
     config = build_run_config(plan_of("llama 3.1 8b qlora 4k ctx on a b300"), "trl")
     assert any("sky show-gpus" in item for item in config.unexpressed)
     assert "sky show-gpus" in config.files["README.txt"]
+
+
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**12), max_value=10**12),
+    st.floats(allow_nan=False, allow_infinity=False, width=64),
+    st.text(max_size=40),
+)
+
+
+@given(
+    st.dictionaries(
+        st.from_regex(r"[a-z_][a-z0-9_]{0,20}", fullmatch=True),
+        st.one_of(_SCALARS, st.lists(_SCALARS, max_size=4)),
+        max_size=8,
+    ),
+    st.text(max_size=30),
+)
+def test_written_yaml_reads_back_as_the_same_values(values: dict[str, Any], why: str) -> None:
+    """Strings that look like other types ("no", "1e3", "null"), quotes, colons, '#' and any
+    unicode stay what they were; a comment never changes a value."""
+    comment = " ".join(why.split())  # a comment is one line
+    text = yaml_text([Entry(key, value, comment) for key, value in values.items()])
+    assert (yaml.safe_load(text) or {}) == values

@@ -38,7 +38,9 @@ def block(*entries: Entry | None) -> Block:
 
 
 def scalar(value: Scalar) -> str:
-    text = json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str):
+        return _quoted(value)
+    text = json.dumps(value)
     if isinstance(value, float) and "e" in text:
         # YAML 1.1 (PyYAML, which TRL and axolotl load with) reads 1e-06 as a string: a float's
         # mantissa needs a dot.
@@ -49,7 +51,7 @@ def scalar(value: Scalar) -> str:
 
 def yaml_text(entries: Sequence[Entry | None], header: Sequence[str] = ()) -> str:
     """The YAML of `entries` (None entries skipped), with `header` as comment lines on top."""
-    lines = [f"# {line}" if line else "#" for line in header]
+    lines = [f"# {_printable(line)}" if line else "#" for line in header]
     _write(block(*entries), 0, lines)
     return "\n".join(lines) + "\n"
 
@@ -57,12 +59,12 @@ def yaml_text(entries: Sequence[Entry | None], header: Sequence[str] = ()) -> st
 def _write(mapping: Block, indent: int, lines: list[str]) -> None:
     pad = " " * indent
     for entry in mapping.entries:
-        comment = f"  # {entry.why}" if entry.why else ""
+        comment = f"  # {_printable(entry.why)}" if entry.why else ""
         value = entry.value
         if isinstance(value, Block):
             lines.append(f"{pad}{entry.key}:{comment}")
             _write(value, indent + 2, lines)
-        elif isinstance(value, str) and "\n" in value:
+        elif isinstance(value, str) and _literal_block(value):
             lines.append(f"{pad}{entry.key}: |{comment}")
             lines.extend(
                 f"{pad}  {line}" if line else "" for line in value.rstrip("\n").split("\n")
@@ -79,6 +81,37 @@ def _write(mapping: Block, indent: int, lines: list[str]) -> None:
             lines.append(f"{pad}{entry.key}: [{items}]{comment}")
         else:
             lines.append(f"{pad}{entry.key}: {scalar(value)}{comment}")
+
+
+def _literal_block(text: str) -> bool:
+    """Whether `text` reads back the same as a `|` block (a shell script: lines of printable
+    characters ending in one newline); anything else is written quoted."""
+    if not text.endswith("\n") or text.endswith("\n\n") or not text.strip() or text[0].isspace():
+        return False
+    return all(line.isprintable() for line in text[:-1].split("\n"))
+
+
+def _quoted(text: str) -> str:
+    """A YAML double-quoted scalar: printable characters as they are, the rest escaped (YAML
+    reads some raw code points, NEL and LS, as line breaks, and wants an 8-digit escape for
+    astral ones)."""
+    out = []
+    for char in text:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif char.isprintable():
+            out.append(char)
+        elif ord(char) < 0x10000:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    return '"' + "".join(out) + '"'
+
+
+def _printable(text: str) -> str:
+    """A comment on one line: a model name from a supplied config.json may hold anything, and a
+    YAML file may not hold control characters even in a comment."""
+    return "".join(char if char.isprintable() else " " for char in text)
 
 
 def json_text(document: Mapping[str, object]) -> str:
