@@ -25,6 +25,7 @@ from planner.run_config import ConfigRefused, RunConfig, build_run_config
 from planner.run_config.emit import Entry, yaml_text
 from planner.run_config.job import skypilot_accelerator
 from planner.run_config.torchtune import torchtune_configs
+from planner.spec import JobSpec
 
 SCHEMAS = json.loads(
     (Path(__file__).parent / "data" / "run_config_schemas.json").read_text(encoding="utf-8")
@@ -405,3 +406,19 @@ def test_written_yaml_reads_back_as_the_same_values(values: dict[str, Any], why:
     comment = " ".join(why.split())  # a comment is one line
     text = yaml_text([Entry(key, value, comment) for key, value in values.items()])
     assert (yaml.safe_load(text) or {}) == values
+
+
+def test_a_named_reward_model_is_written_by_its_hub_id_and_rule_based_rewards_as_a_todo() -> None:
+    spec = JobSpec(
+        model="qwen2.5 7b", method="lora", objective="grpo", reward_model="llama 3.1 8b", gpu="h100"
+    )
+    config = build_run_config(make_plan(spec), "trl")
+    train = load(config, "train.yaml")
+    assert set(train) <= set(SCHEMAS["trl"]["commands"]["grpo"])
+    assert train["reward_model_name_or_path"] == "meta-llama/Llama-3.1-8B"
+    assert "reward_funcs" not in train
+    rule_based = load(config_of(JOBS[-1], "trl"), "train.yaml")
+    assert rule_based["reward_funcs"] == ["TODO-reward-function"]
+    ppo = make_plan(JobSpec(model="qwen2.5 7b", method="lora", objective="ppo", gpu="h100"))
+    factory = load(build_run_config(ppo, "llama-factory"), "llamafactory.yaml")
+    assert factory["stage"] == "ppo" and factory["reward_model"].startswith("TODO")

@@ -13,6 +13,7 @@ from planner.run_config.unknowns import (
     NOT_PLANNED,
     RECIPE_RATE,
     learning_rate,
+    reward_todo,
 )
 from planner.run_config.unknowns import todos as unknown_todos
 from planner.spec import LossKernel, Objective, Rollout, Sharding
@@ -52,7 +53,7 @@ def stack_files(job: RunJob) -> StackFiles:
     dataset = f"datasets: path ({DATASET_TODO}) and type (the format of your rows)"
     todos = unknown_todos("axolotl.yaml", dataset, OUTPUT_TODO, job)
     if job.spec.objective is Objective.grpo:
-        todos.append("axolotl.yaml trl.reward_funcs: your reward functions (module.function)")
+        todos += reward_todo("axolotl.yaml", "trl.reward_funcs", job, "module.function")
     return StackFiles(files, install, "axolotl train axolotl.yaml", unexpressed, todos)
 
 
@@ -164,7 +165,10 @@ def _objective(job: RunJob, goal: Objective, unexpressed: list[str]) -> list[Ent
         Entry("num_generations", spec.num_generations, why("generations")),
         Entry("max_completion_length", spec.completion_len, why("completion_len")),
         Entry("use_vllm", rollout is not Rollout.hf, why("rollout")),
-        Entry("reward_funcs", ["TODO-reward-module.reward_function"], NOT_PLANNED),
+        # TRL's GRPOTrainer takes a reward model's Hub id among its reward functions.
+        Entry("reward_funcs", [job.reward_model_id], why("reward"))
+        if job.reward_model_id
+        else Entry("reward_funcs", ["TODO-reward-module.reward_function"], NOT_PLANNED),
     ]
     if rollout is not Rollout.hf:
         trl.append(Entry("vllm_mode", "colocate" if rollout is Rollout.vllm_colocate else "server"))

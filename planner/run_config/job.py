@@ -8,6 +8,7 @@ job does not fit its card gets no config (ConfigRefused says why).
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -103,6 +104,24 @@ class RunJob:
     @property
     def gated(self) -> bool:
         return (self.hf_id or "").split("/", 1)[0] in GATED_ORGANISATIONS
+
+    @property
+    def reward_model_id(self) -> str | None:
+        """The reward model's Hugging Face id where the plan names one the catalog knows, a TODO
+        naming it otherwise (PPO's default is a model of the policy's size, not a reward model);
+        None for rule-based rewards."""
+        named = self.spec.reward_model
+        if not named:
+            return None
+        from planner.catalog.models import resolve_model
+
+        try:
+            found, _ = resolve_model(named, None)
+        except PlanningError:
+            found = None
+        if found is None or found.hf_id is None or found.key == self.plan.model.key:
+            return "TODO-reward-model-like-" + re.sub(r"[^\w.-]+", "-", named)
+        return found.hf_id
 
     @property
     def peft(self) -> bool:
@@ -226,6 +245,7 @@ _WHY = {
     ),
     "generations": lambda job: f"plan: {job.spec.num_generations} completions per prompt",
     "completion_len": lambda job: f"plan: completions up to {job.spec.completion_len:,} tokens",
+    "reward": lambda job: f"plan: a frozen reward model ({job.spec.reward_model}) scores rollouts",
     "rollout": lambda job: (
         "plan: generation with " + (job.spec.rollout.value if job.spec.rollout else "hf")
     ),

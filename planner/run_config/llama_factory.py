@@ -10,7 +10,7 @@ from planner.run_config.emit import Entry, block, json_text, yaml_text
 from planner.run_config.job import RunJob
 from planner.run_config.result import StackFiles
 from planner.run_config.trl import DEEPSPEED_FILE, deepspeed_config, deepspeed_entry
-from planner.run_config.unknowns import NOT_PLANNED, RECIPE_RATE, learning_rate
+from planner.run_config.unknowns import NOT_PLANNED, RECIPE_RATE, learning_rate, reward_todo
 from planner.run_config.unknowns import todos as unknown_todos
 from planner.spec import LossKernel, Objective, Quant, Sharding
 
@@ -48,7 +48,7 @@ def stack_files(job: RunJob) -> StackFiles:
     todos = unknown_todos("llamafactory.yaml", dataset, OUTPUT_TODO, job)
     todos.append(f"llamafactory.yaml template: the model's chat template name ({TEMPLATE_TODO})")
     if job.spec.objective is Objective.ppo:
-        todos.append("llamafactory.yaml reward_model: your reward model (a path or Hub id)")
+        todos += reward_todo("llamafactory.yaml", "reward_model", job, "a reward model")
     return StackFiles(files, install, launch, unexpressed, todos)
 
 
@@ -63,6 +63,9 @@ def _yaml(job: RunJob, unexpressed: list[str]) -> str:
         Entry("finetuning_type", "lora" if job.peft else "full", why("method")),
         *_lora(job, unexpressed),
         Entry("pref_loss", loss, why("objective")) if loss else None,
+        Entry("reward_model", job.reward_model_id or "TODO-reward-model", why("reward"))
+        if goal is Objective.ppo
+        else None,
         Entry("dataset", DATASET_TODO, NOT_PLANNED),
         Entry("template", TEMPLATE_TODO, NOT_PLANNED),
         Entry("cutoff_len", spec.seq_len, why("seq_len")),

@@ -17,6 +17,7 @@ from planner.run_config.unknowns import (
     NOT_PLANNED,
     RECIPE_RATE,
     learning_rate,
+    reward_todo,
 )
 from planner.run_config.unknowns import todos as unknown_todos
 from planner.spec import LossKernel, Objective, Quant, Rollout, Sharding
@@ -48,7 +49,9 @@ def stack_files(job: RunJob) -> StackFiles:
     dataset = f"--dataset: your dataset (a Hub id or a local file; {DATASET_TODO})"
     todos = unknown_todos("swift.sh", dataset, OUTPUT_TODO, job)
     if goal is Objective.grpo:
-        todos.append("swift.sh --reward_funcs: your reward functions (ms-swift plugin names)")
+        todos += reward_todo("swift.sh", "--reward_funcs", job, "ms-swift plugin names")
+    elif goal is Objective.ppo:
+        todos += reward_todo("swift.sh", "--reward_model", job, "a reward model")
     return StackFiles(files, install, "bash swift.sh", unexpressed, todos)
 
 
@@ -142,6 +145,9 @@ def _lora(job: RunJob, unexpressed: list[str]) -> list[Option | None]:
 
 def _objective(job: RunJob, goal: Objective) -> list[Option | None]:
     spec, why = job.spec, job.why
+    reward = job.reward_model_id
+    if goal is Objective.ppo:
+        return [("reward_model", reward or "TODO-reward-model", why("reward"))]
     if goal is not Objective.grpo:
         return []
     rollout = spec.rollout or Rollout.hf
@@ -149,7 +155,9 @@ def _objective(job: RunJob, goal: Objective) -> list[Option | None]:
         ("num_generations", spec.num_generations, why("generations")),
         ("max_completion_length", spec.completion_len, why("completion_len")),
         ("beta", 0.04 if spec.reference_model else 0.0, why("reference")),
-        ("reward_funcs", "TODO-reward-function", NOT_PLANNED),
+        ("reward_funcs", "TODO-reward-function", NOT_PLANNED)
+        if reward is None
+        else ("reward_model", reward, why("reward")),
         ("use_vllm", rollout is not Rollout.hf, why("rollout")),
     ]
     if rollout is Rollout.vllm_colocate:

@@ -18,6 +18,7 @@ from planner.run_config.unknowns import (
     NOT_PLANNED,
     RECIPE_RATE,
     learning_rate,
+    reward_todo,
 )
 from planner.run_config.unknowns import todos as unknown_todos
 from planner.spec import LossKernel, Objective, Rollout, Sharding
@@ -66,9 +67,8 @@ def stack_files(job: RunJob) -> StackFiles:
     dataset = f"dataset_name: your dataset on the Hub or a local path ({DATASET_TODO})"
     todos = unknown_todos("train.yaml", dataset, OUTPUT_TODO, job)
     if objective(job) in (Objective.grpo, Objective.rloo):
-        todos.append(
-            "train.yaml reward_funcs: your reward functions (trl.rewards names or module paths)"
-        )
+        functions = "trl.rewards names or module paths"
+        todos += reward_todo("train.yaml", "reward_funcs", job, functions)
     return StackFiles(files, install, launch, unexpressed, todos)
 
 
@@ -160,7 +160,9 @@ def _objective(job: RunJob, goal: Objective) -> list[Entry | None]:
         return []
     rollout = spec.rollout or Rollout.hf
     entries: list[Entry | None] = [
-        Entry("reward_funcs", ["TODO-reward-function"], NOT_PLANNED),
+        Entry("reward_funcs", ["TODO-reward-function"], NOT_PLANNED)
+        if job.reward_model_id is None
+        else Entry("reward_model_name_or_path", job.reward_model_id, why("reward")),
         Entry("num_generations", spec.num_generations, why("generations")),
         Entry("max_completion_length", spec.completion_len, why("completion_len")),
         # beta 0 loads no reference model (TRL's GRPO default); any other keeps one.

@@ -30,3 +30,14 @@ def todos(where: str, dataset: str, output: str, job: RunJob) -> list[str]:
         f"{where} output_dir ({output})",
         f"{where} learning_rate: {learning_rate(job):g} is the recipe's, not the plan's",
     ]
+
+
+def reward_todo(where: str, key: str, job: RunJob, functions: str) -> list[str]:
+    """README.txt's TODO for the rewards: the reward model to name when the plan's is not in the
+    catalog, else (no reward model: rule-based) the reward functions to write."""
+    model = job.reward_model_id
+    if model is None:
+        return [f"{where} {key}: your reward functions ({functions})"]
+    if model.startswith("TODO"):
+        return [f"{where}: the reward model's Hub id or path ({model})"]
+    return []

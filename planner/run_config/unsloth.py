@@ -12,6 +12,7 @@ from planner.run_config.unknowns import (
     NOT_PLANNED,
     RECIPE_RATE,
     learning_rate,
+    reward_todo,
 )
 from planner.run_config.unknowns import todos as unknown_todos
 from planner.spec import Objective, Quant, Sharding
@@ -43,7 +44,7 @@ def stack_files(job: RunJob) -> StackFiles:
         launch = f"accelerate launch --num_processes {job.card.count} {SCRIPT}"
     todos = unknown_todos(SCRIPT, f"load_dataset: your dataset ({DATASET_TODO})", OUTPUT_TODO, job)
     if job.spec.objective is Objective.grpo:
-        todos.append(f"{SCRIPT} reward_todo: your reward function")
+        todos += reward_todo(SCRIPT, "reward_todo", job, "a Python function")
     install = f'pip install "unsloth=={UNSLOTH_VERSION}" "trl=={TRL_VERSION}"'
     return StackFiles({SCRIPT: _script(job)}, install, launch, unexpressed, todos)
 
@@ -122,7 +123,10 @@ def _script(job: RunJob) -> str:
         "",
     ]
     trainer_arguments = ["    model=model,", "    processing_class=tokenizer,"]
-    if goal is Objective.grpo:
+    if goal is Objective.grpo and job.reward_model_id:
+        # TRL's GRPOTrainer takes a reward model's Hub id among its reward functions.
+        trainer_arguments.append(f"    reward_funcs=[{job.reward_model_id!r}],  # {why('reward')}")
+    elif goal is Objective.grpo:
         lines += [
             "",
             "def reward_todo(completions, **kwargs):  # TODO: your reward function",
