@@ -46,6 +46,7 @@ JOBS = [
     "qwen2.5 7b grpo lora 8 generations on an h100 with vllm colocate",
     "qwen3 8b lora 2k ctx on a 4090, spot is fine",
     "qwen2.5 7b lora 2k ctx on 2x a100 80gb with fsdp",
+    "qwen3 8b qlora 2k ctx on 2x 4090 with fsdp",
     "llama 3.1 8b dpo lora 2k ctx on an h100",
 ]
 

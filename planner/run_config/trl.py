@@ -144,11 +144,16 @@ def quantisation_entries(job: RunJob) -> list[Entry | None]:
     quant = job.spec.quant
     if quant is not None and quant.value == "int8":
         return [Entry("load_in_8bit", True, job.why("quant"))]
-    return [
+    entries: list[Entry | None] = [
         Entry("load_in_4bit", True, job.why("quant")),
         Entry("bnb_4bit_quant_type", "nf4", job.why("quant")),
         Entry("use_bnb_nested_quant", True, job.why("quant")),
     ]
+    if job.sharding in (Sharding.fsdp, Sharding.zero3):
+        # FSDP and ZeRO-3 shard the packed 4-bit weights only when they are stored in the
+        # dtype the rest of the model is (PEFT's FSDP-QLoRA and DeepSpeed-QLoRA guides).
+        entries.append(Entry("bnb_4bit_quant_storage", job.dtype, job.why("sharding")))
+    return entries
 
 
 def _objective(job: RunJob, goal: Objective) -> list[Entry | None]:
