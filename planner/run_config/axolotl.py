@@ -143,7 +143,8 @@ def _fsdp(job: RunJob) -> Block:
         Entry("auto_wrap_policy", "TRANSFORMER_BASED_WRAP"),
         Entry("reshard_after_forward", True, why("sharding") + " (full sharding)"),
         Entry("offload_params", bool(job.spec.cpu_offload), why("offload")),
-        Entry("cpu_ram_efficient_loading", True),
+        # axolotl's validator: with 4-bit weights, rank-0-only loading deadlocks FSDP2's scatter.
+        Entry("cpu_ram_efficient_loading", not job.quantised),
         Entry("state_dict_type", "FULL_STATE_DICT"),
     )
 
