@@ -70,7 +70,7 @@ def config_reply(plan: Plan, stack: str | None) -> Reply:
     except ConfigRefused as refused:
         return Reply(kind="error", title=phrases.NO_CONFIG_TITLE, body=refused.message)
     title, body = phrases.config_attached(
-        config.stack, plan.model.name, list(config.files), config.commands[-3]
+        config.stack, plan.model.name, list(config.files), config.launch
     )
     return Reply(
         kind="help",

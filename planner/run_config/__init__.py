@@ -13,7 +13,7 @@ from planner.plan import Plan
 from planner.run_config.job import ConfigRefused, run_job, skypilot_accelerator
 from planner.run_config.readme import commands, readme_text
 from planner.run_config.result import RunConfig, StackFiles
-from planner.run_config.skypilot import sky_yaml
+from planner.run_config.skypilot import launch_command, sky_yaml
 from planner.run_config.stacks import check_objective, stack_named, stack_names
 from planner.spec import Objective
 
@@ -45,5 +45,6 @@ def build_run_config(plan: Plan, stack: str | None = None) -> RunConfig:
         unexpressed=tuple(parts.unexpressed),
         todos=tuple(parts.todos),
         accelerators=job.card.accelerators,
-        commands=tuple(commands(job, parts)),
+        commands=tuple(commands(job)),
+        launch=launch_command(job),
     )

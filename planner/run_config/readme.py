@@ -7,7 +7,7 @@ from planner.run_config.result import StackFiles
 from planner.run_config.skypilot import CLUSTER, launch_command
 
 
-def commands(job: RunJob, stack_files: StackFiles) -> list[str]:
+def commands(job: RunJob) -> list[str]:
     """The commands in the order they are run."""
     ordered = [
         'pip install "skypilot[CLOUD]"   # CLOUD: runpod, lambda, vast, aws, gcp, …',
@@ -19,9 +19,10 @@ def commands(job: RunJob, stack_files: StackFiles) -> list[str]:
 
 
 def readme_text(job: RunJob, stack: str, label: str, stack_files: StackFiles) -> str:
+    """README.txt for `stack` (its display `label`)."""
     card = job.card
     lines = [
-        f"gpuplan run config: {job.plan.model.name}, {job.spec.method.value}, {stack} ({label})",
+        f"gpuplan run config: {job.plan.model.name}, {job.spec.method.value}, in {label}",
         f"Plan: {job.card.required_gib:,.1f} GiB per GPU on {card.count}× {card.name} "
         f"({card.usable_gib:,.1f} GiB usable): {card.verdict}.",
     ]
@@ -32,7 +33,7 @@ def readme_text(job: RunJob, stack: str, label: str, stack_files: StackFiles) ->
     lines += ["  sky.yaml", "  README.txt", "", "1. Fill in the TODOs:"]
     lines += [f"   - {todo}" for todo in stack_files.todos]
     lines += ["", "2. Launch it with SkyPilot, from this folder:"]
-    lines += [f"   {command}" for command in commands(job, stack_files)]
+    lines += [f"   {command}" for command in commands(job)]
     lines += ["", "   Or on a machine that has the card, in this folder:"]
     lines += [f"   {line}" for line in stack_files.install.splitlines()]
     lines += [f"   {line}" for line in stack_files.launch.splitlines()]

@@ -29,3 +29,4 @@ class RunConfig:
     todos: tuple[str, ...]
     accelerators: str  # SkyPilot's "RTX4090:2"
     commands: tuple[str, ...]  # the commands in order, as README.txt lists them
+    launch: str  # the one that starts the job: `sky launch -c gpuplan sky.yaml …`
