@@ -27,7 +27,7 @@ from bot.store import MemoryStore
 from bot.threads import ThreadKey
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.slack_api import FakeSlack
-from tests.test_slack_app import CHANNEL, Bot
+from tests.test_slack_app import CHANNEL, Bot, _button
 
 QUESTION = "llama 3.1 8b qlora 4k ctx on a 4090, 20M tokens"
 KEY = ThreadKey(platform="console", thread="configs")
@@ -180,3 +180,15 @@ async def test_a_private_slack_answer_says_where_to_get_the_files(slack: FakeSla
         await slack.wait_for(lambda: slack.responses)
     ((_, answer),) = slack.responses
     assert "in a thread" in json.dumps(answer) and not slack.uploaded
+
+
+async def test_the_get_the_config_button_attaches_the_files_in_slack(slack: FakeSlack) -> None:
+    root = "1700000070.000100"
+    async with Bot(slack, conversation()) as bot:
+        await bot.mention(QUESTION, ts=root)
+        await slack.wait_for(lambda: slack.posts())
+        button = _button(slack.posts()[-1], "Get the config")
+        container = {"message_ts": f"{root}1", "thread_ts": root, "is_ephemeral": False}
+        await bot.click(button, container)
+        await slack.wait_for(lambda: slack.posts("files.completeUploadExternal"))
+    assert sorted(slack.upload_names.values()) == ["README.txt", "sky.yaml", "train.yaml"]
