@@ -15,6 +15,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "ask": ("adapters.console.ask", "answer one question in the terminal"),
     "chat": ("adapters.console.chat", "a conversation, one message per line; threads persist"),
     "parse": ("adapters.console.parse_cmd", "print the JobSpec read from free text"),
+    "config": ("adapters.console.config_cmd", "write a job's run config: --stack S --out DIR"),
     "estimate": ("adapters.console.estimate", "plan JobSpec JSON (--spec FILE|- or --jsonl)"),
     "models": ("adapters.console.models_cmd", "list known models: total/active params, context"),
     "render": ("adapters.console.render_cmd", "print the exact Slack or Discord payload"),

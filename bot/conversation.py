@@ -77,6 +77,7 @@ from bot.reports import (
     open_report_store,
     save_keep_reports,
 )
+from bot.run_configs import ConfigRequest, config_reply, stack_patch
 from bot.settings import (
     SETTINGS_ERRORS,
     MemorySettings,
@@ -367,7 +368,9 @@ class Conversation:
         return Turn(message_reply("error", *phrases.THREAD_BUSY))
 
     def _answer(
-        self, history: Sequence[SpecJson], intent: Intent | Patch | ConfigQuestion | JobSpec
+        self,
+        history: Sequence[SpecJson],
+        intent: Intent | ConfigRequest | Patch | ConfigQuestion | JobSpec,
     ) -> _Outcome:
         try:
             if isinstance(intent, ConfigQuestion):
@@ -394,7 +397,9 @@ class Conversation:
             sentence = validation_sentence(error)
             return _Outcome(Turn(message_reply("error", phrases.CANT_USE, sentence)))
 
-    def _answer_intent(self, history: tuple[SpecJson, ...], intent: Intent | Patch) -> _Outcome:
+    def _answer_intent(
+        self, history: tuple[SpecJson, ...], intent: Intent | ConfigRequest | Patch
+    ) -> _Outcome:
         current = _current_job(history)
         match intent:
             case Patch() if current is None:
@@ -411,6 +416,8 @@ class Conversation:
                 return _no_job_yet()
             case Undo():
                 return self._undo(history)
+            case ConfigRequest(stack=stack):
+                return self._run_config(current, stack)
             case Cheapest(text=text):
                 return self._cheapest(history, current, text)
             case Question(text=text):
@@ -533,6 +540,16 @@ class Conversation:
         changes = diff_plans(before, after)
         reply = plan_reply(after, changes=[phrases.UNDID, *changes.lines()])
         return _Outcome(Turn(reply, after, changes.spec), history=history[:-1])
+
+    def _run_config(self, current: JobSpec, stack: str | None) -> _Outcome:
+        """The thread's job planned on `stack`, as the files that realise it (attached); the
+        thread's job stays as it is."""
+        try:
+            patch = stack_patch(stack)
+        except PlanningError as refused:  # a stack gpuplan writes no config for
+            return _Outcome(Turn(message_reply("error", phrases.NO_CONFIG_TITLE, refused.message)))
+        plan = self._plan(_validated(apply_patch(_as_json(current), patch)))
+        return _Outcome(Turn(config_reply(plan, stack), plan))
 
     def _is_report(self, text: str) -> bool:
         return oom_reported(text) or "measured_peak_gib" in self._parse(text).fields

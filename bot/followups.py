@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bot.run_configs import ConfigRequest, read_config_request
 from planner.parsing.result import RelativeChange
 from planner.spec import JobSpec
 
@@ -87,9 +88,11 @@ LINKED_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def read_intent(text: str) -> Intent:
+def read_intent(text: str) -> Intent | ConfigRequest:
     if _HELP.match(text):
         return Help()
+    if (config := read_config_request(text)) is not None:
+        return config
     if _UNDO.match(text):
         return Undo()
     if match := _RESET.match(text):

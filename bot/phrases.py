@@ -201,7 +201,8 @@ HELP_BODY = (
     " a budget or a deadline.\n"
     "Then ask follow-ups in the same thread: “what if 8k ctx?”, “and 2 epochs?”,"
     " “rank 64”, “on 2x4090?”, “without checkpointing”, “cheapest under $20?”,"
-    " “compare h100 and a100”, “undo”, or “new” to start over."
+    " “compare h100 and a100”, “config axolotl” (the files that run it), “undo”, or “new” to"
+    " start over."
 )
 HELP_HINTS = ("what if 8k ctx?", "and on 2x4090?", "cheapest under $20?", "undo")
 
@@ -291,6 +292,29 @@ LORA_BUTTON = ("LoRA instead", "what if LoRA?")
 QLORA_BUTTON = ("QLoRA instead", "what if QLoRA?")
 CHECKPOINTING_BUTTON = ("Checkpointing on", "with gradient checkpointing")
 CHEAPEST_BUTTON = ("Cheapest card", "cheapest card?")
+CONFIG_BUTTON = ("Get the config", "config")
+
+# --- Run configs (bot/run_configs.py) ---------------------------------------------------------
+
+NO_CONFIG_TITLE = "No config for this job"
+
+
+def config_attached(stack: str, model: str, files: Sequence[str], launch: str) -> tuple[str, str]:
+    """The title and body of an answer that attaches a run config's files."""
+    return (
+        f"{stack} config for {model}",
+        f"Attached: {', '.join(files)}. Fill in the TODOs listed in README.txt, then run "
+        f"`{launch}` in the folder holding them.",
+    )
+
+
+FILES_NEED_A_THREAD = (
+    "Files cannot be attached to a private answer: say “config” in a thread with gpuplan instead."
+)
+
+
+def not_expressed(item: str) -> str:
+    return f"Not in the files: {item}"
 
 
 def other_card_hint(named_4090: bool) -> str:

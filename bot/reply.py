@@ -51,6 +51,13 @@ class WhatIf(BaseModel):
     patch: dict[str, Any] = {}  # JobSpec fields, JSON values
 
 
+class ReplyFile(BaseModel):
+    """A text file the reply attaches (a run config): surfaces upload it beside the answer."""
+
+    name: str
+    text: str
+
+
 class Reply(BaseModel):
     kind: ReplyKind
     title: str
@@ -73,3 +80,5 @@ class Reply(BaseModel):
     context_curve: ContextCurve | None = None
     body: str = ""  # free text for help / clarify / error replies
     language: Literal["en", "zh"] = "en"  # the asker's (bot/language.py); renderers label in it
+    # Attachments (bot/run_configs.py): the surfaces upload them beside the rendered answer.
+    files: list[ReplyFile] = []

@@ -8,6 +8,7 @@ from typing import Any
 from bot import format as fmt
 from bot import phrases, solve_reply
 from bot.reply import CardRow, ContextCurve, MemoryLine, Reply, ReplyKind, WhatIf
+from bot.run_configs import CONFIG_BUTTON_ID, config_button
 from planner.plan import Option, Plan, Suggestion
 from planner.spec import Method, Objective
 
@@ -254,7 +255,11 @@ def whatifs(plan: Plan) -> list[WhatIf]:
         label, text = phrases.CHEAPEST_BUTTON
         patch = move_to(cheapest)
         buttons.append(WhatIf(id="cheapest", label=label, text=text, patch=patch))
-    return buttons[:MAX_WHATIFS]
+    buttons = buttons[:MAX_WHATIFS]
+    config = config_button(plan)
+    if config is not None and len(buttons) < MAX_WHATIFS:  # the what-ifs keep their row
+        buttons.append(config)
+    return buttons
 
 
 def move_to(option: Option) -> dict[str, Any]:
@@ -268,7 +273,8 @@ def move_to(option: Option) -> dict[str, Any]:
 
 def followup_hints(plan: Plan, buttons: list[WhatIf], *, can_undo: bool) -> list[str]:
     """Example follow-ups that make sense for this plan (never "8k" when it is already 8k)."""
-    hints = [b.text for b in buttons if not b.id.startswith(("gpus", "cheapest"))][:2]
+    changes = [b for b in buttons if not b.id.startswith(("gpus", "cheapest", CONFIG_BUTTON_ID))]
+    hints = [b.text for b in changes][:2]
     named_4090 = plan.requested is not None and "4090" in plan.requested.gpu_name
     hints.append(phrases.other_card_hint(named_4090))
     cheapest = plan.recommendation.cheapest

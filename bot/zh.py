@@ -130,6 +130,7 @@ _BUTTONS = [
     (re.compile(r"^(Q?LoRA) instead$"), r"改用 \1"),
     (re.compile(r"^Checkpointing on$"), "开启检查点"),
     (re.compile(r"^Cheapest card$"), "最便宜的卡"),
+    (re.compile(r"^Get the config$"), "获取配置"),
 ]
 
 

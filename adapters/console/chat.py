@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from bot.conversation import Turn
+    from bot.reply import ReplyFile
     from bot.store import StateStore
 
 EXIT_WORDS = {"quit", "exit", ":q"}
@@ -75,7 +76,22 @@ def run(args: argparse.Namespace) -> int:
         if not interactive:
             print(f"> {text}")
         print(render_text(turn.reply, colour=colour) + "\n", flush=True)
+        if turn.reply.files:  # "config axolotl": the files land next to the user
+            _write_config(turn.reply.files, thread)
     return 0
+
+
+def _write_config(files: list[ReplyFile], thread: str) -> None:
+    from pathlib import Path
+
+    from adapters.console.config_cmd import write_files
+
+    folder = Path(f"gpuplan-config-{thread}")
+    error = write_files(folder, files)
+    if error is not None:
+        print(f"gpuplan chat: {error}", file=sys.stderr)
+    else:
+        print(f"files written to {folder}/: {', '.join(f.name for f in files)}", file=sys.stderr)
 
 
 def thread_store(command: str) -> StateStore:
@@ -115,4 +131,7 @@ def _json_line(turn: Turn) -> dict[str, object]:
     if turn.plan is None:
         return {"error": turn.reply.body or turn.reply.title, "kind": turn.reply.kind}
     changes = {name: list(pair) for name, pair in turn.changes.items()}
-    return {"plan": turn.plan.model_dump(mode="json"), "changes": changes}
+    line: dict[str, object] = {"plan": turn.plan.model_dump(mode="json"), "changes": changes}
+    if turn.reply.files:
+        line["files"] = {file.name: file.text for file in turn.reply.files}
+    return line

@@ -9,6 +9,7 @@ from typing import Any
 
 import discord
 
+from adapters.discord.attachments import reply_files
 from adapters.discord.render import CHART_FILENAME, render_reply
 from adapters.discord.views import view_for
 from bot.reply import Reply
@@ -21,11 +22,12 @@ async def to_channel(
 ) -> None:
     """Post the reply as one or more messages; only the first answers `reference`."""
     reply, chart = await _with_chart(reply)
+    files = [*([chart] if chart else []), *reply_files(reply)]
     for index, payload in enumerate(render_reply(reply)):
         first = index == 0
         await channel.send(
             **_message_kwargs(payload),
-            files=[chart] if first and chart else None,
+            files=files if first and files else None,
             reference=reference if first else None,
             mention_author=False,
         )
@@ -36,9 +38,10 @@ async def to_interaction(
 ) -> None:
     """Fill the deferred "thinking" message, then follow up with any further parts."""
     reply, chart = await _with_chart(reply)
+    files = [*([chart] if chart else []), *reply_files(reply)]
     first, *rest = render_reply(reply)
     await interaction.edit_original_response(
-        **_message_kwargs(first), attachments=[chart] if chart else discord.utils.MISSING
+        **_message_kwargs(first), attachments=files if files else discord.utils.MISSING
     )
     for payload in rest:
         await interaction.followup.send(**_message_kwargs(payload), ephemeral=ephemeral)

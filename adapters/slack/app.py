@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from adapters.drain import InFlight
 from adapters.slack import delivery
+from adapters.slack.attachments import upload_files, without_files
 from adapters.slack.blocked import BlockedChannels
 from adapters.slack.dedupe import delivery_id
 from adapters.slack.envelopes import BlockActions, ChatEvent, SlashCommand
@@ -166,7 +167,7 @@ class _SlackBot:
         conversation_id = slash_conversation_id(command.trigger_id)
         key = thread_key(command.team_id, command.channel_id, conversation_id)
         text = _PRIVATE_WORD.sub(" ", text).strip()
-        reply = await self._plan(key, text, command.user_id, client)
+        reply = without_files(await self._plan(key, text, command.user_id, client))
         ephemeral = private or reply.kind == "help"
         payloads = render_reply(reply, conversation_id=conversation_id)
         if await delivery.to_response_url(command.response_url, payloads, key, ephemeral):
@@ -237,7 +238,7 @@ class _SlackBot:
         if container.is_ephemeral:
             # Only the asker sees an ephemeral answer, so its what-ifs stay private too.
             key = thread_key(team, channel, conversation_id)
-            reply = await self._plan(key, text, click.user.id, client)
+            reply = without_files(await self._plan(key, text, click.user.id, client))
             if click.response_url is None:
                 logger.warning("%s: a private what-if came without a response_url", key)
                 return
@@ -277,6 +278,8 @@ class _SlackBot:
             self._delivered(reply)
         if posted.ok and self._files and reply.has_chart:
             await self._upload_chart(client, channel, root, reply)
+        if posted.ok and reply.files:  # asked for ("config"): attached whatever files_enabled says
+            await upload_files(client, channel, root, reply)
 
     async def _conversation_of(self, team: str, channel: str, root: str) -> str:
         """The conversation a thread belongs to, else the thread's own (also while the store is

@@ -56,6 +56,7 @@ class Call:
     body: Any
     at_s: float  # loop time the request arrived
     status: int  # what the fake answered
+    files: dict[str, bytes] = field(default_factory=dict)  # multipart attachments by filename
 
 
 @dataclass
@@ -186,7 +187,7 @@ class FakeDiscord:
 
     async def _rest(self, request: web.Request) -> web.Response:
         path = "/" + request.match_info["path"]
-        body = await _body(request)
+        body, files = await _body(request)
         now_s = asyncio.get_running_loop().time()
         # Interaction callbacks and webhooks authenticate by the interaction token in the path.
         if self.bot_token is not None and not path.startswith(("/interactions/", "/webhooks/")):
@@ -198,7 +199,7 @@ class FakeDiscord:
             if authorized
             else _json({"message": "401: Unauthorized", "code": 0}, status=401)
         )
-        self.calls.append(Call(request.method, path, body, now_s, response.status))
+        self.calls.append(Call(request.method, path, body, now_s, response.status, files))
         self._changed.set()
         return response
 
@@ -352,12 +353,18 @@ def _message(message_id: str, body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def _body(request: web.Request) -> Any:
+async def _body(request: web.Request) -> tuple[Any, dict[str, bytes]]:
+    """The JSON payload, and the files a multipart request attaches (files[n] parts)."""
     if request.content_type == "multipart/form-data":
         form = await request.post()
-        return json.loads(str(form.get("payload_json") or "{}"))
+        files = {
+            part.filename: part.file.read()
+            for name, part in form.items()
+            if name.startswith("files[") and isinstance(part, web.FileField)
+        }
+        return json.loads(str(form.get("payload_json") or "{}")), files
     text = await request.text()
-    return json.loads(text) if text else None
+    return (json.loads(text) if text else None), {}
 
 
 def _json(data: Any, status: int = 200) -> web.Response:

@@ -100,6 +100,10 @@ class FakeSlack:
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.responses: list[tuple[str, dict[str, Any]]] = []
         self.uploads: list[bytes] = []
+        # files.uploadV2 (getUploadURLExternal, the upload, completeUploadExternal): each file's
+        # name by the id handed out for it, and its bytes once uploaded.
+        self.upload_names: dict[str, str] = {}
+        self.uploaded: dict[str, bytes] = {}
         self.socket_acks: list[dict[str, Any]] = []
         self.rate_limit_next: dict[str, int] = {}  # method → how many 429s to answer first
         # method (or "response_url") → how many 500s to answer first, as in a Slack outage
@@ -214,7 +218,11 @@ class FakeSlack:
                 return {"ok": False, "error": "invalid_blocks", "problems": problems}
             return {"ok": True, "channel": params["channel"], "ts": self._next_ts()}
         if method == "files.getUploadURLExternal":
-            file_id = f"F{len(self.uploads) + 1:04d}"
+            if "files:write" not in self.granted_scopes:
+                return {"ok": False, "error": "missing_scope", "needed": "files:write"}
+            # slack_sdk asks for every file's URL before it uploads any: ids must not repeat.
+            file_id = f"F{len(self.upload_names) + 1:04d}"
+            self.upload_names[file_id] = params.get("filename", "")
             return {
                 "ok": True,
                 "upload_url": f"http://127.0.0.1:{self.port}/upload/{file_id}",
@@ -305,7 +313,13 @@ class FakeSlack:
 
     async def _upload(self, request: web.Request) -> web.Response:
         data = await request.read()
-        await self._record(lambda: self.uploads.append(data))
+        file_id = request.match_info["file_id"]
+
+        def keep() -> None:
+            self.uploads.append(data)
+            self.uploaded[file_id] = data
+
+        await self._record(keep)
         return web.Response(text="OK")
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
