@@ -25,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "13B QLoRA, 4k ctx, 20M tokens x3"
 TOKEN = "test-token-not-secret"
-TOOLS = {"plan", "solve", "compare", "prices", "models", "explain"}
+TOOLS = {"plan", "solve", "compare", "prices", "models", "explain", "config"}
 
 
 def _env(state_dir: Path, **extra: str) -> dict[str, str]:
@@ -117,6 +117,17 @@ async def test_stdio_lists_and_answers_every_tool_and_survives_bad_input(tmp_pat
 
         unknown = await client.call_tool("explain", {"plan_id": "made-up", "component": "weights"})
         assert unknown.is_error and "No such plan" in _text(unknown)
+
+        files = await client.call_tool(
+            "config",
+            {"question": "llama 3.1 8b qlora 4k ctx on a 4090, 20M tokens", "stack": "axolotl"},
+        )
+        written = files.structured_content["files"]
+        assert set(written) >= {"axolotl.yaml", "sky.yaml", "README.txt"}
+        assert "sequence_len: 4096" in written["axolotl.yaml"]
+        assert "RTX4090:1" in written["sky.yaml"]
+        refused = await client.call_tool("config", {"stack": "litgpt"})
+        assert refused.is_error and "torchtune" in _text(refused)
 
         # The server is still answering after every refusal above.
         again = await client.call_tool("models", {"filter": "llama 3"})
@@ -216,7 +227,7 @@ def test_doctor_starts_the_server_and_gets_a_plan(capsys) -> None:
 
     assert main(["doctor", "mcp"]) == 0
     printed = capsys.readouterr().out
-    assert "ok    server: started over stdio, listed 6 tools" in printed
+    assert "ok    server: started over stdio, listed 7 tools" in printed
 
 
 def test_doctor_names_the_missing_extra(monkeypatch, capsys) -> None:

@@ -32,6 +32,8 @@ MAX_COMPARED = 6
 # Quotes `prices` lists per card, cheapest first: enough to see the spread, not a feed dump.
 MAX_QUOTES_PER_CARD = 5
 PLAN_ID_MAX_CHARS = 64
+# Stack names are short words ("llama-factory" is the longest).
+STACK_MAX_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,34 @@ class PlanAnswer(Plan):
     changes: dict[str, list[Any]] | None = Field(
         None, description="a follow-up: {field: [before, after]} of the job"
     )
+
+
+class ConfigInput(BaseModel):
+    stack: str = Field(
+        max_length=STACK_MAX_CHARS,
+        description="the stack to write for: trl, axolotl, llama-factory, ms-swift, unsloth or "
+        "torchtune ('hf' = trl)",
+    )
+    question: str | None = Field(
+        None,
+        max_length=QUESTION_MAX_CHARS,
+        description="the job in plain words; without it (and without `spec`) the config is for "
+        "this session's last job, or the job of `plan_id`",
+    )
+    spec: JobSpec | None = Field(None, description="the job as a JobSpec")
+    plan_id: str | None = Field(
+        None, max_length=PLAN_ID_MAX_CHARS, description="the job of this earlier answer"
+    )
+
+
+class ConfigAnswer(BaseModel):
+    """The files that realise the plan in the stack, as `gpuplan config` writes them."""
+
+    title: str
+    summary: str = Field(description="what the files are and the command that launches them")
+    files: dict[str, str] = Field(description="file name → contents, in reading order")
+    not_expressed: list[str] = Field(description="plan settings the stack's files cannot say")
+    plan_id: str = Field(description="the plan the files realise (planned on the stack)")
 
 
 class SolveInput(BaseModel):

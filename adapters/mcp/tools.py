@@ -189,6 +189,28 @@ def explain(gpuplan: Gpuplan, caller: Caller, asked: a.ExplainInput) -> Answer:
     return Answer(document, f"{text}\n— {explanation.function} ({explanation.where})")
 
 
+def config(gpuplan: Gpuplan, caller: Caller, asked: a.ConfigInput) -> Answer:
+    if asked.question is not None and asked.spec is not None:
+        raise refusal(QUESTION_OR_SPEC, asked.question)
+    thread = gpuplan.thread(caller, asked.plan_id, asked.question)
+    if asked.question is not None or asked.spec is not None:
+        gpuplan.ask(thread, asked.spec if asked.spec is not None else asked.question or "")
+    # The chat's own turn: the job is re-planned on the stack, then its files are written.
+    turn = gpuplan.ask(thread, f"config {asked.stack}")
+    reply = turn.reply
+    if not reply.files:
+        raise Refusal(render_text(reply))
+    plan_id = gpuplan.sessions.keep(caller, thread, turn.plan)
+    document = {
+        "title": reply.title,
+        "summary": reply.body,
+        "files": {file.name: file.text for file in reply.files},
+        "not_expressed": list(reply.warnings),
+        "plan_id": plan_id,
+    }
+    return Answer(document, f"{reply.title}\n{reply.body}\nplan_id: {plan_id}")
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
@@ -244,6 +266,17 @@ TOOLS: tuple[ToolSpec, ...] = (
         a.ModelsInput,
         a.ModelsAnswer,
         models,
+    ),
+    ToolSpec(
+        "config",
+        "Write the files that run a planned fine-tuning job in the user's stack (TRL, axolotl, "
+        "LLaMA-Factory, ms-swift, Unsloth, torchtune) with the plan's values, each commented "
+        "with the assumption it realises, plus a SkyPilot task (sky.yaml) for the plan's card "
+        "and a README with the commands in order. Refused, with the reason, when the job does "
+        "not fit its card or the stack cannot train it.",
+        a.ConfigInput,
+        a.ConfigAnswer,
+        config,
     ),
     ToolSpec(
         "explain",
