@@ -353,6 +353,9 @@ STACK_NAMES = {
     "axolotl": "axolotl",
     "llama-factory": "LLaMA-Factory",
     "ms-swift": "ms-swift",
+    "trl": "TRL",
+    "verl": "verl",
+    "openrlhf": "OpenRLHF",
 }
 METHOD_NOUNS = {"full": "a full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
 LAYOUT_PHRASES = {

@@ -6,7 +6,7 @@ which is what most fine-tuning runs use; each choice becomes a plain-language as
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
@@ -14,7 +14,7 @@ from planner.catalog.gpus import read_gpu
 from planner.catalog.models import ModelArch, resolve_model
 from planner.errors import PlanningError
 from planner.memory.profiles import PROFILES
-from planner.model_switches import resolve_model_switches
+from planner.model_switches import LOSS_KERNEL_WORDS, resolve_model_switches
 from planner.post_training import PostTrainingFields, resolve_post_training
 from planner.spec import (
     ALL_LINEAR,
@@ -30,6 +30,7 @@ from planner.spec import (
     Quant,
     Sharding,
 )
+from planner.stacks import resolve_version, stack
 
 DEFAULT_SEQ_LEN = 2048
 DEFAULT_LORA_RANK = 16
@@ -80,6 +81,7 @@ class ResolvedJob(PostTrainingFields):
     cpu_offload: bool
     activation_offloading: bool
     framework: Framework
+    framework_version: str | None  # None: a stack whose release number is not recorded
     gpu: str | None
     gpu_vram_gb: float | None
     dataset_tokens: float | None
@@ -362,11 +364,55 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
     return job if misfit is None else _resolve(spec, arch, ddp_misfit=misfit)
 
 
-def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> ResolvedJob:
-    model_arch, said, warned = _model(spec, arch)
-    framework = spec.framework or Framework.hf
+# Layouts Unsloth cannot run: its patched kernels train a whole model per process (its multi-GPU
+# mode is DDP through accelerate); DeepSpeed ZeRO-3 and FSDP are not supported.
+SHARDING_WORDS = {
+    Sharding.zero2: "DeepSpeed ZeRO-2",
+    Sharding.zero3: "DeepSpeed ZeRO-3",
+    Sharding.fsdp: "FSDP",
+}
+UNSLOTH_UNSUPPORTED_SHARDING = frozenset(SHARDING_WORDS)
+
+
+def _framework(spec: JobSpec, said: list[str], warned: list[str]) -> Framework:
     if spec.framework is None:
         said.append("HF Trainer + PEFT (as axolotl, LLaMA-Factory and ms-swift run it)")
+        return Framework.hf
+    if spec.framework is Framework.unsloth and spec.sharding in UNSLOTH_UNSUPPORTED_SHARDING:
+        layout = SHARDING_WORDS[spec.sharding]
+        warned.append(
+            f"Unsloth does not run under {layout} (it trains a whole copy per GPU, DDP): planned "
+            f"as HF Trainer + PEFT with {layout}; say 'unsloth with ddp' for Unsloth's own layout"
+        )
+        return Framework.hf
+    return spec.framework
+
+
+def _stack_loss_kernel(
+    spec: JobSpec, framework: Framework, version: str | None, arch: ModelArch, said: list[str]
+) -> LossKernel | None:
+    """The loss kernel the stack uses at this release when the job names none (TRL's
+    chunked_nll for full fine-tuning of text models; verl's and OpenRLHF's log-prob kernels)."""
+    fact = stack(framework).fact("loss_kernel", version)
+    if spec.loss_kernel is not None or fact is None or fact.kernel is None:
+        return None
+    if fact.methods and spec.method.value not in fact.methods:
+        return None
+    if fact.text_only and arch.vision_params:
+        return None
+    kernel = LossKernel(fact.kernel)
+    said.append(f"loss: {fact.said or fact.value}, planned as {LOSS_KERNEL_WORDS[kernel]}")
+    return kernel
+
+
+def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> ResolvedJob:
+    model_arch, said, warned = _model(spec, arch)
+    framework = _framework(spec, said, warned)
+    version = (
+        resolve_version(framework, spec.framework_version, said, warned)
+        if framework is spec.framework
+        else stack(framework).current_version
+    )
     num_gpus = spec.num_gpus or 1
     sharding = _sharding(spec, framework, num_gpus, said, ddp_misfit)
     precision = _precision(spec, framework, sharding, said, warned)
@@ -400,6 +446,9 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
         seq_len = min(DEFAULT_SEQ_LEN, model_arch.max_context or DEFAULT_SEQ_LEN)
         said.append(f"sequence length {seq_len:,} tokens")
     switches = resolve_model_switches(spec, model_arch, num_gpus, said, warned)
+    stack_kernel = _stack_loss_kernel(spec, framework, version, model_arch, said)
+    if stack_kernel is not None:
+        switches = replace(switches, loss_kernel=stack_kernel)
     seq_len += switches.image_tokens
     micro_batch = spec.micro_batch
     if micro_batch is None:
@@ -463,6 +512,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
         cpu_offload=cpu_offload,
         activation_offloading=activation_offloading,
         framework=framework,
+        framework_version=version,
         gpu=spec.gpu,
         gpu_vram_gb=spec.gpu_vram_gb,
         dataset_tokens=dataset_tokens,

@@ -81,6 +81,11 @@ class Framework(StrEnum):
     axolotl = "axolotl"
     llama_factory = "llama-factory"
     ms_swift = "ms-swift"
+    # Added in 2026 (README "Stacks"): TRL on its own (its SFT loss and GRPO defaults differ from
+    # the HF Trainer + PEFT path), and the RL stacks verl and OpenRLHF.
+    trl = "trl"
+    verl = "verl"
+    openrlhf = "openrlhf"
 
 
 class Objective(StrEnum):
@@ -176,6 +181,12 @@ class JobSpec(BaseModel):
         "default",
     )
     framework: Framework | None = None
+    framework_version: str | None = Field(
+        None,
+        max_length=40,
+        pattern=r"^[0-9][0-9A-Za-z.+-]*$",
+        description='the stack\'s release ("0.19", "2025.11.4"); null = its current release',
+    )
     gpu: str | None = Field(None, max_length=200, description="card name, loosely written")
     gpu_vram_gb: float | None = Field(None, gt=0, le=10_000)
     dataset_tokens: float | None = Field(None, ge=0, le=MAX_TOKENS)

@@ -34,7 +34,13 @@ from planner.units import hours_text
 
 MAX_SUGGESTIONS = 6
 # Stacks that run the HF Trainer's eager loss and in-GPU checkpoints, which Unsloth replaces.
-HF_FAMILY = (Framework.hf, Framework.axolotl, Framework.llama_factory, Framework.ms_swift)
+HF_FAMILY = (
+    Framework.hf,
+    Framework.trl,
+    Framework.axolotl,
+    Framework.llama_factory,
+    Framework.ms_swift,
+)
 REFERENCE_CARD = "h100-sxm"
 # A named card whose run costs this much more than the cheapest run is "poor value".
 POOR_VALUE_RATIO = 1.5
@@ -61,7 +67,7 @@ SOFTWARE_FIELDS = frozenset(
 SHARDING_NAMES = {Sharding.fsdp: "FSDP", Sharding.zero3: "ZeRO-3"}
 # Stacks with an activation-offloading switch: TRL's SFTConfig(activation_offloading=True)
 # (behind HF Trainer recipes) and torchtune's enable_activation_offloading.
-OFFLOADS_ACTIVATIONS_ON_REQUEST = frozenset({Framework.hf, Framework.torchtune})
+OFFLOADS_ACTIVATIONS_ON_REQUEST = frozenset({Framework.hf, Framework.trl, Framework.torchtune})
 
 
 class Change(NamedTuple):

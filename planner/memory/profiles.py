@@ -214,6 +214,13 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         loads_onto_gpu=True,  # FastLanguageModel.from_pretrained's device_map="sequential"
     ),
     Framework.torchtune: TORCHTUNE,
+    # TRL is the HF Trainer + PEFT path; its own defaults (chunked_nll loss for full fine-tuning,
+    # GRPO's vLLM fraction) are versioned facts in planner/data/stack-trl.json.
+    Framework.trl: replace(HF, name="TRL"),
+    # verl and OpenRLHF load HF models under FSDP / DeepSpeed; their log-prob kernels (no full
+    # fp32 [tokens × vocabulary]) are the loss kernel their data files name.
+    Framework.verl: replace(HF, name="verl"),
+    Framework.openrlhf: replace(HF, name="OpenRLHF"),
     Framework.litgpt: replace(
         HF,
         name="LitGPT",

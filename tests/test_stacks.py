@@ -1,0 +1,86 @@
+"""Stacks: read from questions in English and Chinese, planned at a release, each default sourced."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+
+from planner.defaults import resolve
+from planner.parsing.assemble import parse
+from planner.spec import Framework, JobSpec, LossKernel
+from planner.stacks import holds_for, stack
+
+
+@pytest.mark.parametrize(
+    ("text", "framework", "version"),
+    [
+        ("qwen2.5 7b grpo with verl on 8xh100", "verl", None),
+        ("OpenRLHF ppo llama 3.1 8b", "openrlhf", None),
+        ("TRL sft llama 3.1 8b full", "trl", None),
+        ("llama 3.1 8b lora with trl 0.19", "trl", "0.19"),
+        ("用 LLaMA-Factory 微调 qwen2.5 7b lora", "llama-factory", None),
+        ("用verl训练 qwen2.5 7b", "verl", None),
+        ("ms-swift qwen3 8b lora", "ms-swift", None),
+        ("unsloth==2025.11.4 qwen3 14b qlora", "unsloth", "2025.11.4"),
+    ],
+)
+def test_stack_and_release_read_from_text(text: str, framework: str, version: str | None) -> None:
+    fields = parse(text).fields
+    assert fields["framework"] == framework
+    assert fields.get("framework_version") == version
+
+
+def test_stack_without_profile_is_said_and_planned_with_the_nearest() -> None:
+    result = parse("qwen 7b lora with torchtitan")
+    assert result.fields["framework"] == "torchtune"
+    assert any("torchtitan has no stack profile" in a for a in result.assumptions)
+
+
+def _job(**fields: object):
+    return resolve(JobSpec.model_validate({"model": "llama 3.1 8b", "method": "lora", **fields}))
+
+
+def test_unstated_release_is_the_current_one_and_said() -> None:
+    job = _job(framework="trl")
+    assert job.framework_version == stack(Framework.trl).current_version
+    assert any("TRL at its current release" in a for a in job.assumptions)
+    assert job.to_spec().framework_version == job.framework_version
+
+
+def test_unknown_release_is_said_and_planned_with_the_nearest() -> None:
+    job = _job(framework="trl", framework_version="9.9")
+    assert job.framework_version == stack(Framework.trl).current_version
+    assert any("newer than any release profiled" in w for w in job.warnings)
+
+
+def test_trl_chunked_loss_follows_release_and_method() -> None:
+    """chunked_nll is TRL's SFT default since 2026-06 for full fine-tuning only (trl#5846)."""
+    assert _job(framework="trl", method="full").loss_kernel is LossKernel.chunked
+    assert _job(framework="trl", method="full", framework_version="0.19").loss_kernel is None
+    assert _job(framework="trl").loss_kernel is None  # PEFT: not used
+
+
+def test_unsloth_under_zero3_gets_one_clear_sentence() -> None:
+    job = _job(framework="unsloth", sharding="zero3", num_gpus=8)
+    said = [w for w in job.warnings if "Unsloth does not run under DeepSpeed ZeRO-3" in w]
+    assert len(said) == 1
+    assert job.framework is Framework.hf
+
+
+def test_version_ranges() -> None:
+    assert holds_for(">= 1.0", "1.13") and not holds_for(">= 1.0", "0.19")
+    assert holds_for("< 0.18", "0.9") and holds_for("all", "0.1")
+
+
+@pytest.mark.parametrize("framework", list(Framework))
+def test_every_stack_has_a_data_file_whose_facts_name_sources(framework: Framework) -> None:
+    path = resources.files("planner").joinpath(f"data/stack-{framework.value}.json")
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    assert raw["stack"] == framework.value
+    for name in ("loss_kernel", "moe_experts", "reference", "vllm_memory_fraction", "micro_batch"):
+        assert raw["facts"][name], name
+    for facts in raw["facts"].values():
+        for fact in facts:
+            assert fact["source"] and fact["versions"]
