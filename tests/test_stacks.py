@@ -1,4 +1,4 @@
-"""Stacks: read from questions in English and Chinese, planned at a release, each default sourced."""
+"""Stacks: read from questions (English, Chinese), planned at a release, each default sourced."""
 
 from __future__ import annotations
 
