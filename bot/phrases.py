@@ -259,11 +259,17 @@ def pick_line(label: str, card: str, cost: str) -> str:
     return f"{label.capitalize()}: {card}{cost}"
 
 
-def after_training_line(adapter_mb: float | None, serve_bf16_gib: float, serve_4bit_gib: float):
+def after_training_line(
+    adapter_mb: float | None,
+    serve_bf16_gib: float,
+    serve_4bit_gib: float,
+    serve_mxfp4_gib: float | None = None,
+):
     adapter = f"adapter ≈ {adapter_mb:,.0f} MB; " if adapter_mb else ""
+    native = f", {fmt.gib(serve_mxfp4_gib)} in its native MXFP4" if serve_mxfp4_gib else ""
     return (
         f"After training: {adapter}serving needs ≈ {fmt.gib(serve_bf16_gib)} in 16-bit, "
-        f"{fmt.gib(serve_4bit_gib)} in 4-bit"
+        f"{fmt.gib(serve_4bit_gib)} in 4-bit{native}"
     )
 
 

@@ -205,7 +205,7 @@ def recommendation_lines(plan: Plan) -> list[str]:
     if after is not None:
         lines.append(
             phrases.after_training_line(
-                after.adapter_mb, after.serve_bf16_gib, after.serve_4bit_gib
+                after.adapter_mb, after.serve_bf16_gib, after.serve_4bit_gib, after.serve_mxfp4_gib
             )
         )
     return lines

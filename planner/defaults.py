@@ -6,6 +6,7 @@ which is what most fine-tuning runs use; each choice becomes a plain-language as
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
@@ -14,7 +15,7 @@ from planner.catalog.gpus import read_gpu
 from planner.catalog.models import ModelArch, resolve_model
 from planner.errors import PlanningError
 from planner.memory.profiles import PROFILES
-from planner.model_switches import LOSS_KERNEL_WORDS, resolve_model_switches
+from planner.model_switches import LOSS_KERNEL_WORDS, decide_experts, resolve_model_switches
 from planner.post_training import PostTrainingFields, resolve_post_training
 from planner.spec import (
     ALL_LINEAR,
@@ -96,6 +97,8 @@ class ResolvedJob(PostTrainingFields):
     # Architecture switches (planner.model_switches): MoE expert parallelism, VLM images.
     expert_parallel: int
     loss_kernel: LossKernel | None  # None: the framework's own loss
+    experts_quantized: bool  # fused MoE experts held quantised (QLoRA)
+    experts_adapted: bool  # LoRA on fused MoE experts (target_parameters)
     train_vision_tower: bool
     images_per_sample: float
     image_tokens: int  # what one sample's images add; inside seq_len
@@ -388,12 +391,52 @@ def _framework(spec: JobSpec, said: list[str], warned: list[str]) -> Framework:
     return spec.framework
 
 
+# Checkpoint names that say how the weights are stored (Unsloth's -bnb-4bit uploads, AutoAWQ
+# and GPTQ exports, FP8 releases): a LoRA on one is a LoRA on a quantised base.
+_PREQUANTISED = (
+    (re.compile(r"bnb[-_]?4bit|nf4", re.IGNORECASE), Quant.nf4),
+    (re.compile(r"(?<![a-z])(?:awq|gptq|int4)(?![a-z])", re.IGNORECASE), Quant.int4),
+    (re.compile(r"bnb[-_]?8bit|(?<![a-z])int8(?![a-z])", re.IGNORECASE), Quant.int8),
+    (re.compile(r"(?<![a-z])fp8(?![a-z])", re.IGNORECASE), Quant.fp8),
+    (re.compile(r"mxfp4", re.IGNORECASE), Quant.mxfp4),
+)
+
+
+def prequantised_quant(model: str | None) -> Quant | None:
+    """The storage format a checkpoint's id names ("unsloth/Qwen3-14B-bnb-4bit" → nf4)."""
+    for pattern, quant in _PREQUANTISED:
+        if model and pattern.search(model):
+            return quant
+    return None
+
+
+def _prequantised_method(
+    spec: JobSpec, said: list[str], warned: list[str]
+) -> tuple[Method, Quant | None]:
+    """A LoRA on a pre-quantised checkpoint trains over its quantised weights: QLoRA."""
+    quant = prequantised_quant(spec.model)
+    if quant is None:
+        return spec.method, None
+    if spec.method is Method.full:
+        warned.append(
+            f"{spec.model} is a pre-quantised ({quant.value}) checkpoint: a full fine-tune needs "
+            "the 16-bit weights; planned on the 16-bit base"
+        )
+        return spec.method, None
+    if spec.method is Method.lora:
+        said.append(
+            f"{spec.model} is stored in {quant.value}: LoRA on it trains over the quantised "
+            "weights, planned as QLoRA"
+        )
+    return Method.qlora, quant
+
+
 def _stack_loss_kernel(
     spec: JobSpec, framework: Framework, version: str | None, arch: ModelArch, said: list[str]
 ) -> LossKernel | None:
     """The loss kernel the stack uses at this release when the job names none (TRL's
     chunked_nll for full fine-tuning of text models; verl's and OpenRLHF's log-prob kernels)."""
-    fact = stack(framework).fact("loss_kernel", version)
+    fact = stack(framework).family_fact("loss_kernel", version, arch.family)
     if spec.loss_kernel is not None or fact is None or fact.kernel is None:
         return None
     if fact.methods and spec.method.value not in fact.methods:
@@ -418,12 +461,17 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
     precision = _precision(spec, framework, sharding, said, warned)
     optimizer = _optimizer(spec, framework, num_gpus, said)
     peft = spec.method is not Method.full
+    method, prequant = _prequantised_method(spec, said, warned)
+    # The job as planned (a LoRA on a pre-quantised checkpoint is QLoRA); `spec` stays as said.
+    planned = spec.model_copy(update={"method": method}) if method is not spec.method else spec
 
-    quant = spec.quant if spec.method is Method.qlora else None
-    if spec.method is Method.qlora and quant is None:
+    quant = spec.quant if method is Method.qlora else None
+    if method is Method.qlora and prequant is not None and spec.quant is None:
+        quant = prequant
+    if method is Method.qlora and quant is None:
         quant = Quant.nf4
         said.append("QLoRA with 4-bit NF4 (bitsandbytes, double quantisation)")
-    if spec.method is Method.qlora and quant is Quant.int4:
+    if method is Method.qlora and quant is Quant.int4:
         said.append("int4 read as a GPTQ-quantised checkpoint")
 
     rank = spec.lora_rank if peft else None
@@ -445,7 +493,16 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
     if seq_len is None:
         seq_len = min(DEFAULT_SEQ_LEN, model_arch.max_context or DEFAULT_SEQ_LEN)
         said.append(f"sequence length {seq_len:,} tokens")
-    switches = resolve_model_switches(spec, model_arch, num_gpus, said, warned)
+    experts = decide_experts(planned, model_arch, framework, version, prequant is not None)
+    switches = resolve_model_switches(
+        planned,
+        model_arch,
+        num_gpus,
+        said,
+        warned,
+        framework,
+        experts,
+    )
     stack_kernel = _stack_loss_kernel(spec, framework, version, model_arch, said)
     if stack_kernel is not None:
         switches = replace(switches, loss_kernel=stack_kernel)
@@ -487,14 +544,14 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
         if dataset_tokens:
             said.append("1 epoch")
 
-    warnings = warned + _warnings(spec, seq_len, model_arch, num_gpus, sharding)
+    warnings = warned + _warnings(planned, seq_len, model_arch, num_gpus, sharding)
     return ResolvedJob(
         raw=spec,
         arch=model_arch,
         given_arch=arch,
         model=model_arch.hf_id or model_arch.name,
         params_b=round(model_arch.params_b, 3),
-        method=spec.method,
+        method=method,
         quant=quant,
         precision=precision,
         optimizer=optimizer,

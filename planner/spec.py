@@ -22,6 +22,10 @@ class Quant(StrEnum):
     nf4 = "nf4"
     int8 = "int8"
     int4 = "int4"
+    # A frozen base held in FP8 (block-scaled, as DeepSeek/Qwen FP8 checkpoints ship) or in
+    # MXFP4 (gpt-oss's native expert format: E2M1 values, one 8-bit scale per 32).
+    fp8 = "fp8"
+    mxfp4 = "mxfp4"
 
 
 class Precision(StrEnum):
@@ -233,6 +237,17 @@ class JobSpec(BaseModel):
     # Mixture-of-experts, vision-language bases and kernels (README "Models").
     expert_parallel: int | None = Field(
         None, ge=1, le=MAX_GPUS, description="MoE expert-parallel size (EP); 1 = none"
+    )
+    experts_quantized: bool | None = Field(
+        None,
+        description="a QLoRA job's MoE experts are held quantised too (Unsloth's linearised "
+        "gpt-oss, axolotl's quantize_moe_experts or pre-quantised linearised checkpoints); "
+        "null = the stack's default at its release",
+    )
+    experts_adapted: bool | None = Field(
+        None,
+        description="LoRA adapts the MoE experts too (PEFT ≥ 0.17 target_parameters, axolotl's "
+        "lora_target_parameters); null = no: target_modules cannot wrap fused experts",
     )
     loss_kernel: LossKernel | None = Field(
         None, description="hf | chunked | liger | cce; null = the framework's own loss"

@@ -35,6 +35,10 @@ class StackFact:
     methods: tuple[str, ...] | None = None
     text_only: bool = False
     said: str | None = None  # how an answer names the default in one clause
+    # MoE facts: whether fused experts are held quantised under 4-bit loading, for these model
+    # families only (None: every family the other facts do not name).
+    quantized: bool | None = None
+    families: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,18 @@ class Stack:
             if holds_for(fact.versions, version or self.current_version):
                 return fact
         return None
+
+    def family_fact(self, name: str, version: str | None, family: str) -> StackFact | None:
+        """The first fact called `name` for this release that names `family`, else the first
+        that names no family."""
+        facts = [
+            f
+            for f in self.facts.get(name, ())
+            if holds_for(f.versions, version or self.current_version)
+        ]
+        named = [f for f in facts if f.families and family in f.families]
+        general = [f for f in facts if not f.families]
+        return (named or general or [None])[0]
 
     def current_words(self) -> str:
         if self.current_version:
@@ -88,7 +104,13 @@ def stack(framework: Framework) -> Stack:
     raw = json.loads(path.read_text(encoding="utf-8"))
     facts = {
         name: tuple(
-            StackFact(**{**entry, "methods": tuple(entry.get("methods") or ()) or None})
+            StackFact(
+                **{
+                    **entry,
+                    "methods": tuple(entry.get("methods") or ()) or None,
+                    "families": tuple(entry.get("families") or ()) or None,
+                }
+            )
             for entry in entries
         )
         for name, entries in raw["facts"].items()

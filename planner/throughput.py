@@ -139,7 +139,14 @@ BACKWARD_TRAFFIC_FACTOR = 2
 LOSS_BYTES_PER_VOCAB_ENTRY = 24
 OPTIMIZER_STEP_BYTES_PER_PARAM = 32
 ACHIEVED_BANDWIDTH_FRACTION = 0.8
-DEQUANT_BYTES_PER_PARAM = {Quant.nf4: 4.5, Quant.int4: 4.5, Quant.int8: 5.0}
+DEQUANT_BYTES_PER_PARAM = {
+    Quant.nf4: 4.5,
+    Quant.int4: 4.5,
+    Quant.int8: 5.0,
+    # Same read-then-write-16-bit pattern: 0.53 B read (MXFP4), 1 B read (FP8), 2 B written twice.
+    Quant.mxfp4: 4.5,
+    Quant.fp8: 5.0,
+}
 # CPU offload of a full fine-tune's optimizer: bf16 gradients out and bf16 weights back over PCIe
 # (~25 GB/s effective on PCIe 4.0 x16), and DeepSpeed's CPU Adam at ~2e9 parameters/s.
 HOST_LINK_GBS = 25.0

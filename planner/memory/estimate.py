@@ -100,6 +100,10 @@ def _switch_fields(job: ResolvedJob) -> dict[str, object]:
         fields["expert_parallel"] = job.expert_parallel
     if job.loss_kernel is not None:
         fields["loss_kernel"] = job.loss_kernel
+    if job.experts_quantized:
+        fields["experts_quantized"] = True
+    if job.experts_adapted:
+        fields["experts_adapted"] = True
     if job.train_vision_tower:
         fields["train_vision_tower"] = True
         fields["images_per_micro_batch"] = job.images_per_sample * job.micro_batch

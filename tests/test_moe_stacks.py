@@ -1,0 +1,58 @@
+"""MoE as the stacks train and serve it: experts quantised or not, adapted or not, per stack."""
+
+from __future__ import annotations
+
+from planner.planner import make_plan
+from planner.spec import JobSpec
+
+GIB_16GB_CARD = 16e9 / 2**30
+
+
+def _plan(**fields: object):
+    return make_plan(JobSpec.model_validate({"method": "qlora", **fields}))
+
+
+def test_gpt_oss_20b_qlora_with_unsloth_fits_a_16gb_card() -> None:
+    """Unsloth's gpt-oss-20b notebook trains on a 16 GB T4 (reserved peak ≈ 13 GiB)."""
+    plan = _plan(model="gpt-oss-20b", framework="unsloth", seq_len=1024)
+    assert plan.memory.required_gib < GIB_16GB_CARD
+    assert plan.spec.experts_quantized is True
+
+
+def test_gpt_oss_120b_qlora_with_unsloth_fits_one_80gb_card() -> None:
+    plan = _plan(model="gpt-oss-120b", framework="unsloth", seq_len=2048)
+    assert plan.memory.required_gib < 79.0
+
+
+def test_same_job_on_hf_keeps_fused_experts_16bit() -> None:
+    """bitsandbytes does not quantise fused 3-D expert tensors (stacks-2026.md)."""
+    hf = _plan(model="gpt-oss-20b", framework="hf", seq_len=1024)
+    assert hf.spec.experts_quantized is False
+    stated = _plan(model="gpt-oss-20b", framework="hf", seq_len=1024, experts_quantized=True)
+    assert stated.memory.required_gib < hf.memory.required_gib / 2
+
+
+def test_llama4_scout_qlora_with_axolotl_is_near_its_published_peak() -> None:
+    """axolotl's Scout QLoRA example on one H100: 64.5 GB (60.07 GiB)."""
+    plan = _plan(model="llama 4 scout", framework="axolotl", seq_len=4096)
+    assert abs(plan.memory.peak_reserved_gib - 60.07) / 60.07 <= 0.25
+
+
+def test_adapting_experts_adds_their_adapters() -> None:
+    off = _plan(model="qwen3 30b a3b", framework="hf")
+    on = _plan(model="qwen3 30b a3b", framework="hf", experts_adapted=True)
+    assert on.memory.breakdown_gib.adapter > 10 * off.memory.breakdown_gib.adapter
+
+
+def test_serving_gpt_oss_20b_in_4bit_fits_16_gib() -> None:
+    after = _plan(model="gpt-oss-20b").after_training
+    assert after is not None
+    assert after.serve_4bit_gib <= 16.0
+    assert after.serve_mxfp4_gib is not None and after.serve_mxfp4_gib <= 16.0
+    assert after.serve_4bit_gib < after.serve_fp8_gib < after.serve_bf16_gib
+
+
+def test_prequantised_id_sets_the_quantisation() -> None:
+    plan = make_plan(JobSpec(model="unsloth/Qwen3-14B-bnb-4bit", method="lora"))
+    assert plan.spec.method == "qlora" and plan.spec.quant == "nf4"
+    assert plan.memory.breakdown_gib.weights < 14.0
