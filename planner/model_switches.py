@@ -111,7 +111,7 @@ def _moe(
             f"LoRA adapts them too ({experts.adapted_why})"
             if experts.adapted
             else "LoRA adapts attention and the dense/shared MLPs (PEFT's target_modules cannot "
-            "wrap them; say 'experts adapted' for target_parameters)"
+            "wrap them)"
         )
         said.append("the experts are fused 3-D tensors in transformers: " + adapted + qlora)
     elif spec.method is not Method.full:

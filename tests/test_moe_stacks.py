@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from planner.planner import make_plan
 from planner.spec import JobSpec
 
@@ -56,3 +58,27 @@ def test_prequantised_id_sets_the_quantisation() -> None:
     plan = make_plan(JobSpec(model="unsloth/Qwen3-14B-bnb-4bit", method="lora"))
     assert plan.spec.method == "qlora" and plan.spec.quant == "nf4"
     assert plan.memory.breakdown_gib.weights < 14.0
+
+
+def test_models_list_cites_followable_sources_and_published_contexts() -> None:
+    from planner.catalog.model_table import model_rows
+
+    rows = model_rows()
+    assert not [r.key for r in rows if "search" in r.source or "not disclosed" in r.source]
+    nemo = next(r for r in rows if r.key == "mistral-nemo-base-2407")
+    assert nemo.max_context == 131_072  # 128k published; config.json says 1,024,000
+
+
+def test_new_2026_families_are_planned_with_their_shapes() -> None:
+    next_80b = make_plan(JobSpec(model="Qwen3-Next-80B-A3B", method="lora"))
+    assert next_80b.model.active_params_b is not None and next_80b.model.active_params_b < 5
+    glm = make_plan(JobSpec(model="glm 4.6", method="lora", num_gpus=8, gpu="h100"))
+    assert glm.model.params_b > 300
+
+
+def test_unknown_model_with_a_stated_size_is_planned_generic_and_said() -> None:
+    plan = make_plan(JobSpec(model="my custom llama-style model", params_b=9, method="lora"))
+    assert plan.model.params_b == pytest.approx(9, rel=0.05)
+    assert any("not in the catalog" in a for a in plan.assumptions)
+    moe = make_plan(JobSpec(model="acme-40B-A4B", params_b=40, method="lora"))
+    assert moe.model.active_params_b == pytest.approx(4, rel=0.2)
