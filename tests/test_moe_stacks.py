@@ -82,3 +82,28 @@ def test_unknown_model_with_a_stated_size_is_planned_generic_and_said() -> None:
     assert any("not in the catalog" in a for a in plan.assumptions)
     moe = make_plan(JobSpec(model="acme-40B-A4B", params_b=40, method="lora"))
     assert moe.model.active_params_b == pytest.approx(4, rel=0.2)
+
+
+@pytest.mark.parametrize(
+    ("text", "card"),
+    [("llama 3.1 8b lora on my macbook pro 64gb", "Mac"), ("qwen 7b qlora on M3 Max 64GB", "M3")],
+)
+def test_apple_silicon_is_answered_plainly_not_planned_as_a_cuda_card(text: str, card: str) -> None:
+    from planner.parsing.assemble import parse
+
+    fields = parse(text).fields
+    plan = make_plan(JobSpec.model_validate(fields))
+    assert plan.requested is None
+    said = [w for w in plan.warnings if "is not a CUDA card" in w]
+    assert len(said) == 1 and card in said[0] and "MLX" in said[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "gib"),
+    [("RTX 3060 12GB", 12.0), ("3080", 10.0), ("3080 ti", 12.0), ("2080 ti", 11.0)],
+)
+def test_late_consumer_cards_are_known(name: str, gib: float) -> None:
+    from planner.catalog.gpus import read_gpu
+
+    match = read_gpu(name)
+    assert match is not None and match.gpu.usable_gib == gib and match.gpu.source
