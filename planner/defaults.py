@@ -381,14 +381,14 @@ def _framework(spec: JobSpec, said: list[str], warned: list[str]) -> Framework:
     if spec.framework is None:
         said.append("HF Trainer + PEFT (as axolotl, LLaMA-Factory and ms-swift run it)")
         return Framework.hf
-    if spec.framework is Framework.unsloth and spec.sharding in UNSLOTH_UNSUPPORTED_SHARDING:
+    if spec.framework == Framework.unsloth and spec.sharding in UNSLOTH_UNSUPPORTED_SHARDING:
         layout = SHARDING_WORDS[spec.sharding]
         warned.append(
             f"Unsloth does not run under {layout} (it trains a whole copy per GPU, DDP): planned "
             f"as HF Trainer + PEFT with {layout}; say 'unsloth with ddp' for Unsloth's own layout"
         )
         return Framework.hf
-    return spec.framework
+    return Framework(spec.framework)  # a model_copy patch may hold the value, not the member
 
 
 # Checkpoint names that say how the weights are stored (Unsloth's -bnb-4bit uploads, AutoAWQ
@@ -453,7 +453,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
     framework = _framework(spec, said, warned)
     version = (
         resolve_version(framework, spec.framework_version, said, warned)
-        if framework is spec.framework
+        if spec.framework is not None and framework == spec.framework
         else stack(framework).current_version
     )
     num_gpus = spec.num_gpus or 1

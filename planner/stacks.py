@@ -100,7 +100,7 @@ def holds_for(versions: str, version: str | None) -> bool:
 @lru_cache(maxsize=16)
 def stack(framework: Framework) -> Stack:
     """The stack's data file, parsed once."""
-    path = resources.files("planner").joinpath(f"data/stack-{framework.value}.json")
+    path = resources.files("planner").joinpath(f"data/stack-{Framework(framework).value}.json")
     raw = json.loads(path.read_text(encoding="utf-8"))
     facts = {
         name: tuple(

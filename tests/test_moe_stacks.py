@@ -107,3 +107,24 @@ def test_late_consumer_cards_are_known(name: str, gib: float) -> None:
 
     match = read_gpu(name)
     assert match is not None and match.gpu.usable_gib == gib and match.gpu.source
+
+
+@pytest.mark.parametrize(
+    ("question", "published"),
+    [
+        # Unsloth's long-context table (QLoRA, Llama 3.1 8B on 24 GB; Llama 3.3 70B on 80 GB).
+        ("max context for llama 3.1 8b qlora with unsloth on a 4090?", 78_475),
+        ("max context for llama 3.3 70b qlora with unsloth on an 80gb card?", 89_389),
+    ],
+)
+def test_unsloth_max_context_is_near_its_table_and_never_far_above(
+    question: str, published: int
+) -> None:
+    from planner.parsing.assemble import parse
+    from planner.solve import solve
+
+    result = parse(question)
+    assert result.spec is not None and result.asked == "seq_len"
+    _, answer = solve(result.spec, "seq_len")
+    assert answer.value is not None
+    assert 0.85 * published <= answer.value <= 1.15 * published

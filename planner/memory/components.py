@@ -482,7 +482,18 @@ def activation_bytes(arch: ModelArch, job: Job, num_layers: int | None = None) -
         on_gpu = min(layers, OFFLOADED_LAYERS_IN_FLIGHT) if job.offload_activations else layers
         return (on_gpu + 1) * per_layer + tower
     checkpoints = 0.0 if job.offload_activations else _checkpoint_bytes(arch, job, layers)
-    return checkpoints + RECOMPUTED_LAYERS * per_layer + tower
+    recomputed = RECOMPUTED_LAYERS * per_layer + recomputed_mlp_gradient_bytes(arch, job)
+    return checkpoints + recomputed + tower
+
+
+def recomputed_mlp_gradient_bytes(arch: ModelArch, job: Job) -> float:
+    """The gradients of the recomputed layer's MLP intermediates (d gate and d up of a gated
+    MLP, d up of a plain one: 16-bit, the MLP's width per token) that the stack holds beside
+    the layer's saved tensors (`FrameworkProfile.recompute_holds_mlp_gradients`)."""
+    if not job.profile.recompute_holds_mlp_gradients:
+        return 0.0
+    width = arch.token_mlp_width * (2 if arch.mlp == "gated" else 1)
+    return width * 2.0 * job.tokens * job.activation_scale
 
 
 # torchtune's OffloadActivations (which TRL's activation_offloading wraps) keeps the tensors of
