@@ -85,7 +85,8 @@ class ResolvedJob(PostTrainingFields):
     framework_version: str | None  # None: a stack whose release number is not recorded
     gpu: str | None
     gpu_vram_gb: float | None
-    dataset_tokens: float | None
+    dataset_tokens: float | None  # trained tokens, a VLM's image tokens included
+    mean_sample_len: int | None  # text tokens a sample averages; None: samples fill seq_len
     epochs: float
     tokens_per_s: float | None
     measured_peak_gib: float | None
@@ -431,6 +432,36 @@ def _prequantised_method(
     return Method.qlora, quant
 
 
+def _mean_sample_len(spec: JobSpec, text_cap: int, said: list[str]) -> int | None:
+    """The text tokens a sample averages, at most the truncation cap; said with which length
+    sets what: time follows the mean, the peak the cap (the longest batch)."""
+    if spec.mean_sample_len is None:
+        return None
+    mean = min(spec.mean_sample_len, text_cap)
+    if mean < text_cap:
+        said.append(
+            f"samples average ~{mean:,} tokens: time at that length; the peak at the "
+            f"{text_cap:,}-token cap (the longest batch decides it)"
+        )
+    return mean
+
+
+def _with_image_tokens(
+    dataset_tokens: float | None, text_len: int, image_tokens: int, said: list[str]
+) -> float | None:
+    """Trained tokens with each sample's image tokens: a VLM trains on them as on text
+    (architectures-2026.md §7: S_LM = text + images), so a dataset counted in text tokens
+    grows by the images' share of each sample."""
+    if not dataset_tokens or not image_tokens or text_len <= 0:
+        return dataset_tokens
+    total = dataset_tokens * (text_len + image_tokens) / text_len
+    said.append(
+        f"each sample's images add {image_tokens:,} tokens to its ~{text_len:,} text tokens: "
+        f"{total / 1e6:,.1f}M trained tokens, not {dataset_tokens / 1e6:,.1f}M"
+    )
+    return total
+
+
 def _stack_loss_kernel(
     spec: JobSpec, framework: Framework, version: str | None, arch: ModelArch, said: list[str]
 ) -> LossKernel | None:
@@ -538,7 +569,13 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
     if spec.packing is None:
         said.append("no sequence packing (batches vary in length, so the allocator keeps slack)")
     epochs = spec.epochs
-    dataset_tokens = post.dataset_tokens(spec, seq_len, said)
+    mean_len = _mean_sample_len(spec, seq_len - switches.image_tokens, said)
+    dataset_tokens = _with_image_tokens(
+        post.dataset_tokens(spec, seq_len, said),
+        mean_len or seq_len - switches.image_tokens,
+        switches.image_tokens,
+        said,
+    )
     if epochs is None:
         epochs = 1.0
         if dataset_tokens:
@@ -573,6 +610,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
         gpu=spec.gpu,
         gpu_vram_gb=spec.gpu_vram_gb,
         dataset_tokens=dataset_tokens,
+        mean_sample_len=mean_len,
         epochs=epochs,
         tokens_per_s=spec.tokens_per_s,
         measured_peak_gib=spec.measured_peak_gib,

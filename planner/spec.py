@@ -194,6 +194,13 @@ class JobSpec(BaseModel):
     gpu: str | None = Field(None, max_length=200, description="card name, loosely written")
     gpu_vram_gb: float | None = Field(None, gt=0, le=10_000)
     dataset_tokens: float | None = Field(None, ge=0, le=MAX_TOKENS)
+    mean_sample_len: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_SEQ_LEN,
+        description="text tokens a sample averages ('samples average 600 tokens'): sets time; "
+        "the peak stays at seq_len, the truncation cap (the longest batch)",
+    )
     epochs: float | None = Field(None, gt=0, le=100_000)
     tokens_per_s: float | None = Field(None, gt=0, le=1e9, description="the user's measured figure")
     budget_usd: float | None = Field(None, ge=0, le=1e9)

@@ -246,19 +246,40 @@ def forward_flops_per_token(job: ResolvedJob) -> float:
     )
 
 
+def sample_len(job: ResolvedJob) -> int:
+    """Tokens a sample really has (its mean text length plus its image tokens): what attention
+    spans and a micro-batch holds, for time; the peak stays at seq_len, the cap."""
+    if job.mean_sample_len is None:
+        return job.seq_len
+    return min(job.seq_len, job.mean_sample_len + job.image_tokens)
+
+
+def vision_flops_per_token(job: ResolvedJob) -> float:
+    """The vision tower's FLOPs per trained token: 2 per tower weight per patch forward, 6 when
+    the tower is trained, over the sample's images, spread over the sample's tokens
+    (architectures-2026.md §7)."""
+    arch = job.arch
+    if not job.images_per_sample or not arch.vision_params or not arch.vision_patches:
+        return 0.0
+    per_patch = (6 if job.train_vision_tower else 2) * arch.vision_params
+    patches = job.images_per_sample * arch.vision_patches
+    return per_patch * patches / sample_len(job)
+
+
 def training_step_flops_per_token(job: ResolvedJob) -> float:
-    """Training FLOPs per trained token (forward, backward and any recompute)."""
+    """Training FLOPs per trained token (forward, backward and any recompute, the vision
+    tower's included)."""
     arch = job.arch
     block_params = active_block_params(arch)
     pass_factor = 6 if job.method == Method.full else 4
     recompute = job.gradient_checkpointing
     attention_width = arch.num_heads * arch.head_dim
-    seq_len = job.seq_len
+    seq_len = sample_len(job)
     blocks = _block_pass_factor(job) * block_params
     span = attention_span_layers(arch, seq_len)
     attention = (12 + (4 if recompute else 0)) * span * attention_width * seq_len
     logits = pass_factor * arch.hidden_size * arch.vocab_size
-    return float(blocks + attention + logits)
+    return float(blocks + attention + logits + vision_flops_per_token(job))
 
 
 # Routed experts' matmuls are many small GEMMs, each over the ≈ T·k/E tokens routed to one
@@ -331,7 +352,7 @@ def _weight_passes(job: ResolvedJob) -> int:
 
 
 def _tokens_per_micro_batch(job: ResolvedJob) -> int:
-    return job.seq_len * job.micro_batch
+    return sample_len(job) * job.micro_batch
 
 
 def dequant_bytes_per_token(job: ResolvedJob) -> float:

@@ -128,3 +128,36 @@ def test_unsloth_max_context_is_near_its_table_and_never_far_above(
     _, answer = solve(result.spec, "seq_len")
     assert answer.value is not None
     assert 0.85 * published <= answer.value <= 1.15 * published
+
+
+def test_vision_tokens_cost_time_as_text_does_and_the_tower_adds_flops() -> None:
+    from planner.throughput import vision_flops_per_token
+
+    images = make_plan(
+        JobSpec(
+            model="qwen2.5 vl 7b",
+            method="lora",
+            images_per_sample=2,
+            dataset_tokens=25.6e6,
+            mean_sample_len=512,
+            gpu="h100",
+        )
+    )
+    text = make_plan(
+        JobSpec(model="qwen2.5 vl 7b", method="lora", dataset_tokens=25.6e6, gpu="h100")
+    )
+    assert images.requested is not None and text.requested is not None
+    assert images.requested.hours > 5 * text.requested.hours
+    assert any("images add" in a for a in images.assumptions)
+    from planner.defaults import resolve
+
+    job = resolve(JobSpec(model="qwen2.5 vl 7b", method="lora", images_per_sample=2))
+    assert vision_flops_per_token(job) > 0
+
+
+def test_mean_sample_len_sets_time_not_the_peak() -> None:
+    capped = JobSpec(model="llama 3.1 8b", method="lora", seq_len=8192, dataset_tokens=1e8)
+    short = capped.model_copy(update={"mean_sample_len": 600})
+    a, b = make_plan(capped), make_plan(short)
+    assert a.memory.required_gib == b.memory.required_gib
+    assert any("samples average ~600 tokens" in s for s in b.assumptions)
