@@ -97,6 +97,7 @@ def not_a_config(why: str) -> str:
 
 
 CANT_READ = "I can't read that"
+REPORT_DOUBT = "Is that this job's peak?"
 CANT_PLAN = "I can't plan that"
 CANT_USE = "I can't use that"
 UNDID = "Undid the last change."
