@@ -418,8 +418,12 @@ def no_model_fits(where: str, method: str, stack: str) -> str:
     return f"No catalog model fits {where} for {method} with {stack}."
 
 
-def fewest_cards(count: int, gpu_name: str, layout: str, offload: bool) -> str:
-    offloaded = " and the optimizer state offloaded to CPU RAM" if offload else ""
+def fewest_cards(
+    count: int, gpu_name: str, layout: str, offload: bool, sharded: bool = False
+) -> str:
+    # FSDP's CPUOffload and ZeRO-3's offload_param move the parameters and gradients too.
+    moved = "the parameters, gradients and optimizer state" if sharded else "the optimizer state"
+    offloaded = f" and {moved} offloaded to CPU RAM" if offload else ""
     fewer = "" if count == 1 else "; fewer do not"
     return f"{count}× {gpu_name}{layout}{offloaded} hold it{fewer}."
 

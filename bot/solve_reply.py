@@ -75,7 +75,8 @@ def _limit_sentence(solve: Solve, card: SolvedCard, plan: Plan) -> str:
     if value is None:
         return phrases.no_count_holds(card.gpu_name, GPU_COUNT_LADDER[-1])
     layout = phrases.LAYOUT_PHRASES.get(card.sharding or "none", "")
-    return phrases.fewest_cards(card.count, card.gpu_name, layout, card.cpu_offload)
+    sharded = card.sharding in ("fsdp", "zero3")
+    return phrases.fewest_cards(card.count, card.gpu_name, layout, card.cpu_offload, sharded)
 
 
 def _run(option: Option) -> str:

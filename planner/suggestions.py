@@ -113,7 +113,12 @@ def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Chan
         keep_batch = {"micro_batch": 1, "grad_accum": job.grad_accum * job.micro_batch}
         changes.append(Change("micro-batch 1 (more gradient accumulation)", keep_batch, False))
     if not job.cpu_offload:
-        changes.append(Change("optimizer state offloaded to CPU RAM", {"cpu_offload": True}, False))
+        moved = (
+            "parameters, gradients and optimizer state"
+            if job.sharding in (Sharding.fsdp, Sharding.zero3)
+            else "optimizer state"
+        )
+        changes.append(Change(f"{moved} offloaded to CPU RAM", {"cpu_offload": True}, False))
     changes.extend(post_training_changes(context, card))
     changes.extend(_more_gpus(context, card))
     return changes

@@ -95,6 +95,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from planner import post_training_time as post
 from planner.catalog.gpus import GpuSpec, gpu_by_key
 from planner.catalog.models import ModelArch, linear_params
+from planner.memory.components import quantised_bytes_per_weight
 from planner.model_switches import FP8_CHIP_FAMILIES
 from planner.spec import Method, Objective, Precision, Quant, Sharding
 
@@ -415,17 +416,31 @@ def optimizer_bytes_per_token(job: ResolvedJob) -> float:
 
 
 def offload_seconds_per_token(job: ResolvedJob, count: int) -> float:
-    """Optimizer step on the CPU, once per optimizer step, for the weights this GPU trains.
-
-    Adapters are a fraction of a percent of the weights, so only full fine-tuning pays.
-    """
+    """What CPU offload costs per token: the sharded parameters brought over PCIe for every
+    pass over the weights (FSDP's CPUOffload and ZeRO-3's offload_param move parameters, not
+    only optimizer state: LoRA and QLoRA pay this too), and for full fine-tuning the optimizer
+    step on the CPU once per optimizer step (gradients out, weights back, CPU Adam)."""
     arch = job.arch
-    if not job.cpu_offload or job.method != Method.full:
+    if not job.cpu_offload:
         return 0.0
     params_per_gpu = arch.total_params / count
-    transfer_s = params_per_gpu * OFFLOAD_BYTES_PER_PARAM / (HOST_LINK_GBS * 1e9)
-    step_s = transfer_s + params_per_gpu / CPU_ADAM_PARAMS_PER_S
-    return step_s / _tokens_per_optimizer_step(job)
+    seconds = 0.0
+    if job.sharding in (Sharding.fsdp, Sharding.zero3):
+        fetch_s = params_per_gpu * _held_bytes_per_param(job) / (HOST_LINK_GBS * 1e9)
+        seconds += _weight_passes(job) * fetch_s / _tokens_per_micro_batch(job)
+    if job.method == Method.full:
+        transfer_s = params_per_gpu * OFFLOAD_BYTES_PER_PARAM / (HOST_LINK_GBS * 1e9)
+        step_s = transfer_s + params_per_gpu / CPU_ADAM_PARAMS_PER_S
+        seconds += step_s / _tokens_per_optimizer_step(job)
+    return seconds
+
+
+def _held_bytes_per_param(job: ResolvedJob) -> float:
+    """Bytes per parameter an offloaded shard is sent to the GPU in: the quantised base's for
+    QLoRA (≈ 0.5), else 16-bit."""
+    if job.method == Method.qlora and job.quant is not None:
+        return quantised_bytes_per_weight(job.quant, double_quant=True)
+    return 2.0
 
 
 def memory_bytes_per_token(job: ResolvedJob) -> float:
