@@ -98,6 +98,7 @@ from planner.catalog.models import ModelArch, linear_params
 from planner.memory.components import quantised_bytes_per_weight
 from planner.model_switches import FP8_CHIP_FAMILIES
 from planner.spec import Method, Objective, Precision, Quant, Sharding
+from planner.stacks import stack
 
 if TYPE_CHECKING:
     from planner.defaults import ResolvedJob
@@ -460,8 +461,20 @@ def memory_bytes_per_token(job: ResolvedJob) -> float:
     )
 
 
+def stack_moe_rate(job: ResolvedJob) -> float:
+    """The stack's MoE training rate relative to the Megatron-class one the MoE constants
+    describe (planner/data/stack-*.json `moe_training_rate`): transformers' eager expert loops
+    under DeepSpeed/FSDP for a full fine-tune without expert parallelism; 1 elsewhere."""
+    if not job.arch.is_moe or job.expert_parallel > 1:
+        return 1.0
+    fact = stack(job.framework).fact("moe_training_rate", job.framework_version)
+    if fact is None or (fact.methods and job.method.value not in fact.methods):
+        return 1.0
+    return float(fact.value)
+
+
 def job_work(job: ResolvedJob) -> JobWork:
-    method_utilisation = UTILISATION[job.method] * moe_matmul_factor(job)
+    method_utilisation = UTILISATION[job.method] * moe_matmul_factor(job) * stack_moe_rate(job)
     if job.precision == Precision.fp32:
         method_utilisation *= FP32_RATE_FACTOR
     return JobWork(
