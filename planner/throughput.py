@@ -417,16 +417,17 @@ def optimizer_bytes_per_token(job: ResolvedJob) -> float:
 
 
 def offload_seconds_per_token(job: ResolvedJob, count: int) -> float:
-    """What CPU offload costs per token: the sharded parameters brought over PCIe for every
-    pass over the weights (FSDP's CPUOffload and ZeRO-3's offload_param move parameters, not
-    only optimizer state: LoRA and QLoRA pay this too), and for full fine-tuning the optimizer
-    step on the CPU once per optimizer step (gradients out, weights back, CPU Adam)."""
+    """What CPU offload costs per token. A LoRA/QLoRA job has next to no optimizer state, so
+    what it offloads is its frozen parameters (FSDP's CPUOffload, ZeRO-3's offload_param): each
+    GPU's shard comes over PCIe for every pass over the weights. A full fine-tune steps its
+    optimizer on the CPU once per optimizer step (gradients out, weights back, CPU Adam).
+    Reads no placement field (the market reuses a job's work across layouts)."""
     arch = job.arch
     if not job.cpu_offload:
         return 0.0
     params_per_gpu = arch.total_params / count
     seconds = 0.0
-    if job.sharding in (Sharding.fsdp, Sharding.zero3):
+    if job.method != Method.full:
         fetch_s = params_per_gpu * _held_bytes_per_param(job) / (HOST_LINK_GBS * 1e9)
         seconds += _weight_passes(job) * fetch_s / _tokens_per_micro_batch(job)
     if job.method == Method.full:

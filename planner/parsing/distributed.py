@@ -52,8 +52,14 @@ _VERSION_AFTER = re.compile(
 _SHARDING_WORDS = ("zero", "z1", "z2", "z3", "stage", "fsdp", "ddp", "parallel", "device")
 _SHARDING_WORDS += ("pipeline",)
 _FRAMEWORK_WORDS = ("unsloth", "axolotl", "torch", "lit", "factory", "swift", "trl", "transformers")
-_FRAMEWORK_WORDS += ("hugging", "hf", "trainer", "config", "tune run", "verl", "rlhf")
-_UNPROFILED_WORDS = ("titan", "nemo", "megatron", "tuner", "oumi", "arctic", "colossal", "chat")
+_FRAMEWORK_WORDS += ("hugging", "hf", "tune run", "verl", "rlhf")
+_FRAMEWORK_WORDS += tuple(
+    f"{objective}{kind}"
+    for objective in ("sft", "dpo", "grpo", "kto", "orpo", "rloo", "ppo")
+    for kind in ("trainer", "config")
+)
+_UNPROFILED_WORDS = ("titan", "nemo", "megatron", "tuner", "oumi", "arctic", "colossal")
+_UNPROFILED_WORDS += ("speed-chat", "speed chat", "speedchat", "speed_chat")
 _SHARDING = [(re.compile(pattern), value) for pattern, value in _SHARDING_SPELLINGS]
 _FRAMEWORKS = [(re.compile(pattern), value) for pattern, value in _FRAMEWORK_SPELLINGS]
 _UNPROFILED = [(re.compile(pattern), name, near) for pattern, name, near in _UNPROFILED_SPELLINGS]
