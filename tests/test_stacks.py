@@ -84,3 +84,28 @@ def test_every_stack_has_a_data_file_whose_facts_name_sources(framework: Framewo
     for facts in raw["facts"].values():
         for fact in facts:
             assert fact["source"] and fact["versions"]
+
+
+@pytest.mark.parametrize(
+    ("text", "fields"),
+    [
+        ("qwen3 30b a3b qlora, quantize_moe_experts: true", {"experts_quantized": True}),
+        ("qwen3 30b a3b qlora, experts not quantized", {"experts_quantized": False}),
+        ("qwen3 30b a3b qlora 不量化专家", {"experts_quantized": False}),
+        ("qwen3 30b a3b lora with lora_target_parameters", {"experts_adapted": True}),
+        ("gpt-oss 20b qlora mxfp4", {"quant": "mxfp4"}),
+    ],
+)
+def test_moe_switches_read_from_text(text: str, fields: dict) -> None:
+    read = parse(text).fields
+    assert {name: read.get(name) for name in fields} == fields
+
+
+def test_axolotl_moe_qlora_recipes_quantize_fused_experts_and_say_so() -> None:
+    job = resolve(JobSpec(model="qwen3 30b a3b", method="qlora", framework="axolotl"))
+    assert job.experts_quantized
+    assert any("quantize_moe_experts" in a for a in job.assumptions)
+    off = resolve(
+        JobSpec(model="qwen3 30b a3b", method="qlora", framework="axolotl", experts_quantized=False)
+    )
+    assert not off.experts_quantized
