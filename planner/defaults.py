@@ -19,6 +19,7 @@ from planner.model_switches import LOSS_KERNEL_WORDS, decide_experts, resolve_mo
 from planner.post_training import PostTrainingFields, resolve_post_training
 from planner.spec import (
     ALL_LINEAR,
+    ONLINE_OBJECTIVES,
     Framework,
     JobSpec,
     LoraTarget,
@@ -29,6 +30,7 @@ from planner.spec import (
     Precision,
     Pricing,
     Quant,
+    Rollout,
     Sharding,
 )
 from planner.stacks import resolve_version, stack
@@ -462,6 +464,33 @@ def _with_image_tokens(
     return total
 
 
+def _stack_rollout(
+    spec: JobSpec, framework: Framework, version: str | None, said: list[str]
+) -> JobSpec:
+    """An online job's rollout as its stack runs it when the job does not say (verl's hybrid
+    engine, OpenRLHF's vLLM engines), and the stack's vLLM memory fraction at this release
+    (TRL's 0.3): the spec post-training resolves, the user's own fields untouched."""
+    if spec.objective not in ONLINE_OBJECTIVES or spec.framework is None:
+        return spec
+    known = stack(framework)
+    patch: dict[str, object] = {}
+    engine = known.fact("rollout", version)
+    if spec.rollout is None and spec.rollout_gpus is None and engine and engine.engine:
+        patch["rollout"] = Rollout(engine.engine)
+        if spec.rollout_sleep is None and engine.sleep:
+            patch["rollout_sleep"] = True
+        said.append(engine.said or engine.value)
+    fraction = known.fact("vllm_memory_fraction", version)
+    colocated = patch.get("rollout", spec.rollout) is Rollout.vllm_colocate
+    if colocated and spec.rollout_memory_fraction is None and fraction and fraction.value:
+        patch["rollout_memory_fraction"] = float(fraction.value)
+        said.append(
+            f"vLLM reserves {float(fraction.value):.0%} of each card ({known.name}'s "
+            f"gpu_memory_utilization default at this release)"
+        )
+    return spec.model_copy(update=patch) if patch else spec
+
+
 def _stack_loss_kernel(
     spec: JobSpec, framework: Framework, version: str | None, arch: ModelArch, said: list[str]
 ) -> LossKernel | None:
@@ -519,7 +548,9 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
             else f"LoRA on {', '.join(t.value for t in targets)} ({framework.value}'s default)"
         )
 
-    post = resolve_post_training(spec, model_arch, peft, said, warned)
+    post = resolve_post_training(
+        _stack_rollout(spec, framework, version, said), model_arch, peft, said, warned
+    )
     seq_len = post.seq_len or spec.seq_len
     if seq_len is None:
         seq_len = min(DEFAULT_SEQ_LEN, model_arch.max_context or DEFAULT_SEQ_LEN)

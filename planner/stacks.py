@@ -39,6 +39,9 @@ class StackFact:
     # families only (None: every family the other facts do not name).
     quantized: bool | None = None
     families: tuple[str, ...] | None = None
+    # Rollout facts: the engine an online method generates with, and whether it sleeps.
+    engine: str | None = None
+    sleep: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)

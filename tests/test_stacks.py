@@ -109,3 +109,21 @@ def test_axolotl_moe_qlora_recipes_quantize_fused_experts_and_say_so() -> None:
         JobSpec(model="qwen3 30b a3b", method="qlora", framework="axolotl", experts_quantized=False)
     )
     assert not off.experts_quantized
+
+
+def test_rl_stacks_generate_as_they_run_when_the_job_does_not_say() -> None:
+    verl = resolve(JobSpec(model="qwen2.5 7b", method="lora", objective="grpo", framework="verl"))
+    assert verl.rollout == "vllm-colocate" and verl.rollout_sleep
+    assert verl.rollout_memory_fraction == 0.5
+    trl = resolve(
+        JobSpec(
+            model="qwen2.5 7b",
+            method="lora",
+            objective="grpo",
+            framework="trl",
+            rollout="vllm-colocate",
+        )
+    )
+    assert trl.rollout_memory_fraction == 0.3
+    plain = resolve(JobSpec(model="qwen2.5 7b", method="lora", objective="grpo"))
+    assert plain.rollout == "hf"
