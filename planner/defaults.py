@@ -99,6 +99,7 @@ class ResolvedJob(PostTrainingFields):
     deadline_hours: float | None
     # Architecture switches (planner.model_switches): MoE expert parallelism, VLM images.
     expert_parallel: int
+    context_parallel: int  # 1: each GPU holds whole sequences
     loss_kernel: LossKernel | None  # None: the framework's own loss
     experts_quantized: bool  # fused MoE experts held quantised (QLoRA)
     experts_adapted: bool  # LoRA on fused MoE experts (target_parameters)
@@ -434,6 +435,22 @@ def _prequantised_method(
     return Method.qlora, quant
 
 
+def _context_parallel(spec: JobSpec, num_gpus: int, said: list[str], warned: list[str]) -> int:
+    """Context/sequence parallelism as asked, when its degree divides the GPUs."""
+    wanted = spec.context_parallel or 1
+    if wanted > 1 and num_gpus % wanted:
+        warned.append(
+            f"context parallel {wanted} must divide the {num_gpus} GPU(s): planned without it"
+        )
+        return 1
+    if wanted > 1:
+        said.append(
+            f"context parallel {wanted} (Ulysses): each GPU holds 1/{wanted} of every sequence's "
+            "tokens, activations and logits; attention exchanges them by all-to-all"
+        )
+    return wanted
+
+
 def _mean_sample_len(spec: JobSpec, text_cap: int, said: list[str]) -> int | None:
     """The text tokens a sample averages, at most the truncation cap; said with which length
     sets what: time follows the mean, the peak the cap (the longest batch)."""
@@ -612,6 +629,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
         if dataset_tokens:
             said.append("1 epoch")
 
+    context_parallel = _context_parallel(spec, num_gpus, said, warned)
     warnings = warned + _warnings(planned, seq_len, model_arch, num_gpus, sharding)
     return ResolvedJob(
         raw=spec,
@@ -643,6 +661,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
         dataset_tokens=dataset_tokens,
         mean_sample_len=mean_len,
         epochs=epochs,
+        context_parallel=context_parallel,
         tokens_per_s=spec.tokens_per_s,
         measured_peak_gib=spec.measured_peak_gib,
         measured_metric=spec.measured_metric,

@@ -245,6 +245,13 @@ class JobSpec(BaseModel):
     expert_parallel: int | None = Field(
         None, ge=1, le=MAX_GPUS, description="MoE expert-parallel size (EP); 1 = none"
     )
+    context_parallel: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_GPUS,
+        description="context/sequence-parallel degree (DeepSpeed Ulysses, ring attention): each "
+        "GPU of a group holds 1/CP of every sequence's tokens; 1 = none",
+    )
     experts_quantized: bool | None = Field(
         None,
         description="a QLoRA job's MoE experts are held quantised too (Unsloth's linearised "

@@ -338,14 +338,20 @@ def fp8_speedup(job: ResolvedJob) -> float:
 
 def all_to_all_bytes_per_token(job: ResolvedJob) -> float:
     """EP's dispatch and combine (architectures-2026.md §2.6): 4·k·h·b·(EP−1)/EP per MoE layer
-    per token over forward and backward (6 with a recomputed forward)."""
-    arch, ep = job.arch, job.expert_parallel
-    if ep <= 1 or not arch.moe_layers:
-        return 0.0
+    per token over forward and backward (6 with a recomputed forward); and context
+    parallelism's (DeepSpeed Ulysses, arXiv:2309.14509): q, k, v in and the attention output
+    back, 4 all-to-alls of h·b·(CP−1)/CP per layer per pass over forward and backward."""
+    arch, ep, cp = job.arch, job.expert_parallel, job.context_parallel
     exchanges = 6 if job.gradient_checkpointing else 4
     element = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
-    k = arch.experts_per_token or 1
-    return exchanges * k * arch.hidden_size * element * arch.moe_layers * (ep - 1) / ep
+    total = 0.0
+    if ep > 1 and arch.moe_layers:
+        k = arch.experts_per_token or 1
+        total += exchanges * k * arch.hidden_size * element * arch.moe_layers * (ep - 1) / ep
+    if cp > 1:
+        passes = exchanges // 2
+        total += passes * 4 * arch.hidden_size * element * arch.num_layers * (cp - 1) / cp
+    return total
 
 
 def _weight_passes(job: ResolvedJob) -> int:
@@ -489,7 +495,7 @@ def job_work(job: ResolvedJob) -> JobWork:
         sync_seconds_per_token=post.weight_sync_seconds_per_token(job),
         fp8_speedup=fp8_speedup(job),
         all_to_all_bytes_per_token=all_to_all_bytes_per_token(job),
-        expert_parallel=job.expert_parallel,
+        expert_parallel=max(job.expert_parallel, job.context_parallel),
     )
 
 
@@ -623,8 +629,8 @@ GPUS_PER_NODE = 8
 
 
 def all_to_all_seconds_per_token(work: JobWork, speed: CardSpeed, count: int) -> float:
-    """EP's all-to-all time per token on one GPU: its bytes over the link the EP group spans
-    (between nodes once the group is larger than one node of GPUS_PER_NODE)."""
+    """EP's and CP's all-to-all time per token on one GPU: its bytes over the link the larger
+    group spans (between nodes once it is larger than one node of GPUS_PER_NODE)."""
     if not work.all_to_all_bytes_per_token:
         return 0.0
     inter_node = min(count, work.expert_parallel) > GPUS_PER_NODE

@@ -127,3 +127,25 @@ def test_rl_stacks_generate_as_they_run_when_the_job_does_not_say() -> None:
     assert trl.rollout_memory_fraction == 0.3
     plain = resolve(JobSpec(model="qwen2.5 7b", method="lora", objective="grpo"))
     assert plain.rollout == "hf"
+
+
+def test_context_parallel_splits_each_sequence_in_memory_time_and_the_solver() -> None:
+    from planner.memory import estimate_memory
+    from planner.solve import solve
+    from planner.throughput import all_to_all_bytes_per_token
+
+    base = {"model": "llama 3.1 8b", "method": "full", "seq_len": 131072, "num_gpus": 8}
+    plain = resolve(JobSpec.model_validate({**base, "sharding": "zero3"}))
+    split = resolve(JobSpec.model_validate({**base, "sharding": "zero3", "context_parallel": 8}))
+    assert split.context_parallel == 8
+    assert estimate_memory(split).required_gib < estimate_memory(plain).required_gib / 3
+    assert all_to_all_bytes_per_token(split) > all_to_all_bytes_per_token(plain) == 0
+    spec = JobSpec(model="llama 3.1 8b", method="lora", gpu="h100", num_gpus=8)
+    _, alone = solve(spec, "seq_len")
+    _, shared = solve(spec.model_copy(update={"context_parallel": 8}), "seq_len")
+    assert shared.value is not None and alone.value is not None and shared.value > alone.value
+    assert (
+        parse("llama 3.1 8b full 128k ctx on 8xh100 with ulysses 8").fields["context_parallel"] == 8
+    )
+    odd = resolve(JobSpec.model_validate({**base, "num_gpus": 6, "context_parallel": 4}))
+    assert odd.context_parallel == 1 and any("must divide" in w for w in odd.warnings)

@@ -63,7 +63,9 @@ def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.J
         optimizer=job.optimizer,
         lora_rank=job.lora_rank or 0,
         lora_targets=lora_target_names(job.lora_targets),
-        seq_len=job.seq_len,
+        # Context parallelism splits every sequence over its group (DeepSpeed Ulysses shards
+        # the sequence outside attention and the heads inside it: 1/CP either way).
+        seq_len=-(-job.seq_len // job.context_parallel),
         micro_batch=job.micro_batch,
         gradient_checkpointing=job.gradient_checkpointing,
         flash_attention=job.flash_attention,

@@ -37,6 +37,10 @@ _EXPERTS_ADAPTED = re.compile(
     r"(?:lora_)?target_parameters|experts?\sadapted|(?<=lora\s)on\s(?:the\s)?(?:moe\s)?experts"
     r"|adapt(?:ing|s)?\s(?:the\s)?experts|专家也?(?:加|上|用)\s?lora"
 )
+_CONTEXT_PARALLEL = re.compile(
+    r"(?:ulysses(?:[-_\s]sp)?|sequence[-_\s]parallel(?:ism|_size)?|context[-_\s]parallel(?:ism|_size)?"
+    r"|(?<![a-z_])(?:sp|cp)|序列并行|上下文并行)\s?(?:size|degree|of)?\s?[=:]?\s?(?P<n>\d{1,4})(?![\d.])"
+)
 _MXFP4 = re.compile(r"(?<![a-z0-9])mxfp4(?![a-z0-9])")
 _FP8 = re.compile(r"(?<![a-z0-9])fp8(?:\s(?:training|matmuls?|mixed|precision))?(?![a-z0-9])")
 
@@ -60,6 +64,9 @@ def read_switches(r: Reading) -> None:
     for m in r.matches_if(("target_parameters", "expert", "专家"), _EXPERTS_ADAPTED):
         # "LoRA on the experts": the method stays for the method reader.
         r.put("experts_adapted", True)
+        r.take(m)
+    for m in r.matches_if(("ulysses", "parallel", "sp", "cp", "并行"), _CONTEXT_PARALLEL):
+        r.put("context_parallel", int(m.group("n")))
         r.take(m)
     for m in r.matches_if(("mxfp4",), _MXFP4):
         r.put("quant", "mxfp4")
