@@ -188,7 +188,6 @@ class JobSpec(BaseModel):
     framework_version: str | None = Field(
         None,
         max_length=40,
-        pattern=r"^[0-9][0-9A-Za-z.+-]*$",
         description='the stack\'s release ("0.19", "2025.11.4"); null = its current release',
     )
     gpu: str | None = Field(None, max_length=200, description="card name, loosely written")

@@ -128,6 +128,12 @@ def resolve_version(
     """The release the job is planned at: the one stated, else the stack's current release
     (said). A release newer than the newest known is planned with the newest known profile."""
     known = stack(framework)
+    if version is not None and not version_key(version):
+        warned.append(
+            f"{known.name} release {version!r} is not a version number: planned at its current "
+            f"release ({known.current_words()})"
+        )
+        return known.current_version
     if version is None:
         said.append(f"{known.name} at its current release ({known.current_words()})")
         return known.current_version

@@ -149,3 +149,9 @@ def test_context_parallel_splits_each_sequence_in_memory_time_and_the_solver() -
     )
     odd = resolve(JobSpec.model_validate({**base, "num_gpus": 6, "context_parallel": 4}))
     assert odd.context_parallel == 1 and any("must divide" in w for w in odd.warnings)
+
+
+def test_a_release_that_is_not_a_version_is_said_and_planned_at_the_current_one() -> None:
+    job = _job(framework="trl", framework_version="latest")
+    assert job.framework_version == stack(Framework.trl).current_version
+    assert any("is not a version number" in w for w in job.warnings)
