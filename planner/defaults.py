@@ -451,13 +451,21 @@ def _context_parallel(spec: JobSpec, num_gpus: int, said: list[str], warned: lis
     return wanted
 
 
-def _mean_sample_len(spec: JobSpec, text_cap: int, said: list[str]) -> int | None:
+def _mean_sample_len(
+    spec: JobSpec, text_cap: int, padding_free: bool, said: list[str]
+) -> int | None:
     """The text tokens a sample averages, at most the truncation cap; said with which length
-    sets what: time follows the mean, the peak the cap (the longest batch)."""
+    sets what: time follows the mean, the peak the longest batch (padded to the cap, or on a
+    padding-free stack one sample at the cap and the rest at the mean)."""
     if spec.mean_sample_len is None:
         return None
     mean = min(spec.mean_sample_len, text_cap)
-    if mean < text_cap:
+    if mean < text_cap and padding_free and (spec.micro_batch or 1) > 1:
+        said.append(
+            f"samples average ~{mean:,} tokens: time at that length; the stack drops padding, "
+            f"so the peak holds one {text_cap:,}-token sample and the rest at the mean"
+        )
+    elif mean < text_cap:
         said.append(
             f"samples average ~{mean:,} tokens: time at that length; the peak at the "
             f"{text_cap:,}-token cap (the longest batch decides it)"
@@ -617,7 +625,9 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
     if spec.packing is None:
         said.append("no sequence packing (batches vary in length, so the allocator keeps slack)")
     epochs = spec.epochs
-    mean_len = _mean_sample_len(spec, seq_len - switches.image_tokens, said)
+    packing_fact = stack(framework).fact("packing", version)
+    padding_free = packing_fact is not None and packing_fact.padding_free
+    mean_len = _mean_sample_len(spec, seq_len - switches.image_tokens, padding_free, said)
     dataset_tokens = _with_image_tokens(
         post.dataset_tokens(spec, seq_len, said),
         mean_len or seq_len - switches.image_tokens,

@@ -42,6 +42,8 @@ class StackFact:
     # Rollout facts: the engine an online method generates with, and whether it sleeps.
     engine: str | None = None
     sleep: bool | None = None
+    # Packing facts: the stack drops padding, so a micro-batch holds only its real tokens.
+    padding_free: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -161,3 +161,16 @@ def test_mean_sample_len_sets_time_not_the_peak() -> None:
     a, b = make_plan(capped), make_plan(short)
     assert a.memory.required_gib == b.memory.required_gib
     assert any("samples average ~600 tokens" in s for s in b.assumptions)
+
+
+def test_a_padding_free_stack_peaks_at_real_tokens_when_the_mean_is_known() -> None:
+    job = {"model": "qwen2.5 7b", "method": "lora", "seq_len": 4096, "micro_batch": 8}
+    capped = make_plan(JobSpec.model_validate({**job, "framework": "verl"}))
+    real = make_plan(JobSpec.model_validate({**job, "framework": "verl", "mean_sample_len": 400}))
+    padded = make_plan(JobSpec.model_validate({**job, "framework": "trl", "mean_sample_len": 400}))
+    assert real.memory.required_gib < capped.memory.required_gib / 1.5
+    assert (
+        padded.memory.required_gib
+        == make_plan(JobSpec.model_validate({**job, "framework": "trl"})).memory.required_gib
+    )
+    assert any("drops padding" in a for a in real.assumptions)
