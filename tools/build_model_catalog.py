@@ -551,6 +551,14 @@ PUBLISHED_CONTEXT: dict[str, tuple[int, str]] = {
         "window of up to 128k tokens'; config.json's max_position_embeddings 1,024,000 is a "
         "position limit",
     ),
+    "Qwen/Qwen3-Next-80B-A3B-Instruct": (
+        262_144,
+        "Qwen3-Next-80B-A3B-Instruct model card: context length 262,144 tokens natively",
+    ),
+    "baidu/ERNIE-4.5-21B-A3B-PT": (
+        131_072,
+        "ERNIE-4.5-21B-A3B-PT model card: context length 131,072 (128K)",
+    ),
     "meta-llama/Llama-4-Scout-17B-16E-Instruct": (
         10_485_760,
         "Llama 4 model card (meta-llama/llama-models models/llama4/MODEL_CARD.md): 10M context",
