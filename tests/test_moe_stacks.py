@@ -174,3 +174,12 @@ def test_a_padding_free_stack_peaks_at_real_tokens_when_the_mean_is_known() -> N
         == make_plan(JobSpec.model_validate({**job, "framework": "trl"})).memory.required_gib
     )
     assert any("drops padding" in a for a in real.assumptions)
+
+
+def test_a_generic_shape_widens_the_range_both_ways() -> None:
+    known = make_plan(JobSpec(model="llama 3.1 8b", method="lora"))
+    guessed = make_plan(JobSpec(model="acme-chat-8b", params_b=8.03, method="lora"))
+    known_low, known_high = known.memory.range_gib
+    low, high = guessed.memory.range_gib
+    assert high / guessed.memory.required_gib > 1.8 * known_high / known.memory.required_gib
+    assert low / guessed.memory.peak_allocated_gib < known_low / known.memory.peak_allocated_gib

@@ -310,7 +310,8 @@ def estimate_memory(
     if card_gib is not None:
         reserved = reserved_on_card(allocated, reserved, card_gib * GIB - (required - reserved))
     gradients, optimizer, activations, logits = share.at_peak()
-    low, high = range_bytes(job.raw, allocated, required, peak.paged_share)
+    generic = job.arch.family == "generic"
+    low, high = range_bytes(job.raw, allocated, required, peak.paged_share, generic)
     return MemoryEstimate(
         num_gpus=num_gpus or job.num_gpus,
         sharding=(sharding or job.sharding).value,
