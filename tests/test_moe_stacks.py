@@ -183,3 +183,11 @@ def test_a_generic_shape_widens_the_range_both_ways() -> None:
     low, high = guessed.memory.range_gib
     assert high / guessed.memory.required_gib > 1.8 * known_high / known.memory.required_gib
     assert low / guessed.memory.peak_allocated_gib < known_low / known.memory.peak_allocated_gib
+
+
+def test_a_derivative_checkpoint_is_planned_with_its_base_architecture() -> None:
+    plan = make_plan(
+        JobSpec(model="someuser/Meta-Llama-3.1-8B-Instruct-finetuned-v2", method="lora")
+    )
+    assert plan.model.name == "Llama-3.1-8B"
+    assert any("read as a checkpoint of Llama-3.1-8B" in a for a in plan.assumptions)

@@ -406,6 +406,12 @@ def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, 
             return _as_named(found, name)
         if found is not None:
             raise PlanningError(f"{found.name} is {found.reason}", field="model")
+        derived = _derivative_of(name, params_b)
+        if derived is not None:
+            return derived, [
+                f"{name.strip()!r} read as a checkpoint of {derived.name} (its name contains "
+                "it): planned with its architecture"
+            ]
         size_b = params_b or size_in_name_b(name)
         close = _did_you_mean(name)
         # A size only inside a name that is close to a known one is likely a typo of it.
@@ -422,6 +428,35 @@ def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, 
         return representative, [f"{params_b:g}B read as {representative.name}"]
     arch = generic_model(round(params_b, 3))
     return arch, [f"{params_b:g}B planned as a generic dense Llama-style model"]
+
+
+# A catalog name this long, with its size in it, inside an unknown id is taken as its base, not
+# a coincidence (a name without a size, "qwen3 coder", would pass a typo'd size silently).
+DERIVATIVE_MIN_CHARS = 8
+_SIZED_NAME = re.compile(r"\d(?:b|m)(?![a-z])|\d(?:b|m)a\d|e\d+b")
+
+
+def _derivative_of(name: str, params_b: float | None) -> ModelArch | None:
+    """The catalog model an unknown checkpoint id derives from, when the id's repository name
+    contains a catalog name ("axolotl-ai-co/gpt-oss-120b-dequantized" → gpt-oss-120b): the
+    longest such name, and only when a stated size agrees with it (within 25 %)."""
+    repo = name.split("(")[0].strip().lower().split("/")[-1]
+    squashed = "".join(t for t in re.split(r"[\s_\-:.]+", repo) if t)
+    best: ModelArch | None = None
+    best_len = 0
+    for key, found in _catalog().by_name.items():
+        plain = key.replace(".", "")
+        if (
+            isinstance(found, ModelArch)
+            and len(plain) >= DERIVATIVE_MIN_CHARS
+            and _SIZED_NAME.search(plain)
+            and len(plain) > best_len
+            and plain in squashed
+        ):
+            best, best_len = found, len(plain)
+    if best is None or (params_b and abs(best.params_b - params_b) > 0.25 * best.params_b):
+        return None
+    return best
 
 
 def _generic_for(name: str, size_b: float, close: str) -> tuple[ModelArch, list[str]]:
