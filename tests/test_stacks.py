@@ -155,3 +155,11 @@ def test_a_release_that_is_not_a_version_is_said_and_planned_at_the_current_one(
     job = _job(framework="trl", framework_version="latest")
     assert job.framework_version == stack(Framework.trl).current_version
     assert any("is not a version number" in w for w in job.warnings)
+
+
+def test_verl_micro_batch_keys_read_per_gpu() -> None:
+    text = "verl grpo qwen2.5 7b lora on 8xh100, actor_rollout_ref.actor.ppo_micro_batch_size=64"
+    result = parse(text)
+    assert result.fields["micro_batch"] == 8 and result.fields["objective"] == "grpo"
+    per_gpu = parse("verl grpo qwen2.5 7b lora on 8xh100, ppo_micro_batch_size_per_gpu=4")
+    assert per_gpu.fields["micro_batch"] == 4 and per_gpu.fields["num_gpus"] == 8
