@@ -33,7 +33,7 @@ from planner.spec import (
     Rollout,
     Sharding,
 )
-from planner.stacks import resolve_version, stack
+from planner.stacks import resolve_version, stack, stack_fact, stack_family_fact
 
 DEFAULT_SEQ_LEN = 2048
 DEFAULT_LORA_RANK = 16
@@ -406,6 +406,7 @@ _PREQUANTISED = (
 )
 
 
+@lru_cache(maxsize=512)
 def prequantised_quant(model: str | None) -> Quant | None:
     """The storage format a checkpoint's id names ("unsloth/Qwen3-14B-bnb-4bit" → nf4)."""
     for pattern, quant in _PREQUANTISED:
@@ -499,13 +500,13 @@ def _stack_rollout(
         return spec
     known = stack(framework)
     patch: dict[str, object] = {}
-    engine = known.fact("rollout", version)
+    engine = stack_fact(framework, "rollout", version)
     if spec.rollout is None and spec.rollout_gpus is None and engine and engine.engine:
         patch["rollout"] = Rollout(engine.engine)
         if spec.rollout_sleep is None and engine.sleep:
             patch["rollout_sleep"] = True
         said.append(engine.said or engine.value)
-    fraction = known.fact("vllm_memory_fraction", version)
+    fraction = stack_fact(framework, "vllm_memory_fraction", version)
     colocated = patch.get("rollout", spec.rollout) is Rollout.vllm_colocate
     if colocated and spec.rollout_memory_fraction is None and fraction and fraction.value:
         patch["rollout_memory_fraction"] = float(fraction.value)
@@ -521,7 +522,7 @@ def _stack_loss_kernel(
 ) -> LossKernel | None:
     """The loss kernel the stack uses at this release when the job names none (TRL's
     chunked_nll for full fine-tuning of text models; verl's and OpenRLHF's log-prob kernels)."""
-    fact = stack(framework).family_fact("loss_kernel", version, arch.family)
+    fact = stack_family_fact(framework, "loss_kernel", version, arch.family)
     if spec.loss_kernel is not None or fact is None or fact.kernel is None:
         return None
     if fact.methods and spec.method.value not in fact.methods:
@@ -625,7 +626,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
     if spec.packing is None:
         said.append("no sequence packing (batches vary in length, so the allocator keeps slack)")
     epochs = spec.epochs
-    packing_fact = stack(framework).fact("packing", version)
+    packing_fact = stack_fact(framework, "packing", version)
     padding_free = packing_fact is not None and packing_fact.padding_free
     mean_len = _mean_sample_len(spec, seq_len - switches.image_tokens, padding_free, said)
     dataset_tokens = _with_image_tokens(

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from planner.catalog.models import ModelArch
 from planner.memory.profiles import PROFILES
 from planner.spec import Framework, JobSpec, LossKernel, Method, Precision
-from planner.stacks import stack
+from planner.stacks import stack, stack_family_fact
 
 # Chip families with FP8 tensor cores that the FP8 training stacks (Transformer Engine, torchao
 # float8) support for training: Hopper and Blackwell.
@@ -72,7 +72,7 @@ def decide_experts(
         return Experts(spec.experts_quantized, adapted, "as stated", adapted_why)
     if prequantised:
         return Experts(True, adapted, "the checkpoint is pre-quantised", adapted_why)
-    fact = stack(framework).family_fact("moe_experts", version, arch.family)
+    fact = stack_family_fact(framework, "moe_experts", version, arch.family)
     if fact is not None and fact.quantized:
         why = fact.said or f"{stack(framework).name}'s loader does ({fact.source})"
         return Experts(True, adapted, why, adapted_why)

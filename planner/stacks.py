@@ -124,6 +124,20 @@ def stack(framework: Framework) -> Stack:
     return Stack(raw["stack"], raw["name"], current["version"], current["date"], facts)
 
 
+@lru_cache(maxsize=1024)
+def stack_fact(framework: Framework, name: str, version: str | None) -> StackFact | None:
+    """`stack(framework).fact(name, version)`, remembered: plans ask it for every layout."""
+    return stack(framework).fact(name, version)
+
+
+@lru_cache(maxsize=1024)
+def stack_family_fact(
+    framework: Framework, name: str, version: str | None, family: str
+) -> StackFact | None:
+    """`stack(framework).family_fact(name, version, family)`, remembered."""
+    return stack(framework).family_fact(name, version, family)
+
+
 def resolve_version(
     framework: Framework, version: str | None, said: list[str], warned: list[str]
 ) -> str | None:

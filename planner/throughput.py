@@ -98,7 +98,7 @@ from planner.catalog.models import ModelArch, linear_params
 from planner.memory.components import quantised_bytes_per_weight
 from planner.model_switches import FP8_CHIP_FAMILIES
 from planner.spec import Method, Objective, Precision, Quant, Sharding
-from planner.stacks import stack
+from planner.stacks import stack_fact
 
 if TYPE_CHECKING:
     from planner.defaults import ResolvedJob
@@ -474,7 +474,7 @@ def stack_moe_rate(job: ResolvedJob) -> float:
     under DeepSpeed/FSDP for a full fine-tune without expert parallelism; 1 elsewhere."""
     if not job.arch.is_moe or job.expert_parallel > 1:
         return 1.0
-    fact = stack(job.framework).fact("moe_training_rate", job.framework_version)
+    fact = stack_fact(job.framework, "moe_training_rate", job.framework_version)
     if fact is None or (fact.methods and job.method.value not in fact.methods):
         return 1.0
     return float(fact.value)

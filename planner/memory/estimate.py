@@ -30,7 +30,7 @@ from planner.spec import (
     Sharding,
     lora_target_names,
 )
-from planner.stacks import stack
+from planner.stacks import stack_fact
 
 if TYPE_CHECKING:  # planner.defaults imports our profiles
     from planner.defaults import ResolvedJob
@@ -88,7 +88,7 @@ def _rows(job: ResolvedJob) -> dict[str, int]:
     micro-batch's real tokens into one row: with a known mean sample length the longest batch
     is taken as one sample at the cap and the rest at the mean, never more than padded rows."""
     seq_len, micro_batch = job.seq_len, job.micro_batch
-    packing = stack(job.framework).fact("packing", job.framework_version)
+    packing = stack_fact(job.framework, "packing", job.framework_version)
     if (
         job.mean_sample_len is not None
         and micro_batch > 1
