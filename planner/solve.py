@@ -33,8 +33,8 @@ from planner.defaults import FSDP_ONLY_FRAMEWORKS, ResolvedJob, resolve
 from planner.errors import PlanningError
 from planner.memory import estimate_memory
 from planner.memory.estimate import required_gib
-from planner.memory.host import node_host_ram_gib
-from planner.options import requested_card, verdict_for
+from planner.memory.host import GPUS_PER_NODE, node_host_ram_gib
+from planner.options import in_nodes, requested_card, verdict_for
 from planner.plan import Asked, Lever, Plan, Solve, SolvedCard, Verdict
 from planner.spec import MAX_MICRO_BATCH, Framework, JobSpec, Method, Sharding
 from planner.suggestions import HF_FAMILY
@@ -185,13 +185,20 @@ def layouts(spec: JobSpec, count: int) -> list[dict[str, object]]:
     return tried
 
 
+def counts_searched(gpu: GpuSpec) -> list[int]:
+    """The GPU counts tried on `gpu`: only cards rented as multi-node clusters
+    (options.in_nodes) go past one node of GPUS_PER_NODE."""
+    return [n for n in GPU_COUNT_LADDER if in_nodes(gpu) or n <= GPUS_PER_NODE]
+
+
 def _fewest_gpus(search: _Search) -> SolvedCard:
     """The fewest GPUs that hold the job, without CPU offload first (offload is slow and its
     host RAM is rarely there); either way only layouts whose host RAM one node of the card
     offers (planner.memory.host.NODE_HOST_RAM_GB), so the count is one a person can rent."""
     node_gib = node_host_ram_gib(search.gpu.card_class)
+    ladder = counts_searched(search.gpu)
     for offloaded in (False, True):
-        for count in GPU_COUNT_LADDER:
+        for count in ladder:
             for layout in layouts(search.spec, count):
                 if bool(layout.get("cpu_offload", search.spec.cpu_offload)) is not offloaded:
                     continue
@@ -317,7 +324,9 @@ _TOLERANCE = {
     "seq_len": f"context rounded down to a multiple of {CONTEXT_STEP} tokens",
     "micro_batch": "whole micro-batches",
     "params_b": "models from the catalog",
-    "num_gpus": "GPU counts " + ", ".join(str(n) for n in GPU_COUNT_LADDER),
+    "num_gpus": "GPU counts "
+    + ", ".join(str(n) for n in GPU_COUNT_LADDER)
+    + f" (at most {GPUS_PER_NODE}, one node, for cards not rented as multi-node clusters)",
     "gpu": "cards in the catalog at their fewest GPUs",
 }
 
