@@ -140,3 +140,10 @@ def test_the_405b_count_leads_without_offload_and_says_the_offload_count_after()
     assert answer.value is not None and not answer.cpu_offload
     offload = [lever for lever in answer.levers if lever.change == "with CPU offload"]
     assert offload and offload[0].value < answer.value
+
+
+def test_a_consumer_card_count_stays_within_one_node_and_agrees_with_the_plan() -> None:
+    spec = JobSpec(model="qwen3 8b", method="full", seq_len=2048, gpu="4090")
+    answered, answer = solve(spec, "num_gpus")
+    assert answer.value == 2 and answer.cpu_offload
+    assert _verdict(answered) != "no"
