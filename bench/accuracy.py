@@ -1,4 +1,5 @@
-"""Score the memory model on published measurements (../shared/data/vram_dev.jsonl).
+"""Score the memory model on published measurements (../shared/data/vram_dev.jsonl, and the
+2025–26 runs in bench/data/vram_dev_2026.jsonl).
 
 For each measurement row the estimate of the same kind as the row's metric is compared
 (max_memory_allocated → peak_allocated, max_memory_reserved or unknown → peak_reserved,
@@ -8,7 +9,11 @@ The seed guide's rule of thumb (full 16 B/param, LoRA 2 B/param + 1 %, QLoRA 0.5
 + 1.5 GB) is scored on the same rows. Prints a Markdown table; `--rows` adds every row. Then the
 published preference and RL figures (bench/post_training_figures.py) as verdicts.
 
-usage: python bench/accuracy.py [PATH/vram_dev.jsonl] [--rows]
+Then, per stack on both dev sets (the row's framework, else its source's name: verl, alst):
+median error, share within 10 % and 25 %, fit/OOM verdicts right, measured peaks inside
+memory.range_gib, and rows that got no plan at all (an "unknown model", a refused spec).
+
+usage: python bench/accuracy.py [PATH/vram_dev.jsonl] [--rows] [--stacks-only]
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from planner.defaults import resolve
 from planner.planner import memory_plan, parse_spec
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "vram_dev.jsonl"
+DATA_2026 = Path(__file__).resolve().parent / "data" / "vram_dev_2026.jsonl"
 OOM_FRACTION = 0.97
 GIB = 2**30
 
@@ -179,14 +185,74 @@ def detail(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def stack_of(record: dict) -> str:
+    """The stack a row ran: its spec's framework, else its source's name (the id's prefix)."""
+    return record["spec"].get("framework") or record["id"].split("-", 1)[0]
+
+
+def score_all(records: list[dict]) -> list[tuple[dict, Row | str]]:
+    """Each record with its scored row, or why it got no plan."""
+    from pydantic import ValidationError
+
+    from planner.errors import PlanningError
+
+    scored: list[tuple[dict, Row | str]] = []
+    for record in records:
+        try:
+            scored.append((record, score_row(record)))
+        except (PlanningError, ValidationError, ValueError) as error:
+            scored.append((record, str(error).splitlines()[0][:80]))
+    return scored
+
+
+def _share(hits: int, n: int) -> str:
+    return f"{hits}/{n} ({100 * hits / n:.0f} %)" if n else "–"
+
+
+def stack_table(scored: list[tuple[dict, Row | str]]) -> str:
+    lines = [
+        "| stack | rows | unplanned | median error | within 10 % | within 25 % | verdicts right "
+        "| range holds |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    stacks = sorted({stack_of(record) for record, _ in scored})
+    for label in [*stacks, "all"]:
+        group = [(r, row) for r, row in scored if label in ("all", stack_of(r))]
+        rows = [row for _, row in group if isinstance(row, Row)]
+        measured = [abs(r.ours_error) for r in rows if r.kind == "measurement"]
+        verdicts = [r.ours_right for r in rows if r.ours_right is not None]
+        ranged = [r.in_range for r in rows if r.in_range is not None]
+        median = f"{100 * statistics.median(measured):.1f} %" if measured else "–"
+        lines.append(
+            f"| {label} | {len(group)} | {len(group) - len(rows)} | {median} | "
+            f"{_share(sum(e <= 0.10 for e in measured), len(measured))} | "
+            f"{_share(sum(e <= 0.25 for e in measured), len(measured))} | "
+            f"{_share(sum(map(bool, verdicts)), len(verdicts))} | "
+            f"{_share(sum(map(bool, ranged)), len(ranged))} |"
+        )
+    return "\n".join(lines)
+
+
+def _records(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="?", default=str(DEFAULT_DATA))
     parser.add_argument("--rows", action="store_true", help="also print every row")
     parser.add_argument("--moe", action="store_true", help="also print the MoE rows")
+    parser.add_argument("--stacks-only", action="store_true", help="only the per-stack tables")
     args = parser.parse_args()
-    with open(args.data, encoding="utf-8") as handle:
-        rows = [score_row(json.loads(line)) for line in handle if line.strip()]
+    sets = [("classic dev set", Path(args.data)), ("2025–26 dev set", DATA_2026)]
+    for label, path in sets:
+        print(f"per stack, {label} ({path.name}):")
+        print(stack_table(score_all(_records(path))))
+        print()
+    if args.stacks_only:
+        return
+    rows = [score_row(record) for record in _records(Path(args.data))]
     print(table(rows))
     print()
     # A sibling of this script (bench/ is on the path when it runs), not needed by its tests.

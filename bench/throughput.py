@@ -5,7 +5,12 @@ job) and the error factor max(pred/meas, meas/pred); the median error and the wo
 flat 25 %-utilisation rule; the utilisation each row implies (what planner/throughput.py's
 constants are fitted on); and the time to plan every card for one job in-process.
 
-Run: .venv/bin/python bench/throughput.py [--dev PATH] [--repeat 200]
+Then the 2025–26 speed rows (bench/data/throughput_dev_2026.jsonl: NeMo AutoModel and NeMo RL
+tables, ms-swift, Unsloth, axolotl, TRL) per stack: every row's planned tokens/s where it gets a
+plan, the measured figure where the row gives one (tokens/s, or a step's tokens over its
+seconds), the error factor, and the utilisation per stack and for MoE.
+
+Run: .venv/bin/python bench/throughput.py [--dev PATH] [--repeat 200] [--stacks-only]
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from planner.throughput import (
 )
 
 DEV_SET = Path(__file__).resolve().parents[2] / "shared" / "data" / "vram_dev.jsonl"
+DEV_2026 = Path(__file__).resolve().parent / "data" / "throughput_dev_2026.jsonl"
 FLAT_UTILISATION = 0.25
 # HF Trainer reports train_tokens_per_second per device; torchtune reports the whole job.
 PER_DEVICE_FRAMEWORKS = frozenset({"hf"})
@@ -198,11 +204,111 @@ def print_planning_speed(repeat: int) -> None:
     print(f"  make_plan (resolve, memory, market): {whole:.2f} ms")
 
 
+@dataclass(frozen=True)
+class SpeedRow:
+    row_id: str
+    stack: str
+    moe: bool
+    planned_tokens_per_s: float | None  # None: no plan (the reason is in `unplanned`)
+    utilisation: float | None
+    measured_tokens_per_s: float | None
+    unplanned: str = ""
+
+
+def _measured_2026(record: dict) -> float | None:
+    """Whole-job tokens/s from what the row gives: the figure, or a step's tokens (stated, or
+    samples × the stated sequence length) over its seconds."""
+    truth, spec = record["truth"], record["spec"]
+    if truth.get("tokens_per_s_job"):
+        return float(truth["tokens_per_s_job"])
+    if truth.get("tokens_per_step") and truth.get("s_per_step"):
+        return truth["tokens_per_step"] / truth["s_per_step"]
+    if truth.get("samples_per_step") and truth.get("s_per_step") and spec.get("seq_len"):
+        return truth["samples_per_step"] * spec["seq_len"] / truth["s_per_step"]
+    return None
+
+
+def load_2026(path: Path = DEV_2026) -> list[SpeedRow]:
+    from pydantic import ValidationError
+
+    from planner.errors import PlanningError
+
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        spec = record["spec"]
+        stack = spec.get("framework") or record["id"].split("-", 1)[0]
+        measured = _measured_2026(record)
+        try:
+            job = resolve(JobSpec(**spec))
+            gpu = resolve_gpu(str(spec.get("gpu") or "h100").split("(")[0])
+            if gpu is None:
+                raise ValueError(f"unknown card {spec.get('gpu')!r}")
+        except (PlanningError, ValidationError, ValueError) as error:
+            reason = str(error).splitlines()[0][:60]
+            rows.append(SpeedRow(record["id"], stack, False, None, None, measured, reason))
+            continue
+        speed = estimate_throughput(job, gpu, job.num_gpus, job.sharding)
+        rows.append(
+            SpeedRow(
+                record["id"],
+                stack,
+                job.arch.is_moe,
+                speed.tokens_per_s,
+                speed.utilisation,
+                measured,
+            )
+        )
+    return rows
+
+
+def print_2026(rows: list[SpeedRow]) -> None:
+    print(
+        f"{'2025–26 row':<52} {'stack':<9} {'measured':>9} {'planned':>9} {'×err':>5} {'util':>5}"
+    )
+    for row in rows:
+        measured = f"{row.measured_tokens_per_s:9.0f}" if row.measured_tokens_per_s else " " * 9
+        if row.planned_tokens_per_s is None:
+            print(f"{row.row_id[:52]:<52} {row.stack:<9} {measured} unplanned: {row.unplanned}")
+            continue
+        error = (
+            f"{error_factor(row.planned_tokens_per_s, row.measured_tokens_per_s):5.2f}"
+            if row.measured_tokens_per_s
+            else "    –"
+        )
+        print(
+            f"{row.row_id[:52]:<52} {row.stack:<9} {measured} {row.planned_tokens_per_s:9.0f}"
+            f" {error} {row.utilisation:5.2f}"
+        )
+    print("\n| stack | rows | planned | median ×error (n) | median utilisation |")
+    print("|---|---|---|---|---|")
+    groups = sorted({row.stack for row in rows})
+    for label in [*groups, "MoE", "all"]:
+        group = [
+            r for r in rows if label == "all" or r.stack == label or (label == "MoE" and r.moe)
+        ]
+        planned = [r for r in group if r.planned_tokens_per_s is not None]
+        errors = [
+            error_factor(r.planned_tokens_per_s, r.measured_tokens_per_s)
+            for r in planned
+            if r.measured_tokens_per_s and r.planned_tokens_per_s
+        ]
+        median = f"×{statistics.median(errors):.2f} ({len(errors)})" if errors else "–"
+        utilisation = statistics.median(r.utilisation for r in planned) if planned else None
+        util = f"{utilisation:.2f}" if utilisation is not None else "–"
+        print(f"| {label} | {len(group)} | {len(planned)} | {median} | {util} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dev", type=Path, default=DEV_SET)
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--stacks-only", action="store_true", help="only the 2025–26 rows")
     args = parser.parse_args()
+    print_2026(load_2026())
+    print()
+    if args.stacks_only:
+        return
     rows = load_rows(args.dev)
     print_accuracy(rows)
     print_fit(rows)

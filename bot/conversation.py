@@ -88,8 +88,9 @@ from bot.settings import (
 from bot.settings_commands import read_settings_command
 from bot.store import MemoryStore, SpecJson, StateStore, StoreUnavailable, open_thread_store
 from bot.threads import ThreadKey
-from planner.anchor import estimate_of_kind
+from planner.anchor import confirms_report, estimate_of_kind, report_doubt
 from planner.catalog.models import ModelArch, arch_from_hf_config
+from planner.defaults import resolve
 from planner.errors import PlanningError, validation_sentence
 from planner.parsing.assemble import MAX_INPUT_CHARS
 from planner.parsing.report import oom_reported, without_oom_report
@@ -567,6 +568,10 @@ class Conversation:
             patch |= {"measured_metric": "oom", "measured_peak_gib": None}
         patch["memory_scale"] = None  # decided afresh from this measurement
         job = _validated(apply_patch(_as_json(current), patch))
+        doubt = None if confirms_report(report.text) else report_doubt(resolve(job, _ARCH.get()))
+        if doubt is not None:
+            # Asked, not applied: the thread's job and history stay as they were.
+            return _Outcome(Turn(message_reply("clarify", phrases.REPORT_DOUBT, doubt)))
         unmeasured = job.model_copy(update=dict.fromkeys(MEASUREMENT_FIELDS))
         estimate, before, after = self._plan(unmeasured), self._plan(current), self._plan(job)
         scale = after.spec.memory_scale or 1.0

@@ -97,6 +97,7 @@ def not_a_config(why: str) -> str:
 
 
 CANT_READ = "I can't read that"
+REPORT_DOUBT = "Is that this job's peak?"
 CANT_PLAN = "I can't plan that"
 CANT_USE = "I can't use that"
 UNDID = "Undid the last change."
@@ -260,11 +261,17 @@ def pick_line(label: str, card: str, cost: str) -> str:
     return f"{label.capitalize()}: {card}{cost}"
 
 
-def after_training_line(adapter_mb: float | None, serve_bf16_gib: float, serve_4bit_gib: float):
+def after_training_line(
+    adapter_mb: float | None,
+    serve_bf16_gib: float,
+    serve_4bit_gib: float,
+    serve_mxfp4_gib: float | None = None,
+):
     adapter = f"adapter ≈ {adapter_mb:,.0f} MB; " if adapter_mb else ""
+    native = f", {fmt.gib(serve_mxfp4_gib)} in its native MXFP4" if serve_mxfp4_gib else ""
     return (
         f"After training: {adapter}serving needs ≈ {fmt.gib(serve_bf16_gib)} in 16-bit, "
-        f"{fmt.gib(serve_4bit_gib)} in 4-bit"
+        f"{fmt.gib(serve_4bit_gib)} in 4-bit{native}"
     )
 
 
@@ -388,6 +395,9 @@ STACK_NAMES = {
     "axolotl": "axolotl",
     "llama-factory": "LLaMA-Factory",
     "ms-swift": "ms-swift",
+    "trl": "TRL",
+    "verl": "verl",
+    "openrlhf": "OpenRLHF",
 }
 METHOD_NOUNS = {"full": "a full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
 LAYOUT_PHRASES = {
@@ -443,8 +453,12 @@ def no_model_fits(where: str, method: str, stack: str) -> str:
     return f"No catalog model fits {where} for {method} with {stack}."
 
 
-def fewest_cards(count: int, gpu_name: str, layout: str, offload: bool) -> str:
-    offloaded = " and the optimizer state offloaded to CPU RAM" if offload else ""
+def fewest_cards(
+    count: int, gpu_name: str, layout: str, offload: bool, sharded: bool = False
+) -> str:
+    # FSDP's CPUOffload and ZeRO-3's offload_param move the parameters and gradients too.
+    moved = "the parameters, gradients and optimizer state" if sharded else "the optimizer state"
+    offloaded = f" and {moved} offloaded to CPU RAM" if offload else ""
     fewer = "" if count == 1 else "; fewer do not"
     return f"{count}× {gpu_name}{layout}{offloaded} hold it{fewer}."
 

@@ -97,9 +97,10 @@ def verdict(plan: Plan) -> str:
         software = software_fix(plan)
         if software is not None:
             line += phrases.fits_with(software.label, software.required_gib_after)
-        enough = _fewest_of_requested(plan)
+        # A single-card software fix is the answer: more cards would be a second, costlier one.
+        enough = _fewest_of_requested(plan) if software is None else None
         if enough is not None:
-            line += phrases.more_cards_hold(_layout_card(enough), first=software is None)
+            line += phrases.more_cards_hold(_layout_card(enough), first=True)
         return line + "."
     if not plan.options:
         return f"{need}."
@@ -219,7 +220,7 @@ def recommendation_lines(plan: Plan) -> list[str]:
     if after is not None:
         lines.append(
             phrases.after_training_line(
-                after.adapter_mb, after.serve_bf16_gib, after.serve_4bit_gib
+                after.adapter_mb, after.serve_bf16_gib, after.serve_4bit_gib, after.serve_mxfp4_gib
             )
         )
     return lines

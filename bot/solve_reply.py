@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from bot import format as fmt
 from bot import phrases
+from planner.catalog.gpus import gpu_by_key
 from planner.plan import Option, Plan, Solve, SolvedCard
-from planner.solve import GPU_COUNT_LADDER
+from planner.solve import GPU_COUNT_LADDER, counts_searched
 
 
 def _tokens(value: float) -> str:
@@ -73,9 +74,12 @@ def _limit_sentence(solve: Solve, card: SolvedCard, plan: Plan) -> str:
             easy = phrases.comfortable_model(card.comfortable_model)
         return phrases.largest_model(where, method, stack, card.model_name, value, easy)
     if value is None:
-        return phrases.no_count_holds(card.gpu_name, GPU_COUNT_LADDER[-1])
+        gpu = gpu_by_key(card.gpu)
+        most = counts_searched(gpu)[-1] if gpu is not None else GPU_COUNT_LADDER[-1]
+        return phrases.no_count_holds(card.gpu_name, most)
     layout = phrases.LAYOUT_PHRASES.get(card.sharding or "none", "")
-    return phrases.fewest_cards(card.count, card.gpu_name, layout, card.cpu_offload)
+    sharded = card.sharding in ("fsdp", "zero3")
+    return phrases.fewest_cards(card.count, card.gpu_name, layout, card.cpu_offload, sharded)
 
 
 def _run(option: Option) -> str:

@@ -21,11 +21,54 @@ from planner.defaults import ResolvedJob
 from planner.memory import estimate_memory
 from planner.options import read_requested_card
 from planner.plan import MemoryEstimate
-from planner.spec import MeasuredMetric
+from planner.spec import MeasuredMetric, Method
 
 OOM_MARGIN = 1.02
 MIN_SCALE = 0.25
 MAX_SCALE = 4.0
+# A report this far from the estimate (either way) is asked about before it is applied: our
+# estimates sit within ±25 % of most published peaks (bench/accuracy.py), so ×2 is more likely a
+# different job (another method, model or context) than our error.
+DOUBT_RATIO = 2.0
+# Words with which a user insists on a figure already asked about ("it really peaked at 6 GiB").
+_CONFIRMING = ("really", "really did", "yes", "confirm", "确实", "真的", "没错")
+
+
+def report_doubt(job: ResolvedJob) -> str | None:
+    """A question to ask instead of applying a measured peak that cannot be this job's: below
+    the weights that must be resident, or outside ×0.5–×2 of the estimate. None: apply it."""
+    if job.measured_peak_gib is None or job.measured_metric == "oom":
+        return None
+    memory = estimate_memory(job)
+    measured = float(job.measured_peak_gib)
+    weights = memory.breakdown_gib.weights
+    if measured < weights:
+        guess = (
+            "a smaller model"
+            if job.method is Method.qlora
+            else "the 4-bit base (QLoRA) or a smaller model"
+        )
+        return (
+            f"You measured {measured:.1f} GiB, less than the {weights:.1f} GiB this job's "
+            f"{job.model} weights need resident ({job.method.value}"
+            f"{', ' + job.quant.value if job.quant else ''}): did you mean {guess}? Say the "
+            f"method or model, or 'it really peaked at {measured:g} GiB' to use it as is."
+        )
+    estimated = estimate_of_kind(memory, job.measured_metric or "unknown")
+    ratio = measured / estimated
+    if ratio < 1 / DOUBT_RATIO or ratio > DOUBT_RATIO:
+        return (
+            f"You measured {measured:.1f} GiB where this job is estimated at {estimated:.1f} GiB "
+            f"(×{ratio:.2f}): was it the same job (model, method, context, batch)? Say what "
+            f"differed, or 'it really peaked at {measured:g} GiB' to re-anchor on it."
+        )
+    return None
+
+
+def confirms_report(text: str) -> bool:
+    """The user insists on a figure already asked about."""
+    lowered = text.lower()
+    return any(word in lowered for word in _CONFIRMING)
 
 
 def estimate_of_kind(memory: MemoryEstimate, metric: MeasuredMetric) -> float:

@@ -6,7 +6,8 @@ which is what most fine-tuning runs use; each choice becomes a plain-language as
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
@@ -14,10 +15,11 @@ from planner.catalog.gpus import read_gpu
 from planner.catalog.models import ModelArch, resolve_model
 from planner.errors import PlanningError
 from planner.memory.profiles import PROFILES
-from planner.model_switches import resolve_model_switches
+from planner.model_switches import LOSS_KERNEL_WORDS, decide_experts, resolve_model_switches
 from planner.post_training import PostTrainingFields, resolve_post_training
 from planner.spec import (
     ALL_LINEAR,
+    ONLINE_OBJECTIVES,
     Framework,
     JobSpec,
     LoraTarget,
@@ -28,8 +30,10 @@ from planner.spec import (
     Precision,
     Pricing,
     Quant,
+    Rollout,
     Sharding,
 )
+from planner.stacks import resolve_version, stack, stack_fact, stack_family_fact
 
 DEFAULT_SEQ_LEN = 2048
 DEFAULT_LORA_RANK = 16
@@ -80,9 +84,11 @@ class ResolvedJob(PostTrainingFields):
     cpu_offload: bool
     activation_offloading: bool
     framework: Framework
+    framework_version: str | None  # None: a stack whose release number is not recorded
     gpu: str | None
     gpu_vram_gb: float | None
-    dataset_tokens: float | None
+    dataset_tokens: float | None  # trained tokens, a VLM's image tokens included
+    mean_sample_len: int | None  # text tokens a sample averages; None: samples fill seq_len
     epochs: float
     tokens_per_s: float | None
     measured_peak_gib: float | None
@@ -93,7 +99,10 @@ class ResolvedJob(PostTrainingFields):
     deadline_hours: float | None
     # Architecture switches (planner.model_switches): MoE expert parallelism, VLM images.
     expert_parallel: int
+    context_parallel: int  # 1: each GPU holds whole sequences
     loss_kernel: LossKernel | None  # None: the framework's own loss
+    experts_quantized: bool  # fused MoE experts held quantised (QLoRA)
+    experts_adapted: bool  # LoRA on fused MoE experts (target_parameters)
     train_vision_tower: bool
     images_per_sample: float
     image_tokens: int  # what one sample's images add; inside seq_len
@@ -362,22 +371,193 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
     return job if misfit is None else _resolve(spec, arch, ddp_misfit=misfit)
 
 
-def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> ResolvedJob:
-    model_arch, said, warned = _model(spec, arch)
-    framework = spec.framework or Framework.hf
+# Layouts Unsloth cannot run: its patched kernels train a whole model per process (its multi-GPU
+# mode is DDP through accelerate); DeepSpeed ZeRO-3 and FSDP are not supported.
+SHARDING_WORDS = {
+    Sharding.zero2: "DeepSpeed ZeRO-2",
+    Sharding.zero3: "DeepSpeed ZeRO-3",
+    Sharding.fsdp: "FSDP",
+}
+UNSLOTH_UNSUPPORTED_SHARDING = frozenset(SHARDING_WORDS)
+
+
+def _framework(spec: JobSpec, said: list[str], warned: list[str]) -> Framework:
     if spec.framework is None:
         said.append("HF Trainer + PEFT (as axolotl, LLaMA-Factory and ms-swift run it)")
+        return Framework.hf
+    if spec.framework == Framework.unsloth and spec.sharding in UNSLOTH_UNSUPPORTED_SHARDING:
+        layout = SHARDING_WORDS[spec.sharding]
+        warned.append(
+            f"Unsloth does not run under {layout} (it trains a whole copy per GPU, DDP): planned "
+            f"as HF Trainer + PEFT with {layout}; say 'unsloth with ddp' for Unsloth's own layout"
+        )
+        return Framework.hf
+    return Framework(spec.framework)  # a model_copy patch may hold the value, not the member
+
+
+# Checkpoint names that say how the weights are stored (Unsloth's -bnb-4bit uploads, AutoAWQ
+# and GPTQ exports, FP8 releases): a LoRA on one is a LoRA on a quantised base.
+_PREQUANTISED = (
+    (re.compile(r"bnb[-_]?4bit|nf4", re.IGNORECASE), Quant.nf4),
+    (re.compile(r"(?<![a-z])(?:awq|gptq|int4)(?![a-z])", re.IGNORECASE), Quant.int4),
+    (re.compile(r"bnb[-_]?8bit|(?<![a-z])int8(?![a-z])", re.IGNORECASE), Quant.int8),
+    (re.compile(r"(?<![a-z])fp8(?![a-z])", re.IGNORECASE), Quant.fp8),
+    (re.compile(r"mxfp4", re.IGNORECASE), Quant.mxfp4),
+)
+
+
+@lru_cache(maxsize=512)
+def prequantised_quant(model: str | None) -> Quant | None:
+    """The storage format a checkpoint's id names ("unsloth/Qwen3-14B-bnb-4bit" → nf4)."""
+    for pattern, quant in _PREQUANTISED:
+        if model and pattern.search(model):
+            return quant
+    return None
+
+
+def _prequantised_method(
+    spec: JobSpec, said: list[str], warned: list[str]
+) -> tuple[Method, Quant | None]:
+    """A LoRA on a pre-quantised checkpoint trains over its quantised weights: QLoRA."""
+    quant = prequantised_quant(spec.model)
+    if quant is None:
+        return spec.method, None
+    if spec.method is Method.full:
+        warned.append(
+            f"{spec.model} is a pre-quantised ({quant.value}) checkpoint: a full fine-tune needs "
+            "the 16-bit weights; planned on the 16-bit base"
+        )
+        return spec.method, None
+    if spec.method is Method.lora:
+        said.append(
+            f"{spec.model} is stored in {quant.value}: LoRA on it trains over the quantised "
+            "weights, planned as QLoRA"
+        )
+    return Method.qlora, quant
+
+
+def _context_parallel(spec: JobSpec, num_gpus: int, said: list[str], warned: list[str]) -> int:
+    """Context/sequence parallelism as asked, when its degree divides the GPUs."""
+    wanted = spec.context_parallel or 1
+    if wanted > 1 and num_gpus % wanted:
+        warned.append(
+            f"context parallel {wanted} must divide the {num_gpus} GPU(s): planned without it"
+        )
+        return 1
+    if wanted > 1:
+        said.append(
+            f"context parallel {wanted} (Ulysses): each GPU holds 1/{wanted} of every sequence's "
+            "tokens, activations and logits; attention exchanges them by all-to-all"
+        )
+    return wanted
+
+
+def _mean_sample_len(
+    spec: JobSpec, text_cap: int, padding_free: bool, said: list[str]
+) -> int | None:
+    """The text tokens a sample averages, at most the truncation cap; said with which length
+    sets what: time follows the mean, the peak the longest batch (padded to the cap, or on a
+    padding-free stack one sample at the cap and the rest at the mean)."""
+    if spec.mean_sample_len is None:
+        return None
+    mean = min(spec.mean_sample_len, text_cap)
+    if mean < text_cap and padding_free and (spec.micro_batch or 1) > 1:
+        said.append(
+            f"samples average ~{mean:,} tokens: time at that length; the stack drops padding, "
+            f"so the peak holds one {text_cap:,}-token sample and the rest at the mean"
+        )
+    elif mean < text_cap:
+        said.append(
+            f"samples average ~{mean:,} tokens: time at that length; the peak at the "
+            f"{text_cap:,}-token cap (the longest batch decides it)"
+        )
+    return mean
+
+
+def _with_image_tokens(
+    dataset_tokens: float | None, text_len: int, image_tokens: int, said: list[str]
+) -> float | None:
+    """Trained tokens with each sample's image tokens: a VLM trains on them as on text
+    (architectures-2026.md §7: S_LM = text + images), so a dataset counted in text tokens
+    grows by the images' share of each sample."""
+    if not dataset_tokens or not image_tokens or text_len <= 0:
+        return dataset_tokens
+    total = dataset_tokens * (text_len + image_tokens) / text_len
+    said.append(
+        f"each sample's images add {image_tokens:,} tokens to its ~{text_len:,} text tokens: "
+        f"{total / 1e6:,.1f}M trained tokens, not {dataset_tokens / 1e6:,.1f}M"
+    )
+    return total
+
+
+def _stack_rollout(
+    spec: JobSpec, framework: Framework, version: str | None, said: list[str]
+) -> JobSpec:
+    """An online job's rollout as its stack runs it when the job does not say (verl's hybrid
+    engine, OpenRLHF's vLLM engines), and the stack's vLLM memory fraction at this release
+    (TRL's 0.3): the spec post-training resolves, the user's own fields untouched."""
+    if spec.objective not in ONLINE_OBJECTIVES or spec.framework is None:
+        return spec
+    known = stack(framework)
+    patch: dict[str, object] = {}
+    engine = stack_fact(framework, "rollout", version)
+    if spec.rollout is None and spec.rollout_gpus is None and engine and engine.engine:
+        patch["rollout"] = Rollout(engine.engine)
+        if spec.rollout_sleep is None and engine.sleep:
+            patch["rollout_sleep"] = True
+        said.append(engine.said or engine.value)
+    fraction = stack_fact(framework, "vllm_memory_fraction", version)
+    colocated = patch.get("rollout", spec.rollout) is Rollout.vllm_colocate
+    if colocated and spec.rollout_memory_fraction is None and fraction and fraction.value:
+        patch["rollout_memory_fraction"] = float(fraction.value)
+        said.append(
+            f"vLLM reserves {float(fraction.value):.0%} of each card ({known.name}'s "
+            f"gpu_memory_utilization default at this release)"
+        )
+    return spec.model_copy(update=patch) if patch else spec
+
+
+def _stack_loss_kernel(
+    spec: JobSpec, framework: Framework, version: str | None, arch: ModelArch, said: list[str]
+) -> LossKernel | None:
+    """The loss kernel the stack uses at this release when the job names none (TRL's
+    chunked_nll for full fine-tuning of text models; verl's and OpenRLHF's log-prob kernels)."""
+    fact = stack_family_fact(framework, "loss_kernel", version, arch.family)
+    if spec.loss_kernel is not None or fact is None or fact.kernel is None:
+        return None
+    if fact.methods and spec.method.value not in fact.methods:
+        return None
+    if fact.text_only and arch.vision_params:
+        return None
+    kernel = LossKernel(fact.kernel)
+    said.append(f"loss: {fact.said or fact.value}, planned as {LOSS_KERNEL_WORDS[kernel]}")
+    return kernel
+
+
+def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> ResolvedJob:
+    model_arch, said, warned = _model(spec, arch)
+    framework = _framework(spec, said, warned)
+    version = (
+        resolve_version(framework, spec.framework_version, said, warned)
+        if spec.framework is not None and framework == spec.framework
+        else stack(framework).current_version
+    )
     num_gpus = spec.num_gpus or 1
     sharding = _sharding(spec, framework, num_gpus, said, ddp_misfit)
     precision = _precision(spec, framework, sharding, said, warned)
     optimizer = _optimizer(spec, framework, num_gpus, said)
     peft = spec.method is not Method.full
+    method, prequant = _prequantised_method(spec, said, warned)
+    # The job as planned (a LoRA on a pre-quantised checkpoint is QLoRA); `spec` stays as said.
+    planned = spec.model_copy(update={"method": method}) if method is not spec.method else spec
 
-    quant = spec.quant if spec.method is Method.qlora else None
-    if spec.method is Method.qlora and quant is None:
+    quant = spec.quant if method is Method.qlora else None
+    if method is Method.qlora and prequant is not None and spec.quant is None:
+        quant = prequant
+    if method is Method.qlora and quant is None:
         quant = Quant.nf4
         said.append("QLoRA with 4-bit NF4 (bitsandbytes, double quantisation)")
-    if spec.method is Method.qlora and quant is Quant.int4:
+    if method is Method.qlora and quant is Quant.int4:
         said.append("int4 read as a GPTQ-quantised checkpoint")
 
     rank = spec.lora_rank if peft else None
@@ -394,12 +574,26 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
             else f"LoRA on {', '.join(t.value for t in targets)} ({framework.value}'s default)"
         )
 
-    post = resolve_post_training(spec, model_arch, peft, said, warned)
+    post = resolve_post_training(
+        _stack_rollout(spec, framework, version, said), model_arch, peft, said, warned
+    )
     seq_len = post.seq_len or spec.seq_len
     if seq_len is None:
         seq_len = min(DEFAULT_SEQ_LEN, model_arch.max_context or DEFAULT_SEQ_LEN)
         said.append(f"sequence length {seq_len:,} tokens")
-    switches = resolve_model_switches(spec, model_arch, num_gpus, said, warned)
+    experts = decide_experts(planned, model_arch, framework, version, prequant is not None)
+    switches = resolve_model_switches(
+        planned,
+        model_arch,
+        num_gpus,
+        said,
+        warned,
+        framework,
+        experts,
+    )
+    stack_kernel = _stack_loss_kernel(spec, framework, version, model_arch, said)
+    if stack_kernel is not None:
+        switches = replace(switches, loss_kernel=stack_kernel)
     seq_len += switches.image_tokens
     micro_batch = spec.micro_batch
     if micro_batch is None:
@@ -432,20 +626,29 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
     if spec.packing is None:
         said.append("no sequence packing (batches vary in length, so the allocator keeps slack)")
     epochs = spec.epochs
-    dataset_tokens = post.dataset_tokens(spec, seq_len, said)
+    packing_fact = stack_fact(framework, "packing", version)
+    padding_free = packing_fact is not None and packing_fact.padding_free
+    mean_len = _mean_sample_len(spec, seq_len - switches.image_tokens, padding_free, said)
+    dataset_tokens = _with_image_tokens(
+        post.dataset_tokens(spec, seq_len, said),
+        mean_len or seq_len - switches.image_tokens,
+        switches.image_tokens,
+        said,
+    )
     if epochs is None:
         epochs = 1.0
         if dataset_tokens:
             said.append("1 epoch")
 
-    warnings = warned + _warnings(spec, seq_len, model_arch, num_gpus, sharding)
+    context_parallel = _context_parallel(spec, num_gpus, said, warned)
+    warnings = warned + _warnings(planned, seq_len, model_arch, num_gpus, sharding)
     return ResolvedJob(
         raw=spec,
         arch=model_arch,
         given_arch=arch,
         model=model_arch.hf_id or model_arch.name,
         params_b=round(model_arch.params_b, 3),
-        method=spec.method,
+        method=method,
         quant=quant,
         precision=precision,
         optimizer=optimizer,
@@ -463,10 +666,13 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
         cpu_offload=cpu_offload,
         activation_offloading=activation_offloading,
         framework=framework,
+        framework_version=version,
         gpu=spec.gpu,
         gpu_vram_gb=spec.gpu_vram_gb,
         dataset_tokens=dataset_tokens,
+        mean_sample_len=mean_len,
         epochs=epochs,
+        context_parallel=context_parallel,
         tokens_per_s=spec.tokens_per_s,
         measured_peak_gib=spec.measured_peak_gib,
         measured_metric=spec.measured_metric,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from planner.catalog.models import ModelArch
 from planner.memory.profiles import PROFILES
 from planner.spec import Framework, JobSpec, LossKernel, Method, Precision
+from planner.stacks import stack, stack_family_fact
 
 # Chip families with FP8 tensor cores that the FP8 training stacks (Transformer Engine, torchao
 # float8) support for training: Hopper and Blackwell.
@@ -29,6 +30,8 @@ class ModelSwitches:
 
     expert_parallel: int
     loss_kernel: LossKernel | None
+    experts_quantized: bool
+    experts_adapted: bool
     train_vision_tower: bool
     images_per_sample: float
     image_tokens: int
@@ -37,13 +40,54 @@ class ModelSwitches:
         return {
             "expert_parallel": self.expert_parallel,
             "loss_kernel": self.loss_kernel,
+            "experts_quantized": self.experts_quantized,
+            "experts_adapted": self.experts_adapted,
             "train_vision_tower": self.train_vision_tower,
             "images_per_sample": self.images_per_sample,
             "image_tokens": self.image_tokens,
         }
 
 
-def _moe(spec: JobSpec, arch: ModelArch, num_gpus: int, said: list[str], warned: list[str]) -> int:
+@dataclass(frozen=True, slots=True)
+class Experts:
+    """How a job holds and trains fused MoE experts, and why (said in the assumptions)."""
+
+    quantized: bool
+    adapted: bool
+    quantized_why: str = ""
+    adapted_why: str = ""
+
+
+def decide_experts(
+    spec: JobSpec, arch: ModelArch, framework: Framework, version: str | None, prequantised: bool
+) -> Experts:
+    """Fused experts held quantised: as the job says, else when the checkpoint is pre-quantised
+    (its experts are stored 4-bit) or the stack's loader quantises them for this family at this
+    release (planner/data/stack-*.json `moe_experts`). Adapted: only when the job says so."""
+    if not arch.fused_experts or spec.method is not Method.qlora:
+        return Experts(False, bool(spec.experts_adapted) and arch.fused_experts, "", "as stated")
+    adapted = bool(spec.experts_adapted)
+    adapted_why = "as stated: PEFT ≥ 0.17 target_parameters"
+    if spec.experts_quantized is not None:
+        return Experts(spec.experts_quantized, adapted, "as stated", adapted_why)
+    if prequantised:
+        return Experts(True, adapted, "the checkpoint is pre-quantised", adapted_why)
+    fact = stack_family_fact(framework, "moe_experts", version, arch.family)
+    if fact is not None and fact.quantized:
+        why = fact.said or f"{stack(framework).name}'s loader does ({fact.source})"
+        return Experts(True, adapted, why, adapted_why)
+    return Experts(False, adapted, "", adapted_why)
+
+
+def _moe(
+    spec: JobSpec,
+    arch: ModelArch,
+    num_gpus: int,
+    framework: Framework,
+    experts: Experts,
+    said: list[str],
+    warned: list[str],
+) -> int:
     """Say how a MoE is planned; the expert-parallel size (1 unless asked and possible)."""
     if not arch.is_moe:
         if spec.expert_parallel and spec.expert_parallel > 1:
@@ -57,14 +101,19 @@ def _moe(spec: JobSpec, arch: ModelArch, num_gpus: int, said: list[str], warned:
     )
     if spec.method is not Method.full and arch.fused_experts:
         qlora = ""
-        if spec.method is Method.qlora:
+        if spec.method is Method.qlora and not experts.quantized:
             qlora = "; bitsandbytes leaves them unquantised (it replaces only nn.Linear)"
-            if PROFILES[spec.framework or Framework.hf].kbit_embeddings_fp32:
+            if PROFILES[framework].kbit_embeddings_fp32:
                 qlora += ", and PEFT's k-bit preparation upcasts them to fp32 on one GPU"
-        said.append(
-            "the experts are fused 3-D tensors in transformers: LoRA adapts attention and the "
-            "dense/shared MLPs (PEFT's target_modules cannot wrap them)" + qlora
+        elif spec.method is Method.qlora:
+            qlora = f"; held quantised: {experts.quantized_why}"
+        adapted = (
+            f"LoRA adapts them too ({experts.adapted_why})"
+            if experts.adapted
+            else "LoRA adapts attention and the dense/shared MLPs (PEFT's target_modules cannot "
+            "wrap them)"
         )
+        said.append("the experts are fused 3-D tensors in transformers: " + adapted + qlora)
     elif spec.method is not Method.full:
         said.append("LoRA on every expert too (they are nn.Linear modules here)")
     wanted = spec.expert_parallel or 1
@@ -82,7 +131,7 @@ def _moe(spec: JobSpec, arch: ModelArch, num_gpus: int, said: list[str], warned:
         )
     elif num_gpus > 1:
         said.append("no expert parallelism (expert_parallel 1)")
-    if arch.family in ("gpt-oss", "gpt_oss"):
+    if arch.family in ("gpt-oss", "gpt_oss") and not experts.quantized:
         said.append(
             "gpt-oss's MXFP4 experts are dequantised to bf16 for training (the HF recipe loads "
             "with Mxfp4Config(dequantize=True))"
@@ -116,9 +165,16 @@ def _vision(
 
 
 def resolve_model_switches(
-    spec: JobSpec, arch: ModelArch, num_gpus: int, said: list[str], warned: list[str]
+    spec: JobSpec,
+    arch: ModelArch,
+    num_gpus: int,
+    said: list[str],
+    warned: list[str],
+    framework: Framework = Framework.hf,
+    experts: Experts | None = None,
 ) -> ModelSwitches:
-    expert_parallel = _moe(spec, arch, num_gpus, said, warned)
+    experts = experts or Experts(False, False)
+    expert_parallel = _moe(spec, arch, num_gpus, framework, experts, said, warned)
     train, images = _vision(spec, arch, said, warned)
     if spec.loss_kernel is not None:
         said.append(f"loss: {LOSS_KERNEL_WORDS[spec.loss_kernel]}")
@@ -130,6 +186,8 @@ def resolve_model_switches(
     return ModelSwitches(
         expert_parallel=expert_parallel,
         loss_kernel=spec.loss_kernel,
+        experts_quantized=experts.quantized,
+        experts_adapted=experts.adapted,
         train_vision_tower=train,
         images_per_sample=images,
         image_tokens=round(images * arch.image_tokens),

@@ -25,7 +25,14 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
-from planner.catalog.gpus import GpuSpec, all_gpus, closest_gpus, read_gpu
+from planner.catalog.gpus import (
+    GpuSpec,
+    all_gpus,
+    apple_silicon_sentence,
+    closest_gpus,
+    is_apple_silicon,
+    read_gpu,
+)
 from planner.catalog.models import ModelArch
 from planner.catalog.prices import CardPrice, price_table
 from planner.defaults import ResolvedJob
@@ -504,6 +511,8 @@ def read_requested_card(job: ResolvedJob) -> RequestedCard:
 def requested_card(name: str | None, vram_gb: float | None) -> RequestedCard:
     assumptions: list[str] = []
     warnings: list[str] = []
+    if name and is_apple_silicon(name):
+        return RequestedCard(None, (), (apple_silicon_sentence(name, vram_gb),))
     if name:
         match = read_gpu(name)
         if match is not None:

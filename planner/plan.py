@@ -163,7 +163,13 @@ class AfterTraining(BaseModel):
     adapter_mb: float | None
     merged_model_gib: float
     serve_bf16_gib: float
-    serve_4bit_gib: float
+    serve_4bit_gib: float = Field(
+        description="every linear weight in 4 bits, MoE experts included (GGUF Q4 / AWQ / NF4)"
+    )
+    serve_fp8_gib: float | None = Field(None, description="every linear weight in FP8")
+    serve_mxfp4_gib: float | None = Field(
+        None, description="a native MXFP4 checkpoint (gpt-oss): experts in MXFP4, the rest 16-bit"
+    )
     notes: list[str] = []
 
 

@@ -31,8 +31,10 @@ from planner.catalog.gpus import GpuSpec, gpu_by_key
 from planner.catalog.models import ModelArch, all_models, lookup_model
 from planner.defaults import FSDP_ONLY_FRAMEWORKS, ResolvedJob, resolve
 from planner.errors import PlanningError
+from planner.memory import estimate_memory
 from planner.memory.estimate import required_gib
-from planner.options import requested_card, verdict_for
+from planner.memory.host import GPUS_PER_NODE, node_host_ram_gib
+from planner.options import in_nodes, requested_card, verdict_for
 from planner.plan import Asked, Lever, Plan, Solve, SolvedCard, Verdict
 from planner.spec import MAX_MICRO_BATCH, Framework, JobSpec, Method, Sharding
 from planner.suggestions import HF_FAMILY
@@ -40,7 +42,7 @@ from planner.suggestions import HF_FAMILY
 CONTEXT_STEP = 256
 # Without a window in the catalog, contexts are searched up to this (no dense model trains past).
 LONGEST_CONTEXT_SEARCHED = 1 << 20
-GPU_COUNT_LADDER = (1, 2, 4, 8, 16, 32, 64)
+GPU_COUNT_LADDER = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 # Cards an inverse question is answered on when it names none: the sizes people rent most.
 REFERENCE_CARDS = ("rtx4090", "a100-80g-sxm", "h100-sxm")
 ASKED_FIELDS: tuple[str, ...] = get_args(Asked)
@@ -183,17 +185,34 @@ def layouts(spec: JobSpec, count: int) -> list[dict[str, object]]:
     return tried
 
 
+def counts_searched(gpu: GpuSpec) -> list[int]:
+    """The GPU counts tried on `gpu`: only cards rented as multi-node clusters
+    (options.in_nodes) go past one node of GPUS_PER_NODE."""
+    return [n for n in GPU_COUNT_LADDER if in_nodes(gpu) or n <= GPUS_PER_NODE]
+
+
 def _fewest_gpus(search: _Search) -> SolvedCard:
-    for count in GPU_COUNT_LADDER:
-        for layout in layouts(search.spec, count):
-            verdict = search.verdict(num_gpus=count, **layout)
-            if holds(verdict):
+    """The fewest GPUs that hold the job, without CPU offload first (offload is slow and its
+    host RAM is rarely there); either way only layouts whose host RAM one node of the card
+    offers (planner.memory.host.NODE_HOST_RAM_GB), so the count is one a person can rent."""
+    node_gib = node_host_ram_gib(search.gpu.card_class)
+    ladder = counts_searched(search.gpu)
+    for offloaded in (False, True):
+        for count in ladder:
+            for layout in layouts(search.spec, count):
+                if bool(layout.get("cpu_offload", search.spec.cpu_offload)) is not offloaded:
+                    continue
+                job = search.job(num_gpus=count, **layout)
+                if not holds(job_verdict(job, search.gpu)):
+                    continue
+                if (estimate_memory(job).host_ram_gib or 0.0) > node_gib:
+                    continue
                 sharding = layout["sharding"]
                 return search.answer(
                     count,
                     count=count,
                     sharding=getattr(sharding, "value", str(sharding)),
-                    cpu_offload=bool(layout.get("cpu_offload")),
+                    cpu_offload=offloaded,
                 )
     return search.answer(None)
 
@@ -271,12 +290,12 @@ def solve(spec: JobSpec, asked: Asked, arch: ModelArch | None = None) -> tuple[J
         for label, patch in levers(spec, asked):
             lever = _SOLVERS[asked](_Search(spec.model_copy(update=patch), main_gpu, arch))
             moved.append(Lever(change=label, patch=_json_patch(patch), value=lever.value))
-    if asked == "num_gpus" and main.cpu_offload and main_gpu is not None:
-        # Offload is slow: say how many cards hold the job without it.
-        kept = _fewest_gpus(_Search(spec.model_copy(update={"cpu_offload": False}), main_gpu, arch))
-        if kept.value is not None:
-            patch = {"num_gpus": kept.count, "sharding": kept.sharding, "cpu_offload": False}
-            moved.append(Lever(change="without CPU offload", patch=patch, value=kept.value))
+    if asked == "num_gpus" and main_gpu is not None and main.value and not main.cpu_offload:
+        # The count without offload leads; say how few hold it with offload, if fewer.
+        fewer = _fewest_gpus(_Search(spec.model_copy(update={"cpu_offload": True}), main_gpu, arch))
+        if fewer.value is not None and fewer.value < main.value:
+            patch = {"num_gpus": fewer.count, "sharding": fewer.sharding, "cpu_offload": True}
+            moved.append(Lever(change="with CPU offload", patch=patch, value=fewer.value))
     result = Solve(
         asked=asked,
         value=main.value,
@@ -305,7 +324,9 @@ _TOLERANCE = {
     "seq_len": f"context rounded down to a multiple of {CONTEXT_STEP} tokens",
     "micro_batch": "whole micro-batches",
     "params_b": "models from the catalog",
-    "num_gpus": "GPU counts " + ", ".join(str(n) for n in GPU_COUNT_LADDER),
+    "num_gpus": "GPU counts "
+    + ", ".join(str(n) for n in GPU_COUNT_LADDER)
+    + f" (at most {GPUS_PER_NODE}, one node, for cards not rented as multi-node clusters)",
     "gpu": "cards in the catalog at their fewest GPUs",
 }
 

@@ -22,6 +22,10 @@ class Quant(StrEnum):
     nf4 = "nf4"
     int8 = "int8"
     int4 = "int4"
+    # A frozen base held in FP8 (block-scaled, as DeepSeek/Qwen FP8 checkpoints ship) or in
+    # MXFP4 (gpt-oss's native expert format: E2M1 values, one 8-bit scale per 32).
+    fp8 = "fp8"
+    mxfp4 = "mxfp4"
 
 
 class Precision(StrEnum):
@@ -81,6 +85,11 @@ class Framework(StrEnum):
     axolotl = "axolotl"
     llama_factory = "llama-factory"
     ms_swift = "ms-swift"
+    # Added in 2026 (README "Stacks"): TRL on its own (its SFT loss and GRPO defaults differ from
+    # the HF Trainer + PEFT path), and the RL stacks verl and OpenRLHF.
+    trl = "trl"
+    verl = "verl"
+    openrlhf = "openrlhf"
 
 
 class Objective(StrEnum):
@@ -176,9 +185,21 @@ class JobSpec(BaseModel):
         "default",
     )
     framework: Framework | None = None
+    framework_version: str | None = Field(
+        None,
+        max_length=40,
+        description='the stack\'s release ("0.19", "2025.11.4"); null = its current release',
+    )
     gpu: str | None = Field(None, max_length=200, description="card name, loosely written")
     gpu_vram_gb: float | None = Field(None, gt=0, le=10_000)
     dataset_tokens: float | None = Field(None, ge=0, le=MAX_TOKENS)
+    mean_sample_len: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_SEQ_LEN,
+        description="text tokens a sample averages ('samples average 600 tokens'): sets time; "
+        "the peak stays at seq_len, the truncation cap (the longest batch)",
+    )
     epochs: float | None = Field(None, gt=0, le=100_000)
     tokens_per_s: float | None = Field(None, gt=0, le=1e9, description="the user's measured figure")
     budget_usd: float | None = Field(None, ge=0, le=1e9)
@@ -222,6 +243,24 @@ class JobSpec(BaseModel):
     # Mixture-of-experts, vision-language bases and kernels (README "Models").
     expert_parallel: int | None = Field(
         None, ge=1, le=MAX_GPUS, description="MoE expert-parallel size (EP); 1 = none"
+    )
+    context_parallel: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_GPUS,
+        description="context/sequence-parallel degree (DeepSpeed Ulysses, ring attention): each "
+        "GPU of a group holds 1/CP of every sequence's tokens; 1 = none",
+    )
+    experts_quantized: bool | None = Field(
+        None,
+        description="a QLoRA job's MoE experts are held quantised too (Unsloth's linearised "
+        "gpt-oss, axolotl's quantize_moe_experts or pre-quantised linearised checkpoints); "
+        "null = the stack's default at its release",
+    )
+    experts_adapted: bool | None = Field(
+        None,
+        description="LoRA adapts the MoE experts too (PEFT ≥ 0.17 target_parameters, axolotl's "
+        "lora_target_parameters); null = no: target_modules cannot wrap fused experts",
     )
     loss_kernel: LossKernel | None = Field(
         None, description="hf | chunked | liger | cce; null = the framework's own loss"

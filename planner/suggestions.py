@@ -34,7 +34,13 @@ from planner.units import hours_text
 
 MAX_SUGGESTIONS = 6
 # Stacks that run the HF Trainer's eager loss and in-GPU checkpoints, which Unsloth replaces.
-HF_FAMILY = (Framework.hf, Framework.axolotl, Framework.llama_factory, Framework.ms_swift)
+HF_FAMILY = (
+    Framework.hf,
+    Framework.trl,
+    Framework.axolotl,
+    Framework.llama_factory,
+    Framework.ms_swift,
+)
 REFERENCE_CARD = "h100-sxm"
 # A named card whose run costs this much more than the cheapest run is "poor value".
 POOR_VALUE_RATIO = 1.5
@@ -61,7 +67,7 @@ SOFTWARE_FIELDS = frozenset(
 SHARDING_NAMES = {Sharding.fsdp: "FSDP", Sharding.zero3: "ZeRO-3"}
 # Stacks with an activation-offloading switch: TRL's SFTConfig(activation_offloading=True)
 # (behind HF Trainer recipes) and torchtune's enable_activation_offloading.
-OFFLOADS_ACTIVATIONS_ON_REQUEST = frozenset({Framework.hf, Framework.torchtune})
+OFFLOADS_ACTIVATIONS_ON_REQUEST = frozenset({Framework.hf, Framework.trl, Framework.torchtune})
 
 
 class Change(NamedTuple):
@@ -107,7 +113,12 @@ def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Chan
         keep_batch = {"micro_batch": 1, "grad_accum": job.grad_accum * job.micro_batch}
         changes.append(Change("micro-batch 1 (more gradient accumulation)", keep_batch, False))
     if not job.cpu_offload:
-        changes.append(Change("optimizer state offloaded to CPU RAM", {"cpu_offload": True}, False))
+        moved = (
+            "parameters, gradients and optimizer state"
+            if job.sharding in (Sharding.fsdp, Sharding.zero3)
+            else "optimizer state"
+        )
+        changes.append(Change(f"{moved} offloaded to CPU RAM", {"cpu_offload": True}, False))
     changes.extend(post_training_changes(context, card))
     changes.extend(_more_gpus(context, card))
     return changes

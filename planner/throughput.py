@@ -95,8 +95,10 @@ from typing import TYPE_CHECKING, NamedTuple
 from planner import post_training_time as post
 from planner.catalog.gpus import GpuSpec, gpu_by_key
 from planner.catalog.models import ModelArch, linear_params
+from planner.memory.components import quantised_bytes_per_weight
 from planner.model_switches import FP8_CHIP_FAMILIES
 from planner.spec import Method, Objective, Precision, Quant, Sharding
+from planner.stacks import stack_fact
 
 if TYPE_CHECKING:
     from planner.defaults import ResolvedJob
@@ -139,7 +141,14 @@ BACKWARD_TRAFFIC_FACTOR = 2
 LOSS_BYTES_PER_VOCAB_ENTRY = 24
 OPTIMIZER_STEP_BYTES_PER_PARAM = 32
 ACHIEVED_BANDWIDTH_FRACTION = 0.8
-DEQUANT_BYTES_PER_PARAM = {Quant.nf4: 4.5, Quant.int4: 4.5, Quant.int8: 5.0}
+DEQUANT_BYTES_PER_PARAM = {
+    Quant.nf4: 4.5,
+    Quant.int4: 4.5,
+    Quant.int8: 5.0,
+    # Same read-then-write-16-bit pattern: 0.53 B read (MXFP4), 1 B read (FP8), 2 B written twice.
+    Quant.mxfp4: 4.5,
+    Quant.fp8: 5.0,
+}
 # CPU offload of a full fine-tune's optimizer: bf16 gradients out and bf16 weights back over PCIe
 # (~25 GB/s effective on PCIe 4.0 x16), and DeepSpeed's CPU Adam at ~2e9 parameters/s.
 HOST_LINK_GBS = 25.0
@@ -239,19 +248,40 @@ def forward_flops_per_token(job: ResolvedJob) -> float:
     )
 
 
+def sample_len(job: ResolvedJob) -> int:
+    """Tokens a sample really has (its mean text length plus its image tokens): what attention
+    spans and a micro-batch holds, for time; the peak stays at seq_len, the cap."""
+    if job.mean_sample_len is None:
+        return job.seq_len
+    return min(job.seq_len, job.mean_sample_len + job.image_tokens)
+
+
+def vision_flops_per_token(job: ResolvedJob) -> float:
+    """The vision tower's FLOPs per trained token: 2 per tower weight per patch forward, 6 when
+    the tower is trained, over the sample's images, spread over the sample's tokens
+    (architectures-2026.md §7)."""
+    arch = job.arch
+    if not job.images_per_sample or not arch.vision_params or not arch.vision_patches:
+        return 0.0
+    per_patch = (6 if job.train_vision_tower else 2) * arch.vision_params
+    patches = job.images_per_sample * arch.vision_patches
+    return per_patch * patches / sample_len(job)
+
+
 def training_step_flops_per_token(job: ResolvedJob) -> float:
-    """Training FLOPs per trained token (forward, backward and any recompute)."""
+    """Training FLOPs per trained token (forward, backward and any recompute, the vision
+    tower's included)."""
     arch = job.arch
     block_params = active_block_params(arch)
     pass_factor = 6 if job.method == Method.full else 4
     recompute = job.gradient_checkpointing
     attention_width = arch.num_heads * arch.head_dim
-    seq_len = job.seq_len
+    seq_len = sample_len(job)
     blocks = _block_pass_factor(job) * block_params
     span = attention_span_layers(arch, seq_len)
     attention = (12 + (4 if recompute else 0)) * span * attention_width * seq_len
     logits = pass_factor * arch.hidden_size * arch.vocab_size
-    return float(blocks + attention + logits)
+    return float(blocks + attention + logits + vision_flops_per_token(job))
 
 
 # Routed experts' matmuls are many small GEMMs, each over the ≈ T·k/E tokens routed to one
@@ -308,14 +338,20 @@ def fp8_speedup(job: ResolvedJob) -> float:
 
 def all_to_all_bytes_per_token(job: ResolvedJob) -> float:
     """EP's dispatch and combine (architectures-2026.md §2.6): 4·k·h·b·(EP−1)/EP per MoE layer
-    per token over forward and backward (6 with a recomputed forward)."""
-    arch, ep = job.arch, job.expert_parallel
-    if ep <= 1 or not arch.moe_layers:
-        return 0.0
+    per token over forward and backward (6 with a recomputed forward); and context
+    parallelism's (DeepSpeed Ulysses, arXiv:2309.14509): q, k, v in and the attention output
+    back, 4 all-to-alls of h·b·(CP−1)/CP per layer per pass over forward and backward."""
+    arch, ep, cp = job.arch, job.expert_parallel, job.context_parallel
     exchanges = 6 if job.gradient_checkpointing else 4
     element = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
-    k = arch.experts_per_token or 1
-    return exchanges * k * arch.hidden_size * element * arch.moe_layers * (ep - 1) / ep
+    total = 0.0
+    if ep > 1 and arch.moe_layers:
+        k = arch.experts_per_token or 1
+        total += exchanges * k * arch.hidden_size * element * arch.moe_layers * (ep - 1) / ep
+    if cp > 1:
+        passes = exchanges // 2
+        total += passes * 4 * arch.hidden_size * element * arch.num_layers * (cp - 1) / cp
+    return total
 
 
 def _weight_passes(job: ResolvedJob) -> int:
@@ -324,7 +360,7 @@ def _weight_passes(job: ResolvedJob) -> int:
 
 
 def _tokens_per_micro_batch(job: ResolvedJob) -> int:
-    return job.seq_len * job.micro_batch
+    return sample_len(job) * job.micro_batch
 
 
 def dequant_bytes_per_token(job: ResolvedJob) -> float:
@@ -387,17 +423,32 @@ def optimizer_bytes_per_token(job: ResolvedJob) -> float:
 
 
 def offload_seconds_per_token(job: ResolvedJob, count: int) -> float:
-    """Optimizer step on the CPU, once per optimizer step, for the weights this GPU trains.
-
-    Adapters are a fraction of a percent of the weights, so only full fine-tuning pays.
-    """
+    """What CPU offload costs per token. A LoRA/QLoRA job has next to no optimizer state, so
+    what it offloads is its frozen parameters (FSDP's CPUOffload, ZeRO-3's offload_param): each
+    GPU's shard comes over PCIe for every pass over the weights. A full fine-tune steps its
+    optimizer on the CPU once per optimizer step (gradients out, weights back, CPU Adam).
+    Reads no placement field (the market reuses a job's work across layouts)."""
     arch = job.arch
-    if not job.cpu_offload or job.method != Method.full:
+    if not job.cpu_offload:
         return 0.0
     params_per_gpu = arch.total_params / count
-    transfer_s = params_per_gpu * OFFLOAD_BYTES_PER_PARAM / (HOST_LINK_GBS * 1e9)
-    step_s = transfer_s + params_per_gpu / CPU_ADAM_PARAMS_PER_S
-    return step_s / _tokens_per_optimizer_step(job)
+    seconds = 0.0
+    if job.method != Method.full:
+        fetch_s = params_per_gpu * _held_bytes_per_param(job) / (HOST_LINK_GBS * 1e9)
+        seconds += _weight_passes(job) * fetch_s / _tokens_per_micro_batch(job)
+    if job.method == Method.full:
+        transfer_s = params_per_gpu * OFFLOAD_BYTES_PER_PARAM / (HOST_LINK_GBS * 1e9)
+        step_s = transfer_s + params_per_gpu / CPU_ADAM_PARAMS_PER_S
+        seconds += step_s / _tokens_per_optimizer_step(job)
+    return seconds
+
+
+def _held_bytes_per_param(job: ResolvedJob) -> float:
+    """Bytes per parameter an offloaded shard is sent to the GPU in: the quantised base's for
+    QLoRA (≈ 0.5), else 16-bit."""
+    if job.method == Method.qlora and job.quant is not None:
+        return quantised_bytes_per_weight(job.quant, double_quant=True)
+    return 2.0
 
 
 def memory_bytes_per_token(job: ResolvedJob) -> float:
@@ -417,8 +468,20 @@ def memory_bytes_per_token(job: ResolvedJob) -> float:
     )
 
 
+def stack_moe_rate(job: ResolvedJob) -> float:
+    """The stack's MoE training rate relative to the Megatron-class one the MoE constants
+    describe (planner/data/stack-*.json `moe_training_rate`): transformers' eager expert loops
+    under DeepSpeed/FSDP for a full fine-tune without expert parallelism; 1 elsewhere."""
+    if not job.arch.is_moe or job.expert_parallel > 1:
+        return 1.0
+    fact = stack_fact(job.framework, "moe_training_rate", job.framework_version)
+    if fact is None or (fact.methods and job.method.value not in fact.methods):
+        return 1.0
+    return float(fact.value)
+
+
 def job_work(job: ResolvedJob) -> JobWork:
-    method_utilisation = UTILISATION[job.method] * moe_matmul_factor(job)
+    method_utilisation = UTILISATION[job.method] * moe_matmul_factor(job) * stack_moe_rate(job)
     if job.precision == Precision.fp32:
         method_utilisation *= FP32_RATE_FACTOR
     return JobWork(
@@ -432,7 +495,7 @@ def job_work(job: ResolvedJob) -> JobWork:
         sync_seconds_per_token=post.weight_sync_seconds_per_token(job),
         fp8_speedup=fp8_speedup(job),
         all_to_all_bytes_per_token=all_to_all_bytes_per_token(job),
-        expert_parallel=job.expert_parallel,
+        expert_parallel=max(job.expert_parallel, job.context_parallel),
     )
 
 
@@ -566,8 +629,8 @@ GPUS_PER_NODE = 8
 
 
 def all_to_all_seconds_per_token(work: JobWork, speed: CardSpeed, count: int) -> float:
-    """EP's all-to-all time per token on one GPU: its bytes over the link the EP group spans
-    (between nodes once the group is larger than one node of GPUS_PER_NODE)."""
+    """EP's and CP's all-to-all time per token on one GPU: its bytes over the link the larger
+    group spans (between nodes once it is larger than one node of GPUS_PER_NODE)."""
     if not work.all_to_all_bytes_per_token:
         return 0.0
     inter_node = min(count, work.expert_parallel) > GPUS_PER_NODE

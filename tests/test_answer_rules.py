@@ -111,7 +111,7 @@ def test_chat_deltas_quote_no_cost_for_a_job_that_no_longer_fits() -> None:
 def test_a_multi_gpu_verdict_names_the_layout() -> None:
     ddp = answer_once("7B lora on 4x H100 with ddp, 10M tokens").reply.verdict
     assert "4× NVIDIA H100 SXM5 80GB with DDP (each GPU holds a full copy)" in ddp
-    more = answer_once("13B lora on a 4090").reply.verdict
+    more = answer_once("70B qlora on a 4090 with unsloth").reply.verdict
     assert "does not fit on 1× NVIDIA GeForce RTX 4090" in more
     assert "with FSDP (the model sharded across the GPUs) hold it" in more
 
@@ -120,7 +120,8 @@ def test_a_software_change_that_fits_the_asked_card_comes_first() -> None:
     reply = answer_once(GEMMA_3090).reply
     verdict = reply.verdict
     assert "does not fit on 1× NVIDIA GeForce RTX 3090, but it fits with Unsloth" in verdict
-    assert verdict.index("Unsloth") < verdict.index("8× NVIDIA GeForce RTX 3090")
+    # The single-card fix is the answer: no costlier multi-card layout pushed beside it.
+    assert "8× NVIDIA GeForce RTX 3090" not in verdict
     plan = answer_once(GEMMA_3090).plan
     first = next(s for s in plan.suggestions if s.fits_as_asked)
     assert first.patch == {"framework": "unsloth"}

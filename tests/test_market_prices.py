@@ -98,7 +98,7 @@ def test_override_is_reread_when_the_file_changes(
 @pytest.mark.parametrize(
     ("rows", "message"),
     [
-        ("3060 super duper,Lab,0.1,owned,2026-10-01,x,\n", "unknown card"),
+        ("2060 super duper,Lab,0.1,owned,2026-10-01,x,\n", "unknown card"),
         ("4090,Lab,cheap,owned,2026-10-01,x,\n", "not a positive number"),
         ("4090,Lab,-1,owned,2026-10-01,x,\n", "not a positive number"),
     ],

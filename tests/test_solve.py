@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from planner.catalog.gpus import gpu_by_key
 from planner.catalog.models import all_models
+from planner.defaults import resolve
+from planner.memory import estimate_memory
+from planner.memory.host import node_host_ram_gib
 from planner.planner import make_plan
 from planner.solve import CONTEXT_STEP, GPU_COUNT_LADDER, layouts, pick_for_constraints, solve
 from planner.spec import JobSpec
@@ -78,10 +82,17 @@ def test_the_fewest_gpus_hold_and_the_next_smaller_count_does_not(job: dict, car
     assert answer.value is not None
     assert _verdict(answered) != "no"
     smaller = [count for count in GPU_COUNT_LADDER if count < answer.value]
-    if smaller:
+    if smaller and not answer.cpu_offload:
+        # The count leads without offload: a smaller count holds only with offload, or with
+        # more host RAM than one node of the card has (planner.memory.host.NODE_HOST_RAM_GB).
         count = smaller[-1]
+        node_gib = node_host_ram_gib(gpu_by_key(answer.gpu).card_class)
         for layout in layouts(spec, count):
-            assert _verdict(spec.model_copy(update={"num_gpus": count, **layout})) == "no"
+            if layout.get("cpu_offload"):
+                continue
+            changed = spec.model_copy(update={"num_gpus": count, **layout})
+            if (estimate_memory(resolve(changed)).host_ram_gib or 0.0) <= node_gib:
+                assert _verdict(changed) == "no"
 
 
 @pytest.mark.parametrize("card", ["RTX 4090", "A100 80GB"])
@@ -121,3 +132,18 @@ def test_a_deadline_question_names_the_cheapest_run_that_meets_it_or_the_miss() 
     missed = pick_for_constraints(make_plan(JobSpec(**job, deadline_hours=0.1)))
     assert missed.value is None and missed.closest_miss is not None
     assert missed.closest_miss.hours > 0.1
+
+
+def test_the_405b_count_leads_without_offload_and_says_the_offload_count_after() -> None:
+    spec = JobSpec(model="llama 3.1 405b", method="full", gpu="H100")
+    _, answer = solve(spec, "num_gpus")
+    assert answer.value is not None and not answer.cpu_offload
+    offload = [lever for lever in answer.levers if lever.change == "with CPU offload"]
+    assert offload and offload[0].value < answer.value
+
+
+def test_a_consumer_card_count_stays_within_one_node_and_agrees_with_the_plan() -> None:
+    spec = JobSpec(model="qwen3 8b", method="full", seq_len=2048, gpu="4090")
+    answered, answer = solve(spec, "num_gpus")
+    assert answer.value == 2 and answer.cpu_offload
+    assert _verdict(answered) != "no"

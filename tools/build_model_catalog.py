@@ -314,6 +314,46 @@ REPLACE_CONFIG_OF = {
 }
 # Partial entries whose full shape is another catalog model's (the file's notes say so).
 SAME_SHAPE_AS = {"Qwen/Qwen3-Coder-30B-A3B-Instruct": "qwen3-30b-a3b"}
+# Releases their makers publish as another catalog model's architecture (the source says so):
+# planned with that model's shapes under their own id.
+SAME_SHAPE_IDS: dict[str, tuple[str, str] | tuple[str, str, tuple[str, ...]]] = {
+    "zai-org/GLM-4.6": (
+        "glm-4.5",
+        "GLM-4.6 model card: GLM-4.5's 355B-A32B model with its context raised from 128K to 200K "
+        "[uncertain: shape taken as GLM-4.5's config.json]",
+        ("glm 4.6", "glm-4.6", "glm4.6", "智谱 glm-4.6"),
+    ),
+    "zai-org/GLM-4.7": (
+        "glm-4.5",
+        "GLM-4.7 model card: a 355B-A32B glm4_moe model [uncertain: shape taken as GLM-4.5's "
+        "config.json]",
+        ("glm 4.7", "glm-4.7", "glm4.7"),
+    ),
+    "mistralai/Magistral-Small-2506": (
+        "mistral-small-3.1-24b-instruct-2503",
+        "Magistral Small 1.0 model card: 'Built upon Mistral Small 3.1 (2503)'",
+    ),
+    "mistralai/Magistral-Small-2507": (
+        "mistral-small-3.1-24b-instruct-2503",
+        "Magistral Small 1.1 model card: 'Built upon Mistral Small 3.1 (2503)'",
+    ),
+    "Qwen/Qwen2.5-Coder-14B-Instruct": (
+        "qwen2.5-14b",
+        "Qwen2.5-Coder technical report (arXiv:2409.12186) Table 1: the Qwen2.5-14B architecture",
+    ),
+    "Qwen/Qwen2.5-Coder-14B": (
+        "qwen2.5-14b",
+        "Qwen2.5-Coder technical report (arXiv:2409.12186) Table 1: the Qwen2.5-14B architecture",
+    ),
+    "Qwen/Qwen2.5-Math-1.5B": (
+        "qwen2.5-1.5b",
+        "Qwen2.5-Math technical report (arXiv:2409.12122): initialised from Qwen2.5-1.5B",
+    ),
+    "Qwen/Qwen2.5-Math-7B": (
+        "qwen2.5-7b",
+        "Qwen2.5-Math technical report (arXiv:2409.12122): initialised from Qwen2.5-7B",
+    ),
+}
 
 
 def _hf_names(raw: dict) -> dict:
@@ -502,6 +542,59 @@ def _from_2026(model: dict, counted_total, config: dict | None = None) -> dict:
     return entry
 
 
+# Context windows the makers publish where config.json's max_position_embeddings is a position
+# limit, not the trained window (the catalog's context check: gpuplan models).
+PUBLISHED_CONTEXT: dict[str, tuple[int, str]] = {
+    "mistralai/Mistral-Nemo-Base-2407": (
+        131_072,
+        "Mistral NeMo announcement (mistral.ai/news/mistral-nemo, 2024-07-18): 'a large context "
+        "window of up to 128k tokens'; config.json's max_position_embeddings 1,024,000 is a "
+        "position limit",
+    ),
+    "Qwen/Qwen3-Next-80B-A3B-Instruct": (
+        262_144,
+        "Qwen3-Next-80B-A3B-Instruct model card: context length 262,144 tokens natively",
+    ),
+    "baidu/ERNIE-4.5-21B-A3B-PT": (
+        131_072,
+        "ERNIE-4.5-21B-A3B-PT model card: context length 131,072 (128K)",
+    ),
+    "meta-llama/Llama-4-Scout-17B-16E-Instruct": (
+        10_485_760,
+        "Llama 4 model card (meta-llama/llama-models models/llama4/MODEL_CARD.md): 10M context",
+    ),
+    "meta-llama/Llama-4-Maverick-17B-128E-Instruct": (
+        1_048_576,
+        "Llama 4 model card (meta-llama/llama-models models/llama4/MODEL_CARD.md): 1M context",
+    ),
+}
+# A config past a million positions is checked against what its maker publishes: most such
+# values are RoPE limits (Mistral NeMo's 1,024,000), a few are real (Llama 4).
+CONTEXT_TO_CHECK = 1_000_000
+
+# Families the 2026 file lacks, from the transformers wheel's configuration classes.
+TRANSFORMERS_CONFIGS = Path(__file__).resolve().parent / "transformers_configs.json"
+
+
+def _from_transformers(model: dict) -> dict:
+    """An entry of tools/transformers_configs.json (class defaults copied, source named)."""
+    return {
+        "key": _key_of(model["hf_id"]),
+        "name": model["name"],
+        "hf_id": model["hf_id"],
+        "family": model["family"],
+        "kind": model["kind"],
+        "aliases": sorted({model["name"].lower(), *model["aliases"]}),
+        "ids": list(model["ids"]),
+        "source": model["source"],
+        "table": "transformers_configs.json",
+        "date": TODAY,
+        "published_total": model["params_total"],
+        "published_active": model["params_active"],
+        "config": dict(model["config"]),
+    }
+
+
 def _out_of_scope(model: dict) -> dict:
     hf_id = model["hf_id"].split(" ")[0]
     return {
@@ -581,8 +674,21 @@ def main(shared_data: Path) -> None:
             models.append(entry)
         else:
             models.append(_from_2026(model, _counted_total))
+    for model in json.loads(TRANSFORMERS_CONFIGS.read_text())["models"]:
+        models.append(_from_transformers(model))
+    every = {m["key"]: m for m in models}
+    for model_id, (key, why, *names) in SAME_SHAPE_IDS.items():
+        every[key]["ids"].append(model_id)
+        every[key]["source"] += f"; {model_id}: {why}"
+        every[key]["aliases"] = sorted({*every[key]["aliases"], *(names[0] if names else ())})
     for entry in models:
         entry["config"] = {k: v for k, v in entry["config"].items() if v is not None}
+        if entry["hf_id"] in PUBLISHED_CONTEXT:
+            entry["max_context"], why = PUBLISHED_CONTEXT[entry["hf_id"]]
+            entry["source"] += f"; context: {why}"
+        context = entry["config"].get("max_position_embeddings") or 0
+        if context > CONTEXT_TO_CHECK and "max_context" not in entry:
+            raise SystemExit(f"{entry['hf_id']}: context {context:,} needs a published source")
         entry["aliases"] = sorted({*entry["aliases"], *_chinese_aliases(entry["hf_id"])})
     doc = {
         "about": (

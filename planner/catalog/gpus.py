@@ -229,3 +229,27 @@ def closest_gpus(name: str, n: int = 3) -> list[GpuSpec]:
         best[gpu.key] = max(best.get(gpu.key, 0.0), score)
     ranked = sorted(best.items(), key=lambda item: -item[1])
     return [_by_key()[key] for key, _ in ranked[:n]]
+
+
+# Apple silicon: the GPU shares the Mac's unified memory and runs Metal, not CUDA.
+_APPLE = re.compile(
+    r"\bapple\b|mac\s?book|mac\s?(?:studio|mini)|(?<![a-z0-9])m[1-9]\s?(?:pro|max|ultra)"
+)
+
+
+def is_apple_silicon(name: str) -> bool:
+    return bool(_APPLE.search(name.lower()))
+
+
+def apple_silicon_sentence(name: str, memory_gb: float | None) -> str:
+    """The plain answer for a Mac: what its memory is and what trains there (no rental row).
+    macOS caps what the GPU may wire at about 75 % of unified memory on large-memory Macs
+    (Metal's recommendedMaxWorkingSetSize [uncertain: the fraction varies by model and macOS
+    release; sysctl iogpu.wired_limit_mb raises it])."""
+    memory = f"its {memory_gb:g} GB is unified memory shared with macOS (the GPU may use about "
+    memory = memory + "75 % of it by default)" if memory_gb else "its memory is unified memory"
+    return (
+        f"{name} is not a CUDA card: {memory}; bitsandbytes QLoRA, "
+        "FlashAttention and DeepSpeed do not run there, so fine-tune with MLX (mlx-lm's LoRA) or "
+        "PyTorch's MPS backend. It is not rented by the hour, so no card row is priced for it"
+    )

@@ -28,9 +28,26 @@ def _matches(words: str, *fields: str | None) -> bool:
     return not wanted or any(wanted in squash(f) for f in fields if f)
 
 
-def _first_source(source: str) -> str:
-    """The first source an entry names (the rest are cross-checks)."""
-    return source.split(" | ")[0].split("; ")[0]
+# What makes a source a citation a reader can follow: a repository path, a URL, a paper.
+_FOLLOWABLE = ("github:", "http", "huggingface.co", "transformers ", "arxiv", "model card")
+# Notes about how a source was found, not where it is.
+_INTERNAL = ("search-index", "search index", "not disclosed")
+
+
+def _first_source(source: str, hf_id: str | None = None) -> str:
+    """The first source an entry names that a reader can follow (the rest are cross-checks),
+    without the internal notes of how it was found; else the checkpoint's own config.json."""
+    for part in (p.strip() for chunk in source.split(" | ") for p in chunk.split("; ")):
+        part = part.split("search corpus: ", 1)[-1]
+        lowered = part.lower()
+        if any(word in lowered for word in _FOLLOWABLE) and not any(
+            note in lowered for note in _INTERNAL
+        ):
+            return part.split(": ", 1)[1] if part.split(": ", 1)[0] in _LABELS else part
+    return f"https://huggingface.co/{hf_id}/blob/main/config.json" if hf_id else source
+
+
+_LABELS = ("params", "shapes", "cross-check", "verbatim + safetensors census")
 
 
 def _searchable(arch: ModelArch) -> tuple[str | None, ...]:
@@ -51,7 +68,7 @@ def model_rows(filter_text: str = "") -> list[ModelRow]:
             active_params_b=round(arch.active_params / 1e9, 3) if arch.is_moe else None,
             max_context=arch.max_context,
             planned=True,
-            source=_first_source(arch.source),
+            source=_first_source(arch.source, arch.hf_id),
         )
         for arch in all_models()
         if _matches(filter_text, *_searchable(arch))
@@ -66,7 +83,7 @@ def model_rows(filter_text: str = "") -> list[ModelRow]:
             active_params_b=None,
             max_context=None,
             planned=False,
-            source=_first_source(other.source),
+            source=_first_source(other.source, other.hf_id),
         )
         for other in out_of_scope_models()
         if _matches(filter_text, other.key, other.name, other.hf_id, other.kind)

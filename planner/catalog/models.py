@@ -124,8 +124,9 @@ class _Catalog:
 
 
 def arch_from_entry(entry: dict[str, Any]) -> ModelArch:
-    """A catalog entry: its config counted layer by layer, with the catalog's names."""
-    return arch_from_hf_config(
+    """A catalog entry: its config counted layer by layer, with the catalog's names; a
+    published context window (`max_context`, sourced) replaces the config's position limit."""
+    arch = arch_from_hf_config(
         entry["config"],
         entry["name"],
         key=entry["key"],
@@ -138,6 +139,8 @@ def arch_from_entry(entry: dict[str, Any]) -> ModelArch:
         published=(entry.get("published_total"), entry.get("published_active")),
         unshaped_params=entry.get("unshaped_params", 0),
     )
+    published = entry.get("max_context")
+    return dataclasses.replace(arch, max_context=published) if published else arch
 
 
 @cache
@@ -268,6 +271,16 @@ def size_in_name_b(name: str) -> float | None:
     return float(number) / (1000.0 if unit.lower() == "m" else 1.0)
 
 
+# "-A3B", "A22B": the active parameters an MoE's name states (Qwen3-30B-A3B, Qwen3-Next-80B-A3B).
+_ACTIVE_IN_NAME = re.compile(r"(?<![a-z0-9])a(\d+(?:\.\d+)?)b(?![a-z0-9])", re.IGNORECASE)
+
+
+def active_in_name_b(name: str) -> float | None:
+    """The active parameter count an MoE's name states, in billions."""
+    found = _ACTIVE_IN_NAME.search(name)
+    return float(found.group(1)) if found else None
+
+
 def representative_for_size(params_b: float) -> ModelArch | None:
     """The named architecture a bare size stands for, when the size is a common nominal one."""
     for nominal_b, key in REPRESENTATIVE_BY_SIZE_B.items():
@@ -292,6 +305,54 @@ def generic_config(hidden: int) -> dict[str, Any]:
         "vocab_size": 128_256,
         "tie_word_embeddings": False,
     }
+
+
+# A generic MoE is laid out as Qwen3-MoE is (its config.json: 8 experts per token, no shared
+# expert, every layer MoE), the family most "-A{n}B" names belong to; the expert count is the
+# power of two that lets top-8 reach the stated active share (128 for Qwen3-30B-A3B's 1/10,
+# 512 at most, Qwen3-Next's count).
+GENERIC_MOE_PER_TOKEN = 8
+GENERIC_MOE_MAX_EXPERTS = 512
+
+
+@cache
+def generic_moe_model(params_b: float, active_b: float) -> ModelArch:
+    """An MoE of about `params_b` total and `active_b` active billion parameters: generic_config
+    attention and embeddings at a width found by bisection on the active count, with the expert
+    width that makes the total."""
+
+    ratio = max(1.0, params_b / active_b)
+    experts = min(GENERIC_MOE_MAX_EXPERTS, GENERIC_MOE_PER_TOKEN * 2 ** math.ceil(math.log2(ratio)))
+
+    def build(hidden: int) -> ModelArch:
+        dense = generic_config(hidden)
+        layers, vocab = dense["num_hidden_layers"], dense["vocab_size"]
+        attention = (
+            hidden * 128 * (2 * dense["num_attention_heads"] + 2 * dense["num_key_value_heads"])
+        )
+        embeddings = 2 * vocab * hidden
+        per_expert = (params_b * 1e9 - embeddings - layers * attention) / (
+            layers * experts * 3 * hidden
+        )
+        config = {
+            **dense,
+            "model_type": "qwen3_moe",
+            "num_local_experts": experts,
+            "num_experts_per_tok": GENERIC_MOE_PER_TOKEN,
+            "moe_intermediate_size": max(64, round(per_expert / 64) * 64),
+        }
+        return arch_from_hf_config(
+            config,
+            f"generic {params_b:g}B-A{active_b:g}B MoE",
+            key=f"generic-{params_b:g}b-a{active_b:g}b",
+            family="generic",
+            source="generic Qwen3-MoE-style shape (top-8) scaled to the stated sizes",
+        )
+
+    target = active_b * 1e9
+    candidates = [build(128 * k) for k in range(4, 65)]
+    fitting = [a for a in candidates if a.params_b > 0.9 * params_b]
+    return min(fitting or candidates, key=lambda a: abs(a.active_params - target))
 
 
 @cache
@@ -345,16 +406,19 @@ def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, 
             return _as_named(found, name)
         if found is not None:
             raise PlanningError(f"{found.name} is {found.reason}", field="model")
+        derived = _derivative_of(name, params_b)
+        if derived is not None:
+            return derived, [
+                f"{name.strip()!r} read as a checkpoint of {derived.name} (its name contains "
+                "it): planned with its architecture"
+            ]
         size_b = params_b or size_in_name_b(name)
         close = _did_you_mean(name)
-        if size_b is None or close:
+        # A size only inside a name that is close to a known one is likely a typo of it.
+        if size_b is None or (close and params_b is None):
             hint = close or f"; give its size (e.g. '{name.strip()} 7B') or an HF config.json"
             raise PlanningError(f"unknown model {name.strip()!r}{hint}", field="model")
-        arch = generic_model(round(size_b, 3))
-        return arch, [
-            f"{name.strip()!r} is not in the catalog: planned as a generic dense Llama-style "
-            f"model of {arch.params_b:.1f}B parameters"
-        ]
+        return _generic_for(name.strip(), size_b, close)
     if params_b is None:
         raise PlanningError(
             "say which model (a name like 'llama 3 8b' or a size like '7B')", "model"
@@ -364,6 +428,56 @@ def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, 
         return representative, [f"{params_b:g}B read as {representative.name}"]
     arch = generic_model(round(params_b, 3))
     return arch, [f"{params_b:g}B planned as a generic dense Llama-style model"]
+
+
+# A catalog name this long, with its size in it, inside an unknown id is taken as its base, not
+# a coincidence (a name without a size, "qwen3 coder", would pass a typo'd size silently).
+DERIVATIVE_MIN_CHARS = 8
+_SIZED_NAME = re.compile(r"\d(?:b|m)(?![a-z])|\d(?:b|m)a\d|e\d+b")
+
+
+def _derivative_of(name: str, params_b: float | None) -> ModelArch | None:
+    """The catalog model an unknown checkpoint id derives from, when the id's repository name
+    contains a catalog name ("axolotl-ai-co/gpt-oss-120b-dequantized" → gpt-oss-120b): the
+    longest such name, and only when a stated size agrees with it (within 25 %)."""
+    repo = name.split("(")[0].strip().lower().split("/")[-1]
+    squashed = "".join(t for t in re.split(r"[\s_\-:.]+", repo) if t)
+    best: ModelArch | None = None
+    best_len = 0
+    for key, found in _catalog().by_name.items():
+        plain = key.replace(".", "")
+        if (
+            isinstance(found, ModelArch)
+            and len(plain) >= DERIVATIVE_MIN_CHARS
+            and _SIZED_NAME.search(plain)
+            and len(plain) > best_len
+            and plain in squashed
+        ):
+            best, best_len = found, len(plain)
+    if best is None or (params_b and abs(best.params_b - params_b) > 0.25 * best.params_b):
+        return None
+    return best
+
+
+def _generic_for(name: str, size_b: float, close: str) -> tuple[ModelArch, list[str]]:
+    """A model the catalog does not know but whose size is stated: a generic shape of that size
+    (an MoE when the name states its active parameters), the assumption said."""
+    active_b = active_in_name_b(name)
+    if active_b is not None and active_b < size_b:
+        arch = generic_moe_model(round(size_b, 3), active_b)
+        shape = (
+            f"a generic mixture of experts of {arch.params_b:.1f}B parameters, "
+            f"{arch.active_params / 1e9:.1f}B active (Qwen3-MoE-style, {arch.num_experts} "
+            "experts, top-8)"
+        )
+    else:
+        arch = generic_model(round(size_b, 3))
+        shape = f"a generic dense Llama-style model of {arch.params_b:.1f}B parameters"
+    known = f" (known names near it:{close[len('; did you mean') :].rstrip('?')})"
+    return arch, [
+        f"{name!r} is not in the catalog: planned as {shape}{known if close else ''}; give its "
+        "config.json for its real shape"
+    ]
 
 
 _VERSION = re.compile(r"(?<![\d.])(\d+\.\d+)(?![\d.])")

@@ -78,6 +78,10 @@ class Job:
     # Architecture switches (planner.model_switches).
     expert_parallel: int = 1
     loss_kernel: LossKernel | None = None
+    # Fused 3-D MoE experts held quantised (linearised or quantize_moe_experts) / adapted by LoRA
+    # (PEFT target_parameters); planner.model_switches decides both from the stack.
+    experts_quantized: bool = False
+    experts_adapted: bool = False
     train_vision_tower: bool = False
     images_per_micro_batch: float = 0.0
 
@@ -127,13 +131,24 @@ NF4_BYTES = 0.5 + 4 / 64
 NF4_DOUBLE_QUANT_BYTES = 0.5 + 1 / 64 + 4 / (64 * 256)
 INT8_BYTES = 1.0 + 4 / 4096
 GPTQ_INT4_BYTES = 0.5 + 2.5 / 128
+# OCP Microscaling MXFP4: 4-bit E2M1 values with one 8-bit E8M0 scale per 32 (architectures-2026
+# §4.1, [uncertain: block size from the OCP MX spec]); FP8 E4M3 with an fp32 scale per 128×128
+# block (DeepSeek-V3's and Qwen3's FP8 checkpoints).
+MXFP4_BYTES = 0.5 + 1 / 32
+FP8_BYTES = 1.0 + 4 / (128 * 128)
+_QUANT_BYTES = {
+    Quant.int8: INT8_BYTES,
+    Quant.int4: GPTQ_INT4_BYTES,
+    Quant.mxfp4: MXFP4_BYTES,
+    Quant.fp8: FP8_BYTES,
+}
 
 
 def quantised_bytes_per_weight(quant: Quant, double_quant: bool) -> float:
     """Bytes per quantised linear weight, block constants included (the constants above)."""
     if quant is Quant.nf4:
         return NF4_DOUBLE_QUANT_BYTES if double_quant else NF4_BYTES
-    return INT8_BYTES if quant is Quant.int8 else GPTQ_INT4_BYTES
+    return _QUANT_BYTES[quant]
 
 
 def base_weight_bytes_per_param(job: Job) -> float:
@@ -194,6 +209,8 @@ def weights_bytes(arch: ModelArch, job: Job) -> float:
     if job.method is not Method.qlora or job.quant is None:
         return arch.total_params * base_weight_bytes_per_param(job)
     quantised = quantisable_linear_params(arch)
+    if job.experts_quantized:
+        quantised = linear_params(arch)
     fused = linear_params(arch) - quantised
     per_weight = quantised_bytes_per_weight(job.quant, job.profile.double_quant)
     if job.quant is Quant.nf4:
@@ -206,15 +223,19 @@ def weights_bytes(arch: ModelArch, job: Job) -> float:
     )
 
 
-def adapter_params(arch: ModelArch, rank: int, targets: tuple[str, ...]) -> int:
+def adapter_params(
+    arch: ModelArch, rank: int, targets: tuple[str, ...], experts_adapted: bool = False
+) -> int:
     """LoRA parameters: rank·(in + out) per targeted matrix, with the model's real shapes
     (narrow k/v under GQA, three MLP matrices when gated, one adapter per nn.Linear expert).
     Fused 3-D expert parameters get none: PEFT's target_modules cannot wrap an nn.Parameter
-    (transformers #36518), so LoRA there adapts attention and the dense/shared MLPs."""
+    (transformers #36518), so LoRA there adapts attention and the dense/shared MLPs; with
+    target_parameters (PEFT ≥ 0.17, `experts_adapted`) each expert gets its own pair
+    (architectures-2026.md §2.7)."""
     return sum(
         rank * (g.in_features + g.out_features) * g.count
         for g in arch.linears
-        if g.target in targets and not g.fused
+        if g.target in targets and (experts_adapted or not g.fused)
     )
 
 
@@ -225,7 +246,7 @@ def trainable_params(arch: ModelArch, job: Job) -> int:
     tower = arch.vision_params if job.train_vision_tower else 0
     if job.method is Method.full:
         return arch.total_params - frozen_tower_params(arch) + tower
-    return adapter_params(arch, job.lora_rank, job.lora_targets) + tower
+    return adapter_params(arch, job.lora_rank, job.lora_targets, job.experts_adapted) + tower
 
 
 def routed_trainable_params(arch: ModelArch, job: Job) -> int:
@@ -238,7 +259,7 @@ def routed_trainable_params(arch: ModelArch, job: Job) -> int:
     return sum(
         job.lora_rank * (g.in_features + g.out_features) * g.count
         for g in arch.linears
-        if g.routed and not g.fused and g.target in job.lora_targets
+        if g.routed and (job.experts_adapted or not g.fused) and g.target in job.lora_targets
     )
 
 
@@ -248,7 +269,7 @@ def routed_weight_bytes(arch: ModelArch, job: Job) -> float:
         return 0.0
     if job.method is not Method.qlora or job.quant is None:
         return arch.routed_expert_params * base_weight_bytes_per_param(job)
-    if arch.fused_experts:
+    if arch.fused_experts and not job.experts_quantized:
         return arch.routed_expert_params * (4.0 if kbit_upcasts_shared_weights(job) else 2.0)
     return arch.routed_expert_params * quantised_bytes_per_weight(
         job.quant, job.profile.double_quant
@@ -461,7 +482,18 @@ def activation_bytes(arch: ModelArch, job: Job, num_layers: int | None = None) -
         on_gpu = min(layers, OFFLOADED_LAYERS_IN_FLIGHT) if job.offload_activations else layers
         return (on_gpu + 1) * per_layer + tower
     checkpoints = 0.0 if job.offload_activations else _checkpoint_bytes(arch, job, layers)
-    return checkpoints + RECOMPUTED_LAYERS * per_layer + tower
+    recomputed = RECOMPUTED_LAYERS * per_layer + recomputed_mlp_gradient_bytes(arch, job)
+    return checkpoints + recomputed + tower
+
+
+def recomputed_mlp_gradient_bytes(arch: ModelArch, job: Job) -> float:
+    """The gradients of the recomputed layer's MLP intermediates (d gate and d up of a gated
+    MLP, d up of a plain one: 16-bit, the MLP's width per token) that the stack holds beside
+    the layer's saved tensors (`FrameworkProfile.recompute_holds_mlp_gradients`)."""
+    if not job.profile.recompute_holds_mlp_gradients:
+        return 0.0
+    width = arch.token_mlp_width * (2 if arch.mlp == "gated" else 1)
+    return width * 2.0 * job.tokens * job.activation_scale
 
 
 # torchtune's OffloadActivations (which TRL's activation_offloading wraps) keeps the tensors of

@@ -30,6 +30,7 @@ from planner.spec import (
     Sharding,
     lora_target_names,
 )
+from planner.stacks import stack_fact
 
 if TYPE_CHECKING:  # planner.defaults imports our profiles
     from planner.defaults import ResolvedJob
@@ -63,8 +64,7 @@ def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.J
         optimizer=job.optimizer,
         lora_rank=job.lora_rank or 0,
         lora_targets=lora_target_names(job.lora_targets),
-        seq_len=job.seq_len,
-        micro_batch=job.micro_batch,
+        **_rows(job),
         gradient_checkpointing=job.gradient_checkpointing,
         flash_attention=job.flash_attention,
         # One process steps the optimizer in backward: one GPU, or a naive pipeline's GPUs.
@@ -79,6 +79,26 @@ def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.J
         **_post_training_fields(job, num_gpus),
         **_switch_fields(job),
     )
+
+
+def _rows(job: ResolvedJob) -> dict[str, int]:
+    """The micro-batch as the GPU holds it. Context parallelism splits every sequence over its
+    group (DeepSpeed Ulysses shards the sequence outside attention and the heads inside it:
+    1/CP either way). A padding-free stack (verl's use_remove_padding) concatenates a
+    micro-batch's real tokens into one row: with a known mean sample length the longest batch
+    is taken as one sample at the cap and the rest at the mean, never more than padded rows."""
+    seq_len, micro_batch = job.seq_len, job.micro_batch
+    packing = stack_fact(job.framework, "packing", job.framework_version)
+    if (
+        job.mean_sample_len is not None
+        and micro_batch > 1
+        and job.objective is Objective.sft
+        and packing is not None
+        and packing.padding_free
+    ):
+        sample = job.mean_sample_len + job.image_tokens
+        seq_len, micro_batch = min(seq_len * micro_batch, seq_len + (micro_batch - 1) * sample), 1
+    return {"seq_len": -(-seq_len // job.context_parallel), "micro_batch": micro_batch}
 
 
 def micro_batches_per_step(job: ResolvedJob, num_gpus: int) -> int:
@@ -100,6 +120,10 @@ def _switch_fields(job: ResolvedJob) -> dict[str, object]:
         fields["expert_parallel"] = job.expert_parallel
     if job.loss_kernel is not None:
         fields["loss_kernel"] = job.loss_kernel
+    if job.experts_quantized:
+        fields["experts_quantized"] = True
+    if job.experts_adapted:
+        fields["experts_adapted"] = True
     if job.train_vision_tower:
         fields["train_vision_tower"] = True
         fields["images_per_micro_batch"] = job.images_per_sample * job.micro_batch
@@ -286,7 +310,8 @@ def estimate_memory(
     if card_gib is not None:
         reserved = reserved_on_card(allocated, reserved, card_gib * GIB - (required - reserved))
     gradients, optimizer, activations, logits = share.at_peak()
-    low, high = range_bytes(job.raw, allocated, required, peak.paged_share)
+    generic = job.arch.family == "generic"
+    low, high = range_bytes(job.raw, allocated, required, peak.paged_share, generic)
     return MemoryEstimate(
         num_gpus=num_gpus or job.num_gpus,
         sharding=(sharding or job.sharding).value,

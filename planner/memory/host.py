@@ -131,6 +131,18 @@ def loading_bytes(job: ResolvedJob, component_job: comp.Job, gpus: int) -> float
     return gpus * shard if onto_gpu else gpus * whole
 
 
+# Host RAM one node of a card class comes with, in GB: an 8-GPU datacenter node as NVIDIA's DGX
+# H100/H200 ships it (2 TB, DGX H100 datasheet; DGX A100 1 TB standard, 2 TB option), a
+# workstation-card server 512 GB and a consumer-card rental host 256 GB [uncertain: common
+# marketplace configurations, no single source].
+NODE_HOST_RAM_GB = {"datacenter": 2048, "workstation": 512, "consumer": 256}
+
+
+def node_host_ram_gib(card_class: str) -> float:
+    """The host RAM one node of this card class offers (NODE_HOST_RAM_GB), in GiB."""
+    return NODE_HOST_RAM_GB.get(card_class, NODE_HOST_RAM_GB["consumer"]) * 1e9 / GIB
+
+
 def host_ram_advice(host_ram_gib: float, loading_gib: float = 0.0) -> str | None:
     """What to rent when the job needs more host RAM than any GPU host comes with, and how to
     avoid most of it when most of it is model copies loaded on the CPU."""

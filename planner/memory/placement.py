@@ -42,8 +42,15 @@ class Components:
     backward_tail: float = 0.0
 
     def scaled(self, factor: float) -> Components:
-        """Every component × `factor` (a user's measured peak over our estimate)."""
-        return Components(*(getattr(self, f.name) * factor for f in fields(self)))
+        """Every component × `factor` (a user's measured peak over our estimate), except that
+        weights are never scaled below their bytes: the parameters are counted exactly, so a
+        lower measured peak says less about them than about the rest."""
+        return Components(
+            *(
+                getattr(self, f.name) * (max(factor, 1.0) if f.name == "weights" else factor)
+                for f in fields(self)
+            )
+        )
 
     @property
     def _backward_start(self) -> float:

@@ -85,6 +85,13 @@ class FrameworkProfile:
         a job naming another optimizer has changed the config, and the README's memory table
         ("fuse optimizer step into backward" as a row of its own, after AdamW rows) shows that
         step is then a separate choice, so it is not assumed.
+    recompute_holds_mlp_gradients: backward of the recomputed layer holds the gradients of its
+        MLP intermediates (d gate, d up) beside its saved tensors (planner.memory.components.
+        recomputed_mlp_gradient_bytes). Unsloth's published context table (QLoRA, Llama 3.1
+        8B: 78,475 tokens on 24 GB, 342,733 on 80 GB) grows ≈ 212 KB per token: one recomputed
+        layer's saved tensors count 139 KB, and the 57 KB of its gated MLP's two gradients
+        (2 × 14,336 × 2 B) close most of the gap; the calibrated HF-family rows hold no such
+        extra (their allocator reuses blocks freed as backward goes).
     loads_onto_gpu: the stack loads the checkpoint straight onto the GPU (a device_map, or
         lazily mmapped tensors copied one at a time), so host RAM never holds the whole model
         (planner.memory.host.loading_bytes). TRL and HF Trainer call from_pretrained without
@@ -131,6 +138,7 @@ class FrameworkProfile:
     fsdp_shards_embeddings_separately: bool = False
     mixed_keeps_frozen_fp32: bool = False
     loads_onto_gpu: bool = False
+    recompute_holds_mlp_gradients: bool = False
 
 
 HF = FrameworkProfile(
@@ -212,8 +220,16 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         lora_dropout=False,
         kbit_embeddings_fp32=False,
         loads_onto_gpu=True,  # FastLanguageModel.from_pretrained's device_map="sequential"
+        recompute_holds_mlp_gradients=True,
     ),
     Framework.torchtune: TORCHTUNE,
+    # TRL is the HF Trainer + PEFT path; its own defaults (chunked_nll loss for full fine-tuning,
+    # GRPO's vLLM fraction) are versioned facts in planner/data/stack-trl.json.
+    Framework.trl: replace(HF, name="TRL"),
+    # verl and OpenRLHF load HF models under FSDP / DeepSpeed; their log-prob kernels (no full
+    # fp32 [tokens × vocabulary]) are the loss kernel their data files name.
+    Framework.verl: replace(HF, name="verl"),
+    Framework.openrlhf: replace(HF, name="OpenRLHF"),
     Framework.litgpt: replace(
         HF,
         name="LitGPT",

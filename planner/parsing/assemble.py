@@ -24,7 +24,7 @@ from planner.parsing import (
     objective,
     vram,
 )
-from planner.parsing.batch import read_batch
+from planner.parsing.batch import read_batch, read_verl_micro
 from planner.parsing.config import read_config
 from planner.parsing.contrast import read_corrections, read_ruled_out
 from planner.parsing.distributed import read_distributed
@@ -51,6 +51,7 @@ CLARIFY = (
 
 _READERS = (
     read_config,
+    read_verl_micro,
     read_ignored,
     read_asked,
     read_pricing,

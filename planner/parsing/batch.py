@@ -43,7 +43,43 @@ _VALUE_MICRO = re.compile(
 )
 
 
+# verl's micro-batches (stacks-2026.md): `*_micro_batch_size_per_gpu` is per GPU already; the
+# older `ppo_micro_batch_size` / `log_prob_micro_batch_size` count the whole data-parallel group
+# and verl divides them by its size.
+_VERL_MICRO = re.compile(
+    r"(?<![a-z])(?:ppo|log_prob)_micro_batch_size(?P<per_gpu>_per_gpu)?" + _SEP + _VALUE
+)
+
+
+def read_verl_micro(r: Reading) -> None:
+    """Read before the objective and GPU readers, which would take "ppo" and "gpu=8" out of
+    the keys; the per-GPU figure is decided in `read_batch`, once the GPU count is known."""
+    for m in r.matches_if(("_micro_batch_size",), _VERL_MICRO):
+        if r.verl_micro is None:
+            key = m.group(0).split("=")[0].split(":")[0].strip()
+            r.verl_micro = (
+                key,
+                int(r.number(m, "num", "The batch size")),
+                bool(m.group("per_gpu")),
+            )
+        r.take(m)
+
+
+def _verl_micro_batch(r: Reading) -> None:
+    if r.verl_micro is None:
+        return
+    key, value, per_gpu = r.verl_micro
+    if per_gpu:
+        r.put("micro_batch", value)
+        return
+    gpus = r.fields.get("num_gpus", 1)
+    share = max(1, value // gpus)
+    said = f"verl's {key} {value} is divided by the data-parallel size: {share} per GPU"
+    r.put("micro_batch", share, f"{said} on {gpus} GPU(s)")
+
+
 def read_batch(r: Reading) -> None:
+    _verl_micro_batch(r)
     for m in r.matches_if(_ACCUM_WORDS, _ACCUM):
         r.put("grad_accum", int(r.number(m, "num", "Gradient accumulation")))
         r.take(m)

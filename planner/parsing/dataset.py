@@ -59,6 +59,11 @@ _PER_SAMPLE = re.compile(
     r"(?:每条|每个样本|平均)(?:平均)?(?:长度)?(?:约|大约|大概|为|是)?\s?(?P<num3>\d{1,6})\s?(?:个\s?)?"
     r"(?:tokens?|字)?"
 )
+_AVERAGE_SAMPLE = re.compile(
+    r"(?:samples?|examples?|conversations?|chats?|rows?)\s(?:are\s|is\s)?(?:on\s)?"
+    r"(?:averag\w{0,4}|avg)\.?\s(?:of\s|about\s|around\s|~)?\s?(?P<num>\d{1,7})\s?tokens?"
+    r"|(?:样本|数据)平均(?:长度)?(?:约|大约|为|是)?\s?(?P<zh>\d{1,7})\s?(?:个\s?)?(?:tokens?)?"
+)
 _TEXT_SIZE = re.compile(
     r"(?<![a-z0-9_.])(?P<num>"
     + NUM
@@ -122,6 +127,12 @@ def read_dataset(r: Reading) -> None:
         samples = _named_dataset_samples(r)
     if samples is not None:
         _samples_with_length(r, samples)
+    elif "verag" in r.text or "avg" in r.text or "平均" in r.text:
+        # "samples average 600 tokens": the data's typical length, for time (not the peak).
+        for m in r.matches(_AVERAGE_SAMPLE):
+            group = "num" if m.group("num") else "zh"
+            r.put("mean_sample_len", whole(r.number(m, group, "The sample length")))
+            r.take(m)
     for m in r.matches_at_numbers(_TOKENS, needs=("tok",)):
         tokens = _count(r, m, "The dataset size")
         if m.group("scale") or tokens > 262_144 or "," in m.group("num"):
@@ -142,6 +153,7 @@ def _samples_with_length(r: Reading, samples: float) -> None:
     if r.sample_tokens is not None:
         note = f"{whole(samples):,} samples × {whole(r.sample_tokens)} tokens (the range's middle)"
         r.put("dataset_tokens", whole(samples * r.sample_tokens), note)
+        r.put("mean_sample_len", whole(r.sample_tokens))
         return
     for m in r.matches(_PER_SAMPLE):
         group = next(g for g in ("num", "num2", "num3") if m.group(g))
@@ -149,6 +161,7 @@ def _samples_with_length(r: Reading, samples: float) -> None:
         r.take(m)
         note = f"{whole(samples):,} samples × {whole(length)} tokens"
         r.put("dataset_tokens", whole(samples * length), note)
+        r.put("mean_sample_len", whole(length))
         return
     r.samples = samples
 
@@ -172,6 +185,7 @@ def samples_to_tokens(r: Reading) -> None:
             whole(samples * TYPICAL_SAMPLE_TOKENS),
             f"{shown} samples of ~{TYPICAL_SAMPLE_TOKENS} tokens assumed (say the average length)",
         )
+        r.put("mean_sample_len", TYPICAL_SAMPLE_TOKENS)
 
 
 _STEPS = re.compile(

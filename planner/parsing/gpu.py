@@ -57,6 +57,12 @@ _CARDS: list[tuple[str, str]] = [
     (r"gaudi\s?2", "Gaudi2"),
     (r"gaudi\s?3", "Gaudi3"),
     (r"(?:apple\s?)?m[1-4]\s?(?:pro|max|ultra)", "Apple {apple}"),
+    # A Mac without its chip named ("my macbook pro 64gb"); a named chip wins (the pattern above).
+    (
+        r"(?:mac\s?book(?:\s?(?:pro|air))?|mac\s?(?:studio|mini)|apple\s?silicon)"
+        r"(?!.{0,16}m[1-9]\s?(?:pro|max|ultra))",
+        "Mac (Apple silicon)",
+    ),
 ]
 _CARD_DISPLAYS = [(re.compile(pattern), display) for pattern, display in _CARDS]
 _CONSUMER = (

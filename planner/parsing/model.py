@@ -41,7 +41,7 @@ FAMILIES: dict[str, tuple[str, tuple[str, ...]]] = {
     r"deepseek": ("deepseek", ()),
     r"baichuan": ("baichuan", ("2",)),
     r"chatglm": ("chatglm", ("2", "3")),
-    r"glm": ("glm", ("4",)),
+    r"glm": ("glm", ("4.5", "4.6", "4.7", "4")),
     r"internlm": ("internlm", ("2.5", "2", "3")),
     r"internvl": ("internvl", ("2.5", "2", "3")),
     r"yi": ("yi", ("1.5",)),

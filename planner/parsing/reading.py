@@ -42,6 +42,8 @@ class Reading:
     steps: tuple[float, int | None] | None = None
     # The whole step's batch ("global_batch_size=256"), from the batch reader.
     global_batch: int | None = None
+    # verl's micro-batch key, its value and whether it is per GPU already (planner.parsing.batch).
+    verl_micro: tuple[str, int, bool] | None = None
     # Compute the user has in GPU-hours ("200 GPU-hours"), a deadline once the GPUs are known.
     gpu_hours: float | None = None
     # A question to ask instead of guessing (one short line), see assemble.py.

@@ -26,6 +26,22 @@ _LOSS_KERNELS = (
     (re.compile(r"(?<![a-z])(?:cce|cut[-\s]cross[-\s]entropy)(?![a-z])"), "cce"),
     (re.compile(r"(?<![a-z])chunked\s(?:ce|cross[-\s]entropy|loss)(?![a-z])"), "chunked"),
 )
+# MoE experts held quantised or not, adapted or not ("quantize_moe_experts: true", "experts not
+# quantized", "lora_target_parameters", "LoRA on the experts"), and gpt-oss's native MXFP4.
+_EXPERTS_QUANTIZED = re.compile(
+    r"quantize_moe_experts\s?[:=]?\s?(?P<flag>true|false)"
+    r"|experts?\s(?P<not>not\s|un)?quanti[sz]ed|experts?\s(?:in\s)?4[-\s]?bit"
+    r"|(?:4[-\s]?bit|quanti[sz]ed)\sexperts|(?P<zh_not>不)?量化专家"
+)
+_EXPERTS_ADAPTED = re.compile(
+    r"(?:lora_)?target_parameters|experts?\sadapted|(?<=lora\s)on\s(?:the\s)?(?:moe\s)?experts"
+    r"|adapt(?:ing|s)?\s(?:the\s)?experts|专家也?(?:加|上|用)\s?lora"
+)
+_CONTEXT_PARALLEL = re.compile(
+    r"(?:ulysses(?:[-_\s]sp)?|sequence[-_\s]parallel(?:ism|_size)?|context[-_\s]parallel(?:ism|_size)?"
+    r"|(?<![a-z_])(?:sp|cp)|序列并行|上下文并行)\s?(?:size|degree|of)?\s?[=:]?\s?(?P<n>\d{1,4})(?![\d.])"
+)
+_MXFP4 = re.compile(r"(?<![a-z0-9])mxfp4(?![a-z0-9])")
 _FP8 = re.compile(r"(?<![a-z0-9])fp8(?:\s(?:training|matmuls?|mixed|precision))?(?![a-z0-9])")
 
 
@@ -41,6 +57,20 @@ def read_switches(r: Reading) -> None:
         r.put("expert_parallel", int(m.group("n") or m.group("way")))
         r.take(m)
     r.put_spellings("loss_kernel", ("liger", "cce", "cross", "chunked"), _LOSS_KERNELS)
+    for m in r.matches_if(("expert", "专家"), _EXPERTS_QUANTIZED):
+        negated = m.group("flag") == "false" or bool(m.group("not")) or bool(m.group("zh_not"))
+        r.put("experts_quantized", not negated)
+        r.take(m)
+    for m in r.matches_if(("target_parameters", "expert", "专家"), _EXPERTS_ADAPTED):
+        # "LoRA on the experts": the method stays for the method reader.
+        r.put("experts_adapted", True)
+        r.take(m)
+    for m in r.matches_if(("ulysses", "parallel", "sp", "cp", "并行"), _CONTEXT_PARALLEL):
+        r.put("context_parallel", int(m.group("n")))
+        r.take(m)
+    for m in r.matches_if(("mxfp4",), _MXFP4):
+        r.put("quant", "mxfp4")
+        r.take(m)
     for m in r.matches_if(("fp8",), _FP8):
         r.put("precision", "fp8")
         r.take(m)
