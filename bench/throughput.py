@@ -31,7 +31,7 @@ from planner.throughput import (
     sustained_clock_fraction,
 )
 
-DEV_SET = Path(__file__).resolve().parents[2] / "shared" / "data" / "vram_dev.jsonl"
+DEV_SET = Path(__file__).resolve().parent / "data" / "vram_dev.jsonl"
 FLAT_UTILISATION = 0.25
 # HF Trainer reports train_tokens_per_second per device; torchtune reports the whole job.
 PER_DEVICE_FRAMEWORKS = frozenset({"hf"})

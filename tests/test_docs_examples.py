@@ -69,3 +69,18 @@ def test_the_serve_commands_name_their_extra() -> None:
     text = README.read_text(encoding="utf-8")
     for extra in ("slack", "discord", "mcp", "chart", "redis"):
         assert re.search(rf"pip install [^\n]*\.\[[a-z,]*\b{extra}\b", text), extra
+
+
+def test_tests_tools_and_benches_name_no_folder_outside_the_repository() -> None:
+    """Issue 33: data tools read the repository, or ../shared only by an explicit option."""
+    outside = re.compile(r"""parents\[[2-9]\]|\.parent\.parent|["']\.\./|/work/|shared["'] ?/""")
+    offenders = [
+        f"{path.relative_to(REPO)}:{number}"
+        for folder in ("tests", "tools", "bench")
+        for path in (REPO / folder).rglob("*.py")
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1)
+        if outside.search(line)
+        and not line.lstrip().startswith("#")
+        and path != Path(__file__).resolve()  # the pattern above
+    ]
+    assert offenders == []
