@@ -1,10 +1,10 @@
 """One-off: build planner/data/models.json from the shared reference tables.
 
 Run from the repository root: `python tools/build_model_catalog.py --shared ../shared/data` (the
-folder holding the shared reference tables; it is read only from the path given). Not shipped in the
-package; the output file is, with the source of every entry. Every entry carries a config.json under HF field names: copied from
-model_configs_2026.json, or written from the shape tables' fields (models.json,
-model_shapes_more.json); the planner counts parameters from it layer by layer.
+folder holding the shared reference tables; it is read only from the path given). Not shipped in
+the package; the output file is, with the source of every entry. Every entry carries a config.json
+under HF field names: copied from model_configs_2026.json, or written from the shape tables'
+fields (models.json, model_shapes_more.json); the planner counts parameters from it layer by layer.
 """
 
 from __future__ import annotations
