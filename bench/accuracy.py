@@ -1,5 +1,5 @@
-"""Score the memory model on published measurements (../shared/data/vram_dev.jsonl, and the
-2025–26 runs in bench/data/vram_dev_2026.jsonl).
+"""Score the memory model on published measurements (bench/data/vram_dev.jsonl, see its README;
+and the 2025–26 runs in bench/data/vram_dev_2026.jsonl).
 
 For each measurement row the estimate of the same kind as the row's metric is compared
 (max_memory_allocated → peak_allocated, max_memory_reserved or unknown → peak_reserved,
@@ -27,7 +27,7 @@ from pathlib import Path
 from planner.defaults import resolve
 from planner.planner import memory_plan, parse_spec
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "vram_dev.jsonl"
+DEFAULT_DATA = Path(__file__).resolve().parent / "data" / "vram_dev.jsonl"
 DATA_2026 = Path(__file__).resolve().parent / "data" / "vram_dev_2026.jsonl"
 OOM_FRACTION = 0.97
 GIB = 2**30

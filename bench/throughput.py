@@ -36,7 +36,7 @@ from planner.throughput import (
     sustained_clock_fraction,
 )
 
-DEV_SET = Path(__file__).resolve().parents[2] / "shared" / "data" / "vram_dev.jsonl"
+DEV_SET = Path(__file__).resolve().parent / "data" / "vram_dev.jsonl"
 DEV_2026 = Path(__file__).resolve().parent / "data" / "throughput_dev_2026.jsonl"
 FLAT_UTILISATION = 0.25
 # HF Trainer reports train_tokens_per_second per device; torchtune reports the whole job.

@@ -330,12 +330,12 @@ def test_models_command_lists_total_active_context_and_source(
     assert main(["models", "no-such-model-anywhere"]) == 1
 
 
-def test_readme_model_table_is_the_generated_one() -> None:
+def test_the_documented_model_table_is_the_generated_one() -> None:
     from planner.catalog.model_table import markdown_table, model_rows
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    start = readme.index("<!-- model table:")
-    body = readme[readme.index("\n", start) + 1 : readme.index("<!-- end of model table -->")]
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "method.md").read_text()
+    start = doc.index("<!-- model table:")
+    body = doc[doc.index("\n", start) + 1 : doc.index("<!-- end of model table -->")]
     assert body.strip() == markdown_table(model_rows()), "run: gpuplan models --markdown"
 
 

@@ -1,14 +1,15 @@
 """One-off: build planner/data/models.json from the shared reference tables.
 
-Run from the repository root: `python tools/build_model_catalog.py [SHARED_DATA_DIR]` (default:
-../shared/data next to the repository). Not shipped in the package; the output file is, with the
-source of every entry. Every entry carries a config.json under HF field names: copied from
-model_configs_2026.json, or written from the shape tables' fields (models.json,
-model_shapes_more.json); the planner counts parameters from it layer by layer.
+Run from the repository root: `python tools/build_model_catalog.py --shared ../shared/data` (the
+folder holding the shared reference tables; it is read only from the path given). Not shipped in
+the package; the output file is, with the source of every entry. Every entry carries a config.json
+under HF field names: copied from model_configs_2026.json, or written from the shape tables'
+fields (models.json, model_shapes_more.json); the planner counts parameters from it layer by layer.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import json
 import re
@@ -18,15 +19,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "planner" / "data" / "models.json"
 TODAY = dt.date.today().isoformat()
-
-
-def default_shared_data() -> Path:
-    """The project's shared/data folder: the nearest one above the repository (a checkout lives
-    next to it, a worktree one level further down)."""
-    for folder in REPO.parents:
-        if (folder / "shared" / "data").is_dir():
-            return folder / "shared" / "data"
-    sys.exit("no shared/data folder above the repository: pass its path")
 
 
 # Config fields that make two entries the same architecture.
@@ -710,5 +702,21 @@ def main(shared_data: Path) -> None:
     print(f"wrote {len(models)} models and {len(out_of_scope)} out-of-scope entries to {OUT}")
 
 
+def arguments(argv: list[str] | None = None) -> Path:
+    parser = argparse.ArgumentParser(description="build planner/data/models.json")
+    parser.add_argument(
+        "--shared",
+        type=Path,
+        required=True,
+        metavar="PATH",
+        help="the shared reference tables' folder (models.json, model_shapes_more.json, "
+        "model_configs_2026.json), e.g. ../shared/data",
+    )
+    shared = parser.parse_args(argv).shared
+    if not shared.is_dir():
+        parser.error(f"--shared {shared}: not a folder")
+    return shared
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else default_shared_data())
+    main(arguments())

@@ -1,5 +1,5 @@
 """`gpuplan models [FILTER]`: the models gpuplan knows, with total / active parameters, context
-and source. `--json` prints the rows as JSON; `--markdown` as README's table."""
+and source. `--json` prints the rows as JSON; `--markdown` as docs/method.md's table."""
 
 from __future__ import annotations
 

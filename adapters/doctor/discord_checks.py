@@ -183,7 +183,7 @@ def message_content_intent(settings: DiscordSettings, flags: int) -> Check:
     return ok(
         name,
         "default intents only (none privileged): mentions, /gpuplan and buttons work; plain "
-        "thread replies need a mention (or Message Content, see the README)",
+        "thread replies need a mention (or Message Content, see docs/deploy.md)",
     )
 
 

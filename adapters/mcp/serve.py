@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from adapters.cli import positive_int
+from adapters.serve import install_command
 
 if TYPE_CHECKING:
     from adapters.mcp.tools import Gpuplan
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 TOKEN_ENV = "GPUPLAN_MCP_TOKEN"
 DEFAULT_PORT = 8000
 PATH = "/mcp"
-INSTALL = ".venv/bin/pip install -q -e '.[mcp]'"
+INSTALL = install_command("mcp")
 # The largest argument is a question with a pasted config.json (adapters/mcp/answers.py caps it
 # at 200,000 characters): 1 MiB holds one with room; the SDK's 4 MiB default suits tools that
 # take files, which none of these do.
@@ -64,11 +65,6 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    try:
-        import mcp  # noqa: F401  (the extra, checked before anything starts)
-    except ModuleNotFoundError:
-        print(f"gpuplan serve mcp: the MCP SDK is not installed: {INSTALL}", file=sys.stderr)
-        return 1
     gpuplan = open_gpuplan()
     if args.http:
         return _serve_http(gpuplan, args.host, args.port, token)

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(
             f"gpuplan serve slack: set {', '.join(missing)} in the environment "
-            "(see the README section 'Run it in Slack').",
+            "(see docs/deploy.md, 'Slack').",
             file=sys.stderr,
         )
         return 2
