@@ -16,7 +16,8 @@ from datetime import datetime
 
 import aiohttp
 
-from bot.prices.feeds import Feed, FeedFetch, chosen_feeds
+from bot.prices.feeds import chosen_feeds
+from bot.prices.feeds.feed import Feed, FeedFetch
 from bot.prices.http import FeedError, FeedHttp, RateLimiter, Sleep
 from bot.prices.offers import Offer, utc
 from bot.prices.snapshot import FeedStatus, Snapshot, carried_offers
