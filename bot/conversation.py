@@ -47,19 +47,9 @@ from bot.language import (
     localize,
     reply_language,
 )
-from bot.patches import (
-    PATCH_ID_PREFIX,
-    Button,
-    MemoryPatchStore,
-    Message,
-    Patch,
-    PatchStore,
-    open_patch_store,
-)
+from bot.patches import PATCH_ID_PREFIX, Button, Message, Patch
 from bot.prices.market import Market, MarketPrices
 from bot.prices.preferences import ProvidersCommand
-from bot.prices.store import open_price_store
-from bot.ratelimit import Limiter, open_rate_limiter, wait_text
 from bot.reply import Reply
 from bot.reply_builder import (
     comparison_lines,
@@ -69,24 +59,23 @@ from bot.reply_builder import (
     plan_reply,
     providers_reply,
 )
-from bot.reports import (
-    Report,
-    ReportsCommand,
-    ReportStore,
-    keeps_reports,
-    open_report_store,
-    save_keep_reports,
-)
+from bot.reports import ReportsCommand, keeps_reports, save_keep_reports
 from bot.run_configs import ConfigRequest, config_reply, stack_patch
-from bot.settings import (
+from bot.settings_commands import read_settings_command
+from bot.state.backend import StateBackend, backend_from_env
+from bot.state.errors import StoreUnavailable
+from bot.state.limits import Limiter, open_rate_limiter, wait_text
+from bot.state.patches import MemoryPatchStore, PatchStore, open_patch_store
+from bot.state.prices import open_price_store
+from bot.state.reports import Report, ReportStore, open_report_store
+from bot.state.settings import (
     SETTINGS_ERRORS,
     MemorySettings,
     SettingsStore,
     open_settings_store,
     scope_of,
 )
-from bot.settings_commands import read_settings_command
-from bot.store import MemoryStore, SpecJson, StateStore, StoreUnavailable, open_thread_store
+from bot.state.threads import MemoryStore, SpecJson, StateStore, open_thread_store
 from bot.threads import ThreadKey
 from planner.anchor import estimate_of_kind
 from planner.catalog.models import ModelArch, arch_from_hf_config
@@ -166,21 +155,25 @@ class Conversation:
         settings: SettingsStore | None = None,
         reports: ReportStore | None = None,
         patches: PatchStore | None = None,
+        backend: StateBackend | None = None,
     ) -> None:
-        self.store = store if store is not None else open_thread_store()
+        # One backend for every store this conversation opens (GPUPLAN_STATE_URL's by default);
+        # a one-off answer (a MemoryStore of threads) keeps its patches and settings in memory.
+        backend = backend if backend is not None else backend_from_env()
+        self.store = store if store is not None else open_thread_store(backend)
+        one_off = isinstance(self.store, MemoryStore)
         if patches is None:
-            one_off = isinstance(self.store, MemoryStore)
-            patches = MemoryPatchStore() if one_off else open_patch_store()
+            patches = MemoryPatchStore() if one_off else open_patch_store(backend)
         self.patches = patches
         # Prices come from the snapshots the scheduled refresh saves in the state store.
-        self.prices = prices if prices is not None else MarketPrices(open_price_store())
+        self.prices = prices if prices is not None else MarketPrices(open_price_store(backend))
         if settings is None:
-            one_off = isinstance(self.store, MemoryStore)
-            settings = MemorySettings() if one_off else open_settings_store()
+            settings = MemorySettings() if one_off else open_settings_store(backend)
         self.settings = settings
+        self._backend = backend
         self._plan_fn = plan_fn or self._plan_at_market
         self._parse_fn = parse_fn or _default_parse_fn()
-        self._limiter = (rate_limiter or open_rate_limiter()) if limit_rate else None
+        self._limiter = (rate_limiter or open_rate_limiter(backend)) if limit_rate else None
         # Identical jobs within a minute (a repeated question, the "before" side of a follow-up)
         # are planned once.
         self._plans: TTLCache[Plan] = TTLCache(ttl_s=cache_ttl_s)
@@ -587,7 +580,7 @@ class Conversation:
         """Keep a report; a store that fails loses the report, never the answer."""
         try:
             if self._reports is None:
-                self._reports = open_report_store()
+                self._reports = open_report_store(self._backend)
             self._reports.add(report)
         except Exception:
             logger.exception("could not keep a run report for %s", report.scope)

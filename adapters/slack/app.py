@@ -35,9 +35,9 @@ from adapters.slack.store import ThreadIndex, ThreadLinks
 from bot import metrics, phrases
 from bot.patches import Button, Message
 from bot.reply import Reply
-from bot.seen import SeenIds, SeenInProcess
 from bot.settings_commands import is_settings_change
-from bot.store import StoreUnavailable
+from bot.state.errors import StoreUnavailable
+from bot.state.seen import SeenIds, SeenInProcess
 from bot.threads import ThreadKey
 
 if TYPE_CHECKING:
