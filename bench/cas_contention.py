@@ -77,7 +77,7 @@ def run(writers: int, followups: int, backoff: Backoff) -> tuple[int, list[float
 
 
 def main() -> None:
-    from bot.conversation import SAVE_BACKOFF
+    from bot.conversation.turn import SAVE_BACKOFF
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--followups", type=positive_int, default=40, help="per writer")

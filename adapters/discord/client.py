@@ -27,9 +27,9 @@ from adapters.discord.views import WhatIfButton
 from adapters.drain import InFlight
 from bot import metrics, phrases
 from bot.configs import MAX_CONFIG_ATTACHMENT_BYTES
+from bot.conversation.settings_commands import is_settings_change
 from bot.patches import Message
 from bot.reply import Reply
-from bot.settings_commands import is_settings_change
 from bot.state.seen import SeenIds, SeenInProcess
 from bot.threads import ThreadKey
 
