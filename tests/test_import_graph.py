@@ -214,6 +214,45 @@ def test_no_upward_import() -> None:
     assert upward_imports(import_graph(), modules()) == []
 
 
+def _runtime_imports(path: Path) -> Iterator[str]:
+    """The modules a file imports when it runs: every import but those under `if TYPE_CHECKING:`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING")
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            yield node.module
+
+
+# The state backend is the one place that makes a Redis link (so the stores choose no backend
+# themselves), and only the link and the error policy load the redis client.
+REDIS_LOADERS = {
+    "bot.state.redis_link": {"bot.state.backend"},
+    "redis": {"bot.state.redis_link", "bot.state.redis_errors"},
+}
+
+
+def test_only_the_state_backend_loads_redis() -> None:
+    found = [
+        f"{name} imports {target}"
+        for name, path in modules().items()
+        if _top(name) == "bot"
+        for target in _runtime_imports(path)
+        for loaded, allowed in REDIS_LOADERS.items()
+        if _within(target, loaded) and name not in allowed
+    ]
+    assert found == []
+
+
 def main() -> int:
     graph = import_graph()
     found = cycles(graph)
