@@ -37,7 +37,7 @@ def _writer(
     results: multiprocessing.Queue,
 ) -> None:
     from bot.conversation import Conversation
-    from bot.store import SQLiteStore
+    from bot.state.threads import SQLiteStore
     from bot.threads import ThreadKey
 
     logging.getLogger("bot.conversation").setLevel(logging.ERROR)  # refusals are counted instead
@@ -54,7 +54,7 @@ def _writer(
 
 def run(writers: int, followups: int, backoff: Backoff) -> tuple[int, list[float]]:
     from bot.conversation import Conversation
-    from bot.store import SQLiteStore
+    from bot.state.threads import SQLiteStore
     from bot.threads import ThreadKey
 
     context = multiprocessing.get_context("spawn")
@@ -77,7 +77,7 @@ def run(writers: int, followups: int, backoff: Backoff) -> tuple[int, list[float
 
 
 def main() -> None:
-    from bot.conversation import SAVE_BACKOFF
+    from bot.conversation.turn import SAVE_BACKOFF
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--followups", type=positive_int, default=40, help="per writer")

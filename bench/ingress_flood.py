@@ -53,7 +53,7 @@ async def _flood(gated: bool, requests: int) -> tuple[collections.Counter[int], 
     from adapters.slack.app import build_app, make_client
     from adapters.slack.serve import EVENTS_PATH, start_http
     from bot.conversation import Conversation
-    from bot.store import MemoryStore
+    from bot.state.threads import MemoryStore
 
     app = build_app(
         Conversation(MemoryStore(), limit_rate=False),

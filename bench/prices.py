@@ -31,7 +31,7 @@ from bot.prices.figures import card_figures
 from bot.prices.market import MarketPrices, live_prices
 from bot.prices.offers import PROVIDER_NAMES, make_offer
 from bot.prices.snapshot import FeedStatus, Snapshot
-from bot.prices.store import SQLitePriceStore
+from bot.state.prices import SQLitePriceStore
 from planner.catalog.gpus import all_gpus
 from planner.catalog.prices import price_book
 

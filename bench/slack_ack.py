@@ -121,7 +121,7 @@ async def _serve_app(api_url: str, pipe: Connection) -> None:
     from adapters.slack.state import open_stores
     from bot import metrics
     from bot.conversation import Conversation
-    from bot.state_url import backend_from_env
+    from bot.state.backend import backend_from_env
 
     metrics.enable()  # /metrics counts the store's round trips
     stores = open_stores(backend_from_env())

@@ -93,8 +93,8 @@ def answers() -> dict[str, str]:
     """Every golden file's path (relative to tests/data/golden) and its text."""
     from bot.conversation import Conversation
     from bot.prices.market import MarketPrices
-    from bot.prices.store import MemoryPriceStore
-    from bot.store import MemoryStore
+    from bot.state.prices import MemoryPriceStore
+    from bot.state.threads import MemoryStore
     from bot.threads import ThreadKey
 
     files: dict[str, str] = {}

@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from bot.conversation import Conversation, answer_once
-from bot.store import MemoryStore
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from planner.market import best_value_of, candidates, cheapest_of, fastest_of
 from planner.plan import Option, Plan

@@ -18,8 +18,8 @@ import pytest
 from bot.backoff import Backoff
 from bot.conversation import Conversation
 from bot.patches import PATCH_ID_PREFIX, Patch
-from bot.ratelimit import BucketRule, RateLimiter
-from bot.store import SQLiteStore
+from bot.state.limits import BucketRule, RateLimiter
+from bot.state.threads import SQLiteStore
 from bot.threads import ThreadKey
 from planner.errors import PlanningError
 from planner.parsing.assemble import MAX_INPUT_CHARS

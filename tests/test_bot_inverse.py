@@ -10,7 +10,7 @@ import sys
 from adapters.discord.render import render_reply as discord_render
 from adapters.slack.render import render_reply as slack_render
 from bot.conversation import Conversation, answer_once
-from bot.store import MemoryStore
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from planner.solve import CONTEXT_STEP
 

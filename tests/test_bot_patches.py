@@ -7,14 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.patches import (
-    PATCH_ID_PREFIX,
-    MemoryPatchStore,
-    Patch,
-    RedisPatchStore,
-    SQLitePatchStore,
-    patch_id,
-)
+from bot.patches import PATCH_ID_PREFIX, Patch, patch_id
+from bot.state.patches import MemoryPatchStore, RedisPatchStore, SQLitePatchStore
 
 EIGHT_K = Patch({"seq_len": 8192}, "8k context")
 
@@ -48,7 +42,7 @@ def test_a_patch_round_trips_by_a_short_stable_id_and_expires(tmp_path: Path) ->
 
 
 def test_a_read_only_state_dir_fails_as_the_thread_store_does(tmp_path: Path) -> None:
-    from bot.store import StoreUnavailable
+    from bot.state.errors import StoreUnavailable
 
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
@@ -59,7 +53,7 @@ def test_a_read_only_state_dir_fails_as_the_thread_store_does(tmp_path: Path) ->
 def test_redis_keeps_patches_with_the_thread_ttl(redis_url: str) -> None:
     import redis
 
-    from bot.redis_client import shared_link
+    from bot.state.redis_link import shared_link
 
     store = RedisPatchStore(shared_link(redis_url), ttl_s=60.0)
     stored_id = store.put(EIGHT_K)
@@ -69,7 +63,7 @@ def test_redis_keeps_patches_with_the_thread_ttl(redis_url: str) -> None:
 
 
 def test_an_answers_buttons_are_kept_together(tmp_path: Path, redis_url: str) -> None:
-    from bot.redis_client import shared_link
+    from bot.state.redis_link import shared_link
 
     sixteen_k = Patch({"seq_len": 16384}, "16k context")
     for store in [*_stores(tmp_path, Clock()), RedisPatchStore(shared_link(redis_url))]:

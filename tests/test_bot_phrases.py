@@ -13,7 +13,11 @@ from planner.spec import JobSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 # Modules that build replies: they pass figures to bot.phrases and hold no sentence themselves.
-BUILDERS = ("bot/conversation.py", "bot/reply_builder.py", "bot/changes.py")
+BUILDERS = (
+    *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "bot" / "conversation").glob("*.py")),
+    "bot/reply_builder.py",
+    "bot/changes.py",
+)
 
 
 def _sentences(path: Path) -> list[str]:

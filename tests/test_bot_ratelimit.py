@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.cache import TTLCache
-from bot.ratelimit import BucketRule, RateLimiter, wait_text
+from bot.state.limits import BucketRule, RateLimiter, wait_text
 
 
 class Clock:

@@ -12,9 +12,9 @@ from bot.conversation import Conversation
 from bot.prices.market import MarketPrices
 from bot.prices.offers import make_offer
 from bot.prices.snapshot import FeedStatus, Snapshot
-from bot.prices.store import MemoryPriceStore
-from bot.settings import MemorySettings, SettingsStore, SQLiteSettings
-from bot.store import MemoryStore
+from bot.state.prices import MemoryPriceStore
+from bot.state.settings import MemorySettings, SettingsStore, SQLiteSettings
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 
 STORES: list[Callable[[], SettingsStore]] = [SQLiteSettings, MemorySettings]

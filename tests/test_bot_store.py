@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.store import DB_NAME, MemoryStore, SQLiteStore, StateStore, state_dir
+from bot.state.sqlite import DB_NAME, state_dir
+from bot.state.threads import MemoryStore, SQLiteStore, StateStore
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 StoreFactory = Callable[[], StateStore]
@@ -37,7 +38,7 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch) -> str:
 @pytest.fixture
 def open_store(backend: str) -> StoreFactory:
     """Opens the backend's store the way the bot does (from the environment)."""
-    from bot.store import open_thread_store
+    from bot.state.threads import open_thread_store
 
     return open_thread_store
 
@@ -149,7 +150,7 @@ def test_concurrent_writers_in_two_processes_lose_nothing(open_store: StoreFacto
     script = textwrap.dedent(
         """
         import sys
-        from bot.store import open_thread_store
+        from bot.state.threads import open_thread_store
         store = open_thread_store()
         for n in range(25):
             while True:
@@ -177,8 +178,8 @@ def test_memory_store_keeps_the_same_contract() -> None:
 def test_a_thread_starts_afresh_once_its_key_expires(redis_url: str) -> None:
     import redis
 
-    from bot.redis_client import RedisLink
-    from bot.redis_store import RedisStateStore
+    from bot.state.redis_link import RedisLink
+    from bot.state.threads import RedisStateStore
 
     store = RedisStateStore(RedisLink(redis_url), ttl_s=3600)
     store.save("t", [{"method": "lora"}], 0)
@@ -193,8 +194,8 @@ def test_a_thread_starts_afresh_once_its_key_expires(redis_url: str) -> None:
 def test_a_corrupt_redis_value_reads_as_an_empty_thread(redis_url: str) -> None:
     import redis
 
-    from bot.redis_client import RedisLink
-    from bot.redis_store import RedisStateStore
+    from bot.state.redis_link import RedisLink
+    from bot.state.threads import RedisStateStore
 
     store = RedisStateStore(RedisLink(redis_url))
     store.save("t", [{"method": "lora"}], 0)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from adapters.cli import main
-from bot.store import DB_NAME
+from bot.state.sqlite import DB_NAME
 
 GARBAGE = bytes(range(256)) * 8  # not UTF-8, full of newlines and NULs
 JOB = "llama 3 8b lora on a 4090, 20M tokens"

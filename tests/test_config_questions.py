@@ -8,7 +8,7 @@ from pathlib import Path
 
 from adapters.cli import main
 from bot.conversation import Conversation
-from bot.store import MemoryStore
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 
 TINY = {

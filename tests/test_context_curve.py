@@ -7,7 +7,7 @@ import pytest
 
 from bot.chart import chart_png
 from bot.conversation import Conversation
-from bot.store import MemoryStore
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from planner.context_curve import context_lengths
 from planner.planner import make_plan, parse_spec

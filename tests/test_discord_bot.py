@@ -16,9 +16,10 @@ from adapters.discord.blocked import UNREADABLE_REPLY
 from adapters.discord.client import UNDELIVERABLE, GpuplanClient
 from adapters.discord.render import CHART_FILENAME, whatif_custom_id
 from bot.conversation import Conversation
-from bot.patches import Button, MemoryPatchStore, Patch, patch_id
+from bot.patches import Button, Patch, patch_id
 from bot.reply import Reply, WhatIf
-from bot.store import StoreUnavailable
+from bot.state.errors import StoreUnavailable
+from bot.state.patches import MemoryPatchStore
 from bot.threads import ThreadKey
 from tests.fakes.discord_api import schema_errors
 

@@ -14,7 +14,7 @@ import pytest_asyncio
 from adapters.discord.client import GpuplanClient
 from bot.conversation import Conversation
 from bot.reply import Reply
-from bot.store import MemoryStore
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from tests.fakes.discord_api import FakeDiscord, serve_for_discord_py
 

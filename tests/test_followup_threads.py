@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from bot.conversation import Conversation
-from bot.store import MemoryStore
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from tests.thread_cases import THREADS, load_cases, score_thread
 

@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 
 from bot.conversation import Conversation
-from bot.store import MemoryStore
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlack
 from tests.test_config_questions import TINY

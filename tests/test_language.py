@@ -17,7 +17,7 @@ from adapters.slack.render import render_reply as slack_render
 from bot import zh
 from bot.conversation import Conversation
 from bot.language import language_default, question_language, reply_language
-from bot.store import MemoryStore
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from planner.parsing import parse
 from tests.parse_cases import REALISTIC, load_cases

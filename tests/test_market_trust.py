@@ -142,7 +142,7 @@ def test_a_zip_bomb_and_a_cross_host_redirect_are_refused(
     import asyncio
 
     from bot.prices.refresh import refresh
-    from bot.prices.store import MemoryPriceStore
+    from bot.state.prices import MemoryPriceStore
 
     feeds = market()
     feeds.modes = {feed: mode}
@@ -162,7 +162,7 @@ def test_vast_is_asked_for_verified_machines_before_the_cheapest_are_taken(
     import asyncio
 
     from bot.prices.refresh import refresh
-    from bot.prices.store import MemoryPriceStore
+    from bot.state.prices import MemoryPriceStore
 
     monkeypatch.setattr(vastai, "OFFERS_PER_QUERY", 2)
     feeds = FakeFeeds(
@@ -247,7 +247,7 @@ def test_a_name_that_does_not_resolve_gives_up_at_once(monkeypatch: pytest.Monke
 
     from bot.prices.feeds import chosen_feeds
     from bot.prices.refresh import refresh
-    from bot.prices.store import MemoryPriceStore
+    from bot.state.prices import MemoryPriceStore
 
     real = socket.getaddrinfo
     asked: list[str] = []

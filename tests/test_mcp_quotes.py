@@ -12,7 +12,7 @@ from adapters.mcp.quotes import price_quotes
 from bot.prices.market import MarketPrices
 from bot.prices.offers import make_offer
 from bot.prices.snapshot import Snapshot
-from bot.prices.store import MemoryPriceStore
+from bot.state.prices import MemoryPriceStore
 
 FETCHED = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
 

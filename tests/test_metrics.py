@@ -15,8 +15,9 @@ from adapters.metrics_http import METRICS_PATH, METRICS_PORT_ENV, serve_metrics_
 from bot import metrics
 from bot.conversation import Conversation
 from bot.prices.snapshot import FeedStatus, Snapshot
-from bot.redis_client import RedisLink
-from bot.store import MemoryStore, StoreUnavailable
+from bot.state.errors import StoreUnavailable
+from bot.state.redis_link import RedisLink
+from bot.state.threads import MemoryStore
 from tests.fakes.slack_api import FakeSlack
 from tests.redis_server import RedisServer
 from tests.test_slack_app import Bot

@@ -14,7 +14,7 @@ from bot.prices.feeds import chosen_feeds
 from bot.prices.figures import card_figures
 from bot.prices.http import ATTEMPTS, FeedError, FeedHttp, RateLimiter
 from bot.prices.refresh import refresh
-from bot.prices.store import MemoryPriceStore, SQLitePriceStore
+from bot.state.prices import MemoryPriceStore, SQLitePriceStore
 from tests.fakes.price_feeds import FeedServer, serving
 from tests.price_market import market
 

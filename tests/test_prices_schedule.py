@@ -12,7 +12,7 @@ import pytest
 
 from bot.prices.market import MarketPrices
 from bot.prices.schedule import PriceRefresher, interval_from_env
-from bot.prices.store import SQLitePriceStore
+from bot.state.prices import SQLitePriceStore
 from tests.fakes.price_feeds import FeedServer, serving
 from tests.price_market import market
 from tests.test_prices_refresh import FakeTime

@@ -10,8 +10,8 @@ import pytest
 
 from bot.prices.offers import make_offer
 from bot.prices.snapshot import FeedStatus, Snapshot
-from bot.prices.store import MemoryPriceStore, PriceStore, open_price_store, refresh_store
-from bot.settings import MemorySettings, SettingsStore, open_settings_store
+from bot.state.prices import MemoryPriceStore, PriceStore, open_price_store, refresh_store
+from bot.state.settings import MemorySettings, SettingsStore, open_settings_store
 
 FETCHED = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 

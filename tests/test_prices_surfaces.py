@@ -11,8 +11,8 @@ import pytest_asyncio
 
 from adapters.discord.client import manages_server
 from bot.conversation import Conversation
-from bot.settings import MemorySettings
-from bot.store import MemoryStore
+from bot.state.settings import MemorySettings
+from bot.state.threads import MemoryStore
 from tests.fakes.slack_api import FakeSlack
 from tests.test_slack_app import Bot
 

@@ -22,11 +22,12 @@ import redis
 from adapters.slack.serve import EVENTS_PATH, HEALTH_PATH
 from bot.conversation import Conversation
 from bot.phrases import NO_MEMORY, NOT_REMEMBERED
-from bot.redis_client import RedisLink
-from bot.redis_errors import unavailable_kind
-from bot.redis_store import RedisRateLimiter, RedisStateStore
 from bot.reply import Reply
-from bot.store import StoreUnavailable
+from bot.state.errors import StoreUnavailable
+from bot.state.limits import RedisRateLimiter
+from bot.state.redis_errors import unavailable_kind
+from bot.state.redis_link import RedisLink
+from bot.state.threads import RedisStateStore
 from bot.threads import ThreadKey
 from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlack, sign
 from tests.redis_server import RedisServer, RedisStates

@@ -23,11 +23,11 @@ from adapters.slack.redis_store import (
     RedisThreadLinks,
 )
 from adapters.slack.state import open_stores
-from bot.redis_client import AsyncRedisLink
-from bot.redis_seen import RedisSeenIds
 from bot.reply import Reply
-from bot.state_url import StateBackend
-from bot.store import StoreUnavailable
+from bot.state.backend import StateBackend
+from bot.state.errors import StoreUnavailable
+from bot.state.redis_link import AsyncRedisLink
+from bot.state.seen import RedisSeenIds
 from bot.threads import ThreadKey
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlack, sign
 from tests.redis_server import RedisServer

@@ -12,10 +12,10 @@ import pytest
 
 from bot.conversation import Conversation
 from bot.phrases import NO_MEMORY
-from bot.ratelimit import BucketRule
-from bot.redis_client import RedisLink
-from bot.redis_store import RedisRateLimiter, RedisStateStore
-from bot.state_url import StateUrlError
+from bot.state.backend import StateUrlError
+from bot.state.limits import BucketRule, RedisRateLimiter
+from bot.state.redis_link import RedisLink
+from bot.state.threads import RedisStateStore
 from bot.threads import ThreadKey
 from tests.redis_server import RedisServer
 
@@ -128,8 +128,9 @@ def test_redis_killed_and_restarted_reconnects(tmp_path: Path) -> None:
 
 
 def test_state_urls_are_checked_and_passwords_never_shown() -> None:
-    from bot.redis_client import RedisLink
-    from bot.state_url import backend_from_env, redacted
+    from bot.state.backend import backend_from_env
+    from bot.state.redis_keys import redacted
+    from bot.state.redis_link import RedisLink
 
     tls = backend_from_env({"GPUPLAN_STATE_URL": "rediss://default:s3cret@cache.example:6380/2"})
     assert tls.kind == "redis" and "s3cret" not in tls.describe() and "***" in tls.describe()

@@ -4,7 +4,7 @@ estimate, is asked about, not applied; a measured scale never shrinks weights be
 from __future__ import annotations
 
 from bot.conversation import Conversation
-from bot.store import MemoryStore
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from planner.anchor import report_doubt
 from planner.defaults import resolve

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from bot.conversation import Conversation
-from bot.reports import MemoryReports, Report, SQLiteReports, report_json_line
-from bot.store import MemoryStore
+from bot.reports import report_json_line
+from bot.state.reports import MemoryReports, Report, SQLiteReports
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from planner.anchor import MAX_SCALE
 from planner.parsing import parse
@@ -154,8 +155,8 @@ def test_sqlite_reports_persist_and_forget(tmp_path: Path) -> None:
 
 
 def test_redis_reports_follow_the_same_contract(redis_url: str) -> None:
-    from bot.redis_client import RedisLink
-    from bot.redis_reports import RedisReports
+    from bot.state.redis_link import RedisLink
+    from bot.state.reports import RedisReports
 
     store = RedisReports(RedisLink(redis_url))
     report = Report(
@@ -192,7 +193,7 @@ def test_calibration_from_a_console_thread_end_to_end(tmp_path: Path) -> None:
 
 
 def test_only_admins_turn_keeping_reports_on_and_the_setting_is_per_workspace() -> None:
-    from bot.settings import MemorySettings
+    from bot.state.settings import MemorySettings
 
     conversation = Conversation(MemoryStore(), limit_rate=False, settings=MemorySettings())
     refused = conversation.respond(_key(), "/gpuplan reports on")

@@ -17,9 +17,9 @@ import simcord
 
 from adapters.discord.client import GpuplanClient
 from bot.conversation import Conversation
-from bot.reports import SQLiteReports
-from bot.settings import SQLiteSettings
-from bot.store import SQLiteStore
+from bot.state.reports import SQLiteReports
+from bot.state.settings import SQLiteSettings
+from bot.state.threads import SQLiteStore
 from tests.fakes.slack_api import TEAM_ID, FakeSlack
 from tests.test_slack_app import Bot
 

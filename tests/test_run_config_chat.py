@@ -23,7 +23,7 @@ from bot.conversation import Conversation
 from bot.patches import Button
 from bot.reply import Reply, ReplyFile
 from bot.run_configs import CONFIG_BUTTON_ID, read_config_request
-from bot.store import MemoryStore
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.slack_api import FakeSlack

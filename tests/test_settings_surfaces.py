@@ -1,6 +1,7 @@
-"""Workspace settings through the real surfaces, from one command table (bot.settings_commands):
-a Slack workspace admin (users.info) and a Discord member with Manage Server can set the answer
-language; others cannot. Also: a Discord interaction delivered twice is answered once."""
+"""Workspace settings through the real surfaces, from one command table
+(bot.conversation.settings_commands): a Slack workspace admin (users.info) and a Discord member
+with Manage Server can set the answer language; others cannot. Also: a Discord interaction
+delivered twice is answered once."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ import pytest_asyncio
 
 from adapters.discord.client import GpuplanClient
 from bot.conversation import Conversation
-from bot.redis_client import AsyncRedisLink
-from bot.redis_seen import RedisSeenIds
-from bot.settings import MemorySettings
-from bot.settings_commands import COMMANDS, is_settings_change, read_settings_command
-from bot.store import MemoryStore
+from bot.conversation.settings_commands import COMMANDS, is_settings_change, read_settings_command
+from bot.state.redis_link import AsyncRedisLink
+from bot.state.seen import RedisSeenIds
+from bot.state.settings import MemorySettings
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from tests.fakes.discord_api import GUILD_ID, FakeDiscord, serve_for_discord_py
 from tests.fakes.slack_api import FakeSlack

@@ -21,7 +21,7 @@ from adapters.slack.serve import EVENTS_PATH, start_http
 from bot.conversation import Conversation
 from bot.patches import Button
 from bot.reply import Reply, WhatIf
-from bot.seen import SeenInProcess
+from bot.state.seen import SeenInProcess
 from bot.threads import ThreadKey
 from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlack, payload_problems, sign
 

@@ -17,7 +17,8 @@ import pytest
 
 from bot import phrases
 from bot.conversation import Conversation
-from bot.store import SQLiteStore, StoreFailed
+from bot.state.errors import StoreFailed
+from bot.state.threads import SQLiteStore
 from bot.threads import ThreadKey
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +60,7 @@ FILL_THE_DISK = textwrap.dedent(
     from pathlib import Path
     logging.basicConfig(stream=sys.stderr, format="%(name)s %(message)s")
     from bot.conversation import Conversation
-    from bot.store import SQLiteStore
+    from bot.state.threads import SQLiteStore
     from bot.threads import ThreadKey
 
     state, hold = Path(sys.argv[1]), sys.argv[2] == "hold"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.conversation import Conversation
-from bot.store import MemoryStore
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from tests.parse_cases import DATA, field_diff, load_cases
 

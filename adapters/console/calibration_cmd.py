@@ -22,7 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.reports import open_report_store, report_json_line
+    from bot.reports import report_json_line
+    from bot.state.reports import open_report_store
 
     store = open_report_store()
     if args.forget:

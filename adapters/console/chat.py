@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from bot.conversation import Turn
     from bot.reply import ReplyFile
-    from bot.store import StateStore
+    from bot.state.threads import StateStore
 
 EXIT_WORDS = {"quit", "exit", ":q"}
 
@@ -97,7 +97,8 @@ def _write_config(files: list[ReplyFile], thread: str) -> None:
 def thread_store(command: str) -> StateStore:
     """The configured store; one that cannot be written to still lets `command` answer (from
     memory for this session), and says so once, naming the file and what is wrong with it."""
-    from bot.store import MemoryStore, SQLiteStore, StoreUnavailable, open_thread_store
+    from bot.state.errors import StoreUnavailable
+    from bot.state.threads import MemoryStore, SQLiteStore, open_thread_store
 
     try:
         store = open_thread_store()

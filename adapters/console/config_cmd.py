@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from adapters.console.text import render_text
     from bot.conversation import Conversation
     from bot.run_configs import CONFIG_TEXT
-    from bot.store import MemoryStore
+    from bot.state.threads import MemoryStore
     from bot.threads import ThreadKey
 
     logs.configure()

@@ -15,7 +15,7 @@ from bot.prices.figures import CardFigures, card_figures
 from bot.prices.market import age_text, when
 from bot.prices.offers import provider_name, utc
 from bot.prices.snapshot import FeedStatus, Snapshot
-from bot.prices.store import open_price_store, refresh_store
+from bot.state.prices import open_price_store, refresh_store
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

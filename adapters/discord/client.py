@@ -3,7 +3,7 @@
 Every message goes out with AllowedMentions.none(), so text echoed from a question never pings.
 Planning runs in a worker thread (`Conversation.handle` is sync) so the event loop stays free to
 acknowledge other interactions within Discord's 3 s deadline. Each interaction is answered once,
-whichever process a redelivery reaches (its id in bot.seen, on Redis when shared), and every
+whichever process a redelivery reaches (its id in bot.state.seen, on Redis when shared), and every
 answer runs as a tracked task (adapters.drain) so a shutdown finishes it.
 """
 
@@ -27,10 +27,10 @@ from adapters.discord.views import WhatIfButton
 from adapters.drain import InFlight
 from bot import metrics, phrases
 from bot.configs import MAX_CONFIG_ATTACHMENT_BYTES
+from bot.conversation.settings_commands import is_settings_change
 from bot.patches import Message
 from bot.reply import Reply
-from bot.seen import SeenIds, SeenInProcess
-from bot.settings_commands import is_settings_change
+from bot.state.seen import SeenIds, SeenInProcess
 from bot.threads import ThreadKey
 
 log = logging.getLogger(__name__)

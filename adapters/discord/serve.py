@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bot.seen import SeenIds
-    from bot.state_url import StateBackend
+    from bot.state.backend import StateBackend
 
 
 class SettingsError(ValueError):
@@ -86,7 +85,7 @@ def settings_from_args(args: argparse.Namespace, env: Mapping[str, str]) -> Disc
 
 
 def run(args: argparse.Namespace) -> int:
-    from bot.state_url import StateUrlError, backend_from_env
+    from bot.state.backend import StateUrlError, backend_from_env
 
     try:
         settings = settings_from_args(args, os.environ)
@@ -136,18 +135,21 @@ async def _serve(settings: DiscordSettings, backend: StateBackend, budget_s: flo
     """Run the bot until SIGTERM or SIGINT, then drain: the gateway disconnects (no new work),
     the answers in flight finish within `budget_s`, and the client closes."""
     from adapters.discord.client import GpuplanClient
+    from adapters.discord.keys import PLATFORM
+    from adapters.discord.limits import INTERACTION_TOKEN_TTL_S
     from adapters.drain import until_stop_signal
     from adapters.metrics_http import serve_metrics_from_env
     from bot import metrics
     from bot.conversation import Conversation
+    from bot.state.seen import open_seen_ids
 
-    conversation = Conversation()
+    conversation = Conversation(backend=backend)
     metrics.enable(conversation.prices.snapshot)
     client = GpuplanClient(
         conversation,
         message_content=settings.message_content,
         sync_guild_id=settings.sync_guild_id,
-        seen=_seen_ids(backend),
+        seen=open_seen_ids(backend, PLATFORM, INTERACTION_TOKEN_TTL_S),
         shard_count=settings.shard_count,
         shard_ids=settings.shard_ids,
     )
@@ -169,18 +171,6 @@ async def _serve(settings: DiscordSettings, backend: StateBackend, budget_s: flo
     finally:
         if metrics_runner is not None:
             await metrics_runner.cleanup()
-
-
-def _seen_ids(backend: StateBackend) -> SeenIds | None:
-    """Interaction ids on Redis when the processes share one (else the client's own memory)."""
-    if backend.redis_url is None:
-        return None
-    from adapters.discord.keys import PLATFORM
-    from adapters.discord.limits import INTERACTION_TOKEN_TTL_S
-    from bot.redis_client import AsyncRedisLink
-    from bot.redis_seen import RedisSeenIds
-
-    return RedisSeenIds(AsyncRedisLink(backend.redis_url), PLATFORM, INTERACTION_TOKEN_TTL_S)
 
 
 def _int(env: Mapping[str, str], name: str, *, minimum: int) -> int | None:

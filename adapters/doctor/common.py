@@ -20,8 +20,9 @@ STALE_PRICES_DAYS = 180
 
 def state_store() -> Check:
     """Save to the store GPUPLAN_STATE_URL selects, through the interface the bot saves with."""
-    from bot.state_url import StateUrlError, backend_from_env
-    from bot.store import StoreUnavailable, open_thread_store
+    from bot.state.backend import StateUrlError, backend_from_env
+    from bot.state.errors import StoreUnavailable
+    from bot.state.threads import open_thread_store
 
     name = "state store"
     try:
@@ -75,7 +76,7 @@ def _live_prices() -> Check | None:
 
     from bot.prices.market import STALE_AFTER, age_text, when
     from bot.prices.offers import utc
-    from bot.prices.store import open_price_store
+    from bot.state.prices import open_price_store
 
     store = open_price_store()
     snapshot = store.latest() if store is not None else None

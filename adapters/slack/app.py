@@ -33,11 +33,11 @@ from adapters.slack.pending import PendingReplies
 from adapters.slack.render import WHATIF_ACTION_PREFIX, conversation_id_from_block_id, render_reply
 from adapters.slack.store import ThreadIndex, ThreadLinks
 from bot import metrics, phrases
+from bot.conversation.settings_commands import is_settings_change
 from bot.patches import Button, Message
 from bot.reply import Reply
-from bot.seen import SeenIds, SeenInProcess
-from bot.settings_commands import is_settings_change
-from bot.store import StoreUnavailable
+from bot.state.errors import StoreUnavailable
+from bot.state.seen import SeenIds, SeenInProcess
 from bot.threads import ThreadKey
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """Answer each Slack delivery once. Slack redelivers events it thinks we missed (X-Slack-Retry-Num),
 Socket Mode can replay envelopes, and a signed slash command or button click can be replayed
 within the signature's 5-minute window; each is known by an id Slack never reuses: `event_id`
-for Events API callbacks, `trigger_id` for slash commands and interactions. bot.seen remembers
+for Events API callbacks, `trigger_id` for slash commands and interactions. bot.state.seen remembers
 them (in this process, or in Redis for several).
 """
 

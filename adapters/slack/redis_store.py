@@ -2,7 +2,7 @@
 thread links, and (in OAuth mode) installations and OAuth states, shared by every Slack process.
 
 Keys (all under gpuplan:slack:):
-- `seen:<event|trigger>:<id>` — bot.redis_seen: `SET NX EX`, the first process to set it answers,
+- `seen:<event|trigger>:<id>` — bot.state.seen: `SET NX EX`, the first process to set it answers,
   every repeat (a Slack retry, a replay, a retry that landed on the other process) is acknowledged
   only. TTL: limits.DELIVERY_REPEAT_TTL_S, past Slack's last retry and the signature's window.
 - `link:<team>:<channel>:<root ts>` — the conversation a Slack thread belongs to. TTL: the
@@ -15,7 +15,7 @@ Keys (all under gpuplan:slack:):
 Every method is asyncio (redis.asyncio), as the Bolt app is. While Redis is unavailable, a
 thread link lookup raises StoreUnavailable (the app then holds a plain reply until Redis is back,
 adapters.slack.pending) and new links wait in memory; both log once per outage. Installation
-lookups raise, since no answer can be posted without the token. De-duplication is bot.redis_seen.
+lookups raise, since no answer can be posted without the token. De-duplication is bot.state.seen.
 """
 
 from __future__ import annotations
@@ -31,11 +31,14 @@ from slack_sdk.oauth.installation_store.models.bot import Bot
 from slack_sdk.oauth.installation_store.models.installation import Installation
 from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 
-from bot.redis_client import AsyncRedisLink, OutageLog, key
-from bot.store import StoreUnavailable, ttl_from_env
+from bot.state.backend import ttl_from_env
+from bot.state.errors import OutageLog, StoreUnavailable
+from bot.state.redis_keys import key
 
 if TYPE_CHECKING:
     import redis.asyncio
+
+    from bot.state.redis_link import AsyncRedisLink
 
 logger = logging.getLogger(__name__)
 _NONE = "-"  # stands for an absent enterprise or team id in a key
@@ -82,7 +85,7 @@ class RedisThreadLinks:
         return conversation
 
     async def available(self) -> bool:
-        """Redis answers both this loop's client and the conversation's (bot.redis_client's
+        """Redis answers both this loop's client and the conversation's (bot.state.redis_link's
         status), and the links kept meanwhile are written."""
         if not (await self._link.status())["ok"]:
             return False

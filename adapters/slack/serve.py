@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from adapters.drain import InFlight
     from adapters.slack.state import SlackStores
-    from bot.state_url import StateBackend
+    from bot.state.backend import StateBackend
 
 EVENTS_PATH = "/slack/events"
 HEALTH_PATH = "/healthz"
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from bot.state_url import StateUrlError, backend_from_env
+    from bot.state.backend import StateUrlError, backend_from_env
 
     try:
         backend = backend_from_env()
@@ -135,7 +135,8 @@ def _state_file_problem(backend: StateBackend) -> str | None:
     A bot that cannot save threads, thread links or installs should not start."""
     if backend.redis_url is not None:
         return None
-    from bot.store import SQLiteStore, StoreUnavailable
+    from bot.state.errors import StoreUnavailable
+    from bot.state.threads import SQLiteStore
 
     try:
         store = SQLiteStore()
@@ -175,12 +176,13 @@ def build_app_from_env(
     from adapters.slack.state import open_stores
     from bot import metrics
     from bot.conversation import Conversation
-    from bot.state_url import backend_from_env
+    from bot.state.backend import backend_from_env
 
-    stores = stores or open_stores(backend_from_env())
+    backend = backend_from_env()  # once: the Slack stores and the conversation's share it
+    stores = stores or open_stores(backend)
     oauth_settings = _oauth_settings(env, stores) if env.oauth else None
     if conversation is None:
-        conversation = Conversation()
+        conversation = Conversation(backend=backend)
         metrics.enable(conversation.prices.snapshot)
     return build_app(
         conversation,

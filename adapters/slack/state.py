@@ -9,9 +9,15 @@ from typing import TYPE_CHECKING
 
 from adapters.slack import limits
 from adapters.slack.keys import PLATFORM
-from adapters.slack.store import ThreadIndex, ThreadLinks, state_db_path
-from bot.seen import SeenIds, SeenInProcess
-from bot.state_url import StateBackend
+from adapters.slack.redis_store import (
+    RedisInstallationStore,
+    RedisOAuthStateStore,
+    RedisThreadLinks,
+)
+from adapters.slack.store import ThreadIndex, ThreadLinks
+from bot.state.backend import StateBackend
+from bot.state.seen import SeenIds, open_seen_ids
+from bot.state.sqlite import state_db_path
 
 if TYPE_CHECKING:
     from slack_sdk.oauth.installation_store.async_installation_store import (
@@ -35,19 +41,11 @@ class SlackStores:
 def open_stores(backend: StateBackend) -> SlackStores:
     if backend.redis_url is None:
         return _sqlite_stores(backend)
-    from adapters.slack.redis_store import (
-        RedisInstallationStore,
-        RedisOAuthStateStore,
-        RedisThreadLinks,
-    )
-    from bot.redis_client import AsyncRedisLink
-    from bot.redis_seen import RedisSeenIds
-
-    link = AsyncRedisLink(backend.redis_url)
+    link = backend.async_redis_link()
     return SlackStores(
         description=backend.describe(),
         threads=RedisThreadLinks(link),
-        seen=RedisSeenIds(link, PLATFORM, limits.DELIVERY_REPEAT_TTL_S),
+        seen=open_seen_ids(backend, PLATFORM, limits.DELIVERY_REPEAT_TTL_S, link),
         installations=lambda client_id: RedisInstallationStore(link, client_id),
         oauth_states=lambda: RedisOAuthStateStore(link, OAUTH_STATE_TTL_S),
         status=link.status,
@@ -73,7 +71,7 @@ def _sqlite_stores(backend: StateBackend) -> SlackStores:
     return SlackStores(
         description=backend.describe(),
         threads=ThreadIndex(),
-        seen=SeenInProcess(limits.DELIVERY_REPEAT_TTL_S),
+        seen=open_seen_ids(backend, PLATFORM, limits.DELIVERY_REPEAT_TTL_S),
         installations=installations,
         oauth_states=oauth_states,
         status=status,

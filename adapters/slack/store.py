@@ -1,4 +1,4 @@
-"""The Slack adapter's tables in gpuplan's state DB (bot.store's SQLite file under
+"""The Slack adapter's tables in gpuplan's state DB (bot.state.sqlite's file under
 GPUPLAN_STATE_DIR): which Slack threads belong to which gpuplan conversation, plus (in OAuth mode)
 slack_sdk's installation and OAuth-state tables.
 
@@ -16,13 +16,7 @@ import sqlite3
 from pathlib import Path
 from typing import Protocol
 
-from bot.store import BUSY_TIMEOUT_S, DB_NAME, state_dir
-
-
-def state_db_path() -> Path:
-    directory = state_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory / DB_NAME
+from bot.state.sqlite import BUSY_TIMEOUT_S, state_db_path
 
 
 class ThreadLinks(Protocol):

@@ -18,8 +18,8 @@ from datetime import datetime, timedelta
 from bot.prices.figures import CardFigures, card_figures
 from bot.prices.offers import Offer, provider_name, utc
 from bot.prices.snapshot import Snapshot
-from bot.prices.store import PriceStore
-from bot.store import StoreUnavailable
+from bot.state.errors import StoreUnavailable
+from bot.state.prices import PriceStore
 from planner.catalog.prices import (
     CardPrice,
     LivePrices,

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from bot.prices.offers import PROVIDER_NAMES
-from bot.settings import SettingsStore
+from bot.state.settings import SettingsStore
 from planner.errors import PlanningError
 
 PROVIDERS_ENV = "GPUPLAN_PROVIDERS"

@@ -16,11 +16,12 @@ from datetime import datetime
 
 import aiohttp
 
-from bot.prices.feeds import Feed, FeedFetch, chosen_feeds
+from bot.prices.feeds import chosen_feeds
+from bot.prices.feeds.feed import Feed, FeedFetch
 from bot.prices.http import FeedError, FeedHttp, RateLimiter, Sleep
 from bot.prices.offers import Offer, utc
 from bot.prices.snapshot import FeedStatus, Snapshot, carried_offers
-from bot.prices.store import PriceStore
+from bot.state.prices import PriceStore
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from bot.prices.http import Sleep
 from bot.prices.market import when
 from bot.prices.snapshot import Snapshot
-from bot.prices.store import PriceStore
+from bot.state.prices import PriceStore
 
 logger = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ def start_scheduled_refresh() -> threading.Thread | None:
     if interval_s is None:
         logger.info("scheduled price refresh is off (%s=0)", REFRESH_ENV)
         return None
-    from bot.prices.store import refresh_store
+    from bot.state.prices import refresh_store
 
     store = refresh_store()
     refresher = PriceRefresher(store, interval_s=interval_s)

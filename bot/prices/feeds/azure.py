@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bot.prices.cards import AZURE_SKUS, known_key
-from bot.prices.feeds import Feed, FeedFetch, read_rows
+from bot.prices.feeds.feed import Feed, FeedFetch, read_rows
 from bot.prices.http import FeedError, FeedHttp
 from bot.prices.offers import Offer, offers_at
 

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from typing import IO, Any
 
 from bot.prices.cards import AZURE_SKUS, RUNPOD_IDS, card_for, known_key
-from bot.prices.feeds import Feed, FeedFetch, read_rows
+from bot.prices.feeds.feed import Feed, FeedFetch, read_rows
 from bot.prices.http import FeedError, FeedHttp, NotFound, Unreachable
 from bot.prices.offers import Offer, PricingKind, offers_at
 

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.prices.cards import RUNPOD_IDS, card_for, known_key
-from bot.prices.feeds import Feed, FeedFetch, read_rows
+from bot.prices.feeds.feed import Feed, FeedFetch, read_rows
 from bot.prices.http import FeedError, FeedHttp
 from bot.prices.offers import Offer, PricingKind, offers_at
 

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.prices.cards import card_for
-from bot.prices.feeds import Feed, FeedFetch, read_rows
+from bot.prices.feeds.feed import Feed, FeedFetch, read_rows
 from bot.prices.http import FeedError, FeedHttp
 from bot.prices.offers import Offer, offers_at
 

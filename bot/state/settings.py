@@ -4,6 +4,9 @@ uses (the providers a team rents from today; a language default or keeping repor
 A scope is "platform/workspace" (`scope_of(key)`); a value is a short string each setting reads
 and writes in its own format. Who may change a setting is the surface's decision (Slack
 workspace admins, Discord members with Manage Server); the store records who did.
+
+On Redis (GPUPLAN_STATE_URL) a scope is one hash, `gpuplan:settings:<scope>` {name: value}, with
+no TTL: a setting an admin made stays until an admin changes it.
 """
 
 from __future__ import annotations
@@ -15,10 +18,16 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from bot.store import StoreUnavailable, state_db_connection
+from bot.state.backend import StateBackend, backend_from_env
+from bot.state.errors import StoreUnavailable
+from bot.state.redis_keys import key
+from bot.state.sqlite import state_db_connection
 from bot.threads import ThreadKey
+
+if TYPE_CHECKING:
+    from bot.state.redis_link import RedisLink
 
 logger = logging.getLogger(__name__)
 
@@ -53,17 +62,13 @@ def read_or_default(scope: str) -> Iterator[None]:
         logger.warning("reading settings for %s failed: %s", scope, error)
 
 
-def open_settings_store() -> SettingsStore:
-    """The settings store for bots: Redis when GPUPLAN_STATE_URL names one, else the state
-    directory's SQLite file, or memory when that cannot be opened (the thread store says why)."""
-    from bot.state_url import backend_from_env
-
-    redis_url = backend_from_env().redis_url
-    if redis_url is not None:
-        from bot.redis_client import shared_link
-        from bot.redis_settings import RedisSettings
-
-        return RedisSettings(shared_link(redis_url))
+def open_settings_store(backend: StateBackend | None = None) -> SettingsStore:
+    """The settings store for bots on `backend` (GPUPLAN_STATE_URL's by default): Redis when it
+    names one, else the state directory's SQLite file, or memory when that cannot be opened (the
+    thread store says why)."""
+    backend = backend if backend is not None else backend_from_env()
+    if backend.redis_url is not None:
+        return RedisSettings(backend.redis_link())
     try:
         return SQLiteSettings()
     except StoreUnavailable:
@@ -146,6 +151,32 @@ class MemorySettings:
     def all(self, scope: str) -> dict[str, str]:
         with self._lock:
             return {name: v for (s, name), v in sorted(self._values.items()) if s == scope}
+
+
+class RedisSettings:
+    """Raises StoreUnavailable when Redis is down, like the other Redis stores."""
+
+    def __init__(self, link: RedisLink) -> None:
+        self._link = link
+
+    def get(self, scope: str, name: str) -> str | None:
+        with read_or_default(scope):
+            return self._link.run(lambda client: client.hget(key("settings", scope), name))
+        return None
+
+    def put(self, scope: str, name: str, value: str | None, *, by: str = "") -> None:
+        hash_key = key("settings", scope)
+        if value is None:
+            self._link.run(lambda client: client.hdel(hash_key, name))
+            return
+        value = checked_value(value)
+        self._link.run(lambda client: client.hset(hash_key, name, value))
+
+    def all(self, scope: str) -> dict[str, str]:
+        with read_or_default(scope):
+            values = self._link.run(lambda client: client.hgetall(key("settings", scope)))
+            return dict(sorted(values.items()))
+        return {}
 
 
 def checked_value(value: str) -> str:

@@ -5,13 +5,14 @@ under Slack's and Discord's 3 s), one immediate retry on a fresh connection if t
 dropped (a pooled connection that died when Redis restarted fails its first command), and after
 a failure the stores skip Redis for a backoff that doubles from BACKOFF_FIRST_S up to
 BACKOFF_MAX_S (full jitter, so N processes do not reconnect in step) and then try again. What
-counts as "down" is bot.redis_errors' one policy: a lost or hung connection, and also a full
+counts as "down" is bot.state.redis_errors' one policy: a lost or hung connection, and also a full
 Redis (OOM), a read-only replica, a server still loading its data, or one held by a script
 (BUSY). While Redis is skipped, callers get StoreUnavailable at once and fall back (answers
 without thread memory, local rate limits and de-duplication).
 
 The blocking client serves the conversation (which runs in worker threads); the asyncio client
-serves the adapters' event-loop code. Only this module and the Redis stores import `redis`.
+serves the adapters' event-loop code. Only this module and bot.state.redis_errors import
+`redis`; the stores take a link and never load the client themselves.
 """
 
 from __future__ import annotations
@@ -31,11 +32,10 @@ from redis.retry import Retry
 
 from bot import metrics
 from bot.backoff import Backoff
-from bot.redis_errors import REDIS_ERRORS, unavailable_kind
-from bot.state_url import redacted
-from bot.store import StoreUnavailable
+from bot.state.errors import StoreUnavailable
+from bot.state.redis_errors import REDIS_ERRORS, unavailable_kind
+from bot.state.redis_keys import redacted
 
-KEY_PREFIX = "gpuplan:"
 COMMAND_TIMEOUT_S = 0.5
 CONNECT_TIMEOUT_S = 0.5
 HEALTH_CHECK_INTERVAL_S = 30
@@ -177,27 +177,3 @@ def shared_link(url: str) -> RedisLink:
         if link is None:
             link = _links[url] = RedisLink(url)
         return link
-
-
-class OutageLog:
-    """Logs the first StoreUnavailable of an outage, and that it is over, once each: `what` says
-    what the caller does meanwhile ("de-duplication is per process")."""
-
-    def __init__(self, what: str) -> None:
-        self._what = what
-        self._degraded = False
-
-    def failed(self, error: StoreUnavailable) -> None:
-        if not self._degraded:
-            logger.warning("%s until Redis is back: %s", self._what, error)
-        self._degraded = True
-
-    def recovered(self) -> None:
-        if self._degraded:
-            logger.info("Redis answers again; %s no longer", self._what)
-        self._degraded = False
-
-
-def key(*parts: str) -> str:
-    """A namespaced key: gpuplan:<kind>:<id>…"""
-    return KEY_PREFIX + ":".join(parts)

@@ -1,23 +1,31 @@
 """Where the bot's shared state lives: the SQLite file by default, Redis when GPUPLAN_STATE_URL
 names one (redis://host:port/db, or rediss:// for TLS).
 
-Every store (threads, rate limits, event de-duplication, Slack thread links and installs) asks
-this module which backend to use, so one variable moves all of them together. Nothing here imports
-the redis client: `gpuplan ask` and the SQLite default never load it.
+Every store (threads, rate limits, patches, settings, reports, prices, event de-duplication,
+Slack thread links and installs) is opened on the StateBackend this module reads, so one variable
+moves all of them together. Nothing here imports the redis client at import time: `gpuplan ask`
+and the SQLite default never load it; a Redis backend's links are made here, the one place that
+loads it (bot.state.redis_link), and only when a store is opened on Redis.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+from bot.state.redis_keys import redacted
+from bot.state.sqlite import DB_NAME, state_dir
+
+if TYPE_CHECKING:
+    from bot.state.redis_link import AsyncRedisLink, RedisLink
 
 STATE_URL_ENV = "GPUPLAN_STATE_URL"
 REDIS_SCHEMES = ("redis", "rediss")
-_PASSWORD = re.compile(r"//([^:/@]*):[^@/]*@")  # user:password@ in a URL
+DEFAULT_TTL_S = 7 * 24 * 3600.0
 
 
 class StateUrlError(ValueError):
@@ -35,10 +43,25 @@ class StateBackend:
     def describe(self) -> str:
         """One line for the start-up log and /healthz, with any password masked."""
         if self.redis_url is None:
-            from bot.store import DB_NAME, state_dir
-
             return f"SQLite at {state_dir() / DB_NAME}"
         return f"Redis at {redacted(self.redis_url)}"
+
+    def redis_link(self) -> RedisLink:
+        """The process's blocking client for this Redis (shared by every store on it)."""
+        from bot.state.redis_link import shared_link
+
+        return shared_link(self._redis_url())
+
+    def async_redis_link(self) -> AsyncRedisLink:
+        """A new asyncio client for this Redis, for one event loop's stores."""
+        from bot.state.redis_link import AsyncRedisLink
+
+        return AsyncRedisLink(self._redis_url())
+
+    def _redis_url(self) -> str:
+        if self.redis_url is None:
+            raise ValueError("the SQLite backend has no Redis link")
+        return self.redis_url
 
 
 def backend_from_env(env: Mapping[str, str] | None = None) -> StateBackend:
@@ -68,6 +91,12 @@ def backend_from_env(env: Mapping[str, str] | None = None) -> StateBackend:
     return StateBackend(redis_url=raw)
 
 
-def redacted(url: str) -> str:
-    """`url` with its password (if any) replaced by ***, safe to log."""
-    return _PASSWORD.sub(r"//\1:***@", url)
+def ttl_from_env() -> float:
+    """How long a thread (and what hangs off it: patches, Slack thread links) is kept after its
+    last change: GPUPLAN_THREAD_TTL_S, 7 days by default."""
+    raw = os.environ.get("GPUPLAN_THREAD_TTL_S", "")
+    try:
+        ttl_s = float(raw)
+    except ValueError:
+        return DEFAULT_TTL_S
+    return ttl_s if ttl_s > 0 else DEFAULT_TTL_S

@@ -1,6 +1,14 @@
-"""Where snapshots live: the state store's SQLite file by default (the same file as threads), or
-memory. The refresh lock lives here too, so processes sharing a store run one refresh per
-interval. A shared store (Redis, issue #19) implements the same PriceStore protocol.
+"""Where price snapshots live: the state store's SQLite file by default (the same file as
+threads), Redis when GPUPLAN_STATE_URL names one (processes on several hosts then share one
+snapshot and one refresh per interval), or memory. The refresh lock lives here too, so processes
+sharing a store run one refresh per interval.
+
+Redis keys:
+- `gpuplan:prices:snapshot` — a hash {version, body}: the latest snapshot as JSON, its version
+  bumped in the same MULTI. TTL 14 days, twice the age past which a feed's offers stop serving:
+  a snapshot no refresh has touched for that long prices nothing anyway.
+- `gpuplan:prices:lock:<name>` — the refresh lock: its holder, expiring at the end of the
+  interval it was taken for (one Lua script: take it if free or ours).
 """
 
 from __future__ import annotations
@@ -12,12 +20,26 @@ from contextlib import suppress
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from bot.prices.snapshot import OFFERS, FeedStatus, Snapshot, with_version
-from bot.store import DB_NAME, StoreUnavailable, state_db_connection, state_dir
+from bot.prices.snapshot import MAX_CARRIED_AGE, OFFERS, FeedStatus, Snapshot, with_version
+from bot.state.backend import StateBackend, backend_from_env
+from bot.state.errors import StoreUnavailable
+from bot.state.redis_keys import key
+from bot.state.sqlite import DB_NAME, state_db_connection, state_dir
+
+if TYPE_CHECKING:
+    from bot.state.redis_link import RedisLink
 
 KEPT_SNAPSHOTS = 3  # the latest, and a couple before it for looking back at a bad refresh
+SNAPSHOT_TTL_S = int(2 * MAX_CARRIED_AGE.total_seconds())
+# KEYS[1] the lock; ARGV: holder, TTL in ms. 1 if now held by the holder, 0 if someone else has it.
+_TAKE_LOCK = """
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
 
 
 class PriceStore(Protocol):
@@ -166,31 +188,81 @@ def feed_from_json(data: dict[str, object]) -> FeedStatus:
     )
 
 
-def open_price_store() -> PriceStore | None:
-    """Where answers read snapshots: Redis when GPUPLAN_STATE_URL names one
-    (bot.prices.redis_store), else the state directory's SQLite file; None when that file does
-    not exist yet (a one-off answer creates nothing) or cannot be opened (the thread store says
-    why), and answers then use the bundled table."""
-    if (shared := _shared_store()) is not None:
-        return shared
+def open_price_store(backend: StateBackend | None = None) -> PriceStore | None:
+    """Where answers read snapshots on `backend` (GPUPLAN_STATE_URL's by default): Redis when it
+    names one, else the state directory's SQLite file; None when that file does not exist yet (a
+    one-off answer creates nothing) or cannot be opened (the thread store says why), and answers
+    then use the bundled table."""
+    backend = backend if backend is not None else backend_from_env()
+    if backend.redis_url is not None:
+        return RedisPriceStore(backend.redis_link())
     try:
         return SQLitePriceStore.if_present()
     except StoreUnavailable:
         return None
 
 
-def refresh_store() -> PriceStore:
+def refresh_store(backend: StateBackend | None = None) -> PriceStore:
     """Where a refresh saves its snapshot: the same store, created if need be."""
-    return _shared_store() or SQLitePriceStore()
+    backend = backend if backend is not None else backend_from_env()
+    if backend.redis_url is not None:
+        return RedisPriceStore(backend.redis_link())
+    return SQLitePriceStore()
 
 
-def _shared_store() -> PriceStore | None:
-    from bot.state_url import backend_from_env
+class RedisPriceStore:
+    """PriceStore on Redis; raises StoreUnavailable when Redis is down."""
 
-    redis_url = backend_from_env().redis_url
-    if redis_url is None:
-        return None
-    from bot.prices.redis_store import RedisPriceStore
-    from bot.redis_client import shared_link
+    def __init__(self, link: RedisLink) -> None:
+        self._link = link
+        self._take_lock = link.client.register_script(_TAKE_LOCK)
 
-    return RedisPriceStore(shared_link(redis_url))
+    def latest_version(self) -> int:
+        version = self._link.run(lambda client: client.hget(key("prices", "snapshot"), "version"))
+        return int(version or 0)
+
+    def latest(self) -> Snapshot | None:
+        version, body = self._link.run(
+            lambda client: client.hmget(key("prices", "snapshot"), "version", "body")
+        )
+        if version is None or body is None:
+            return None
+        try:
+            data = json.loads(body)
+            return Snapshot(
+                version=int(version),
+                taken_at=datetime.fromisoformat(data["taken_at"]),
+                offers=OFFERS.validate_python(data["offers"]),
+                feeds=tuple(feed_from_json(item) for item in data["feeds"]),
+            )
+        except (ValueError, KeyError, TypeError):
+            return None  # written by an incompatible version: as if no refresh had run
+
+    def save(self, snapshot: Snapshot) -> Snapshot:
+        body = json.dumps(
+            {
+                "taken_at": snapshot.taken_at.isoformat(),
+                "feeds": [feed_json(status) for status in snapshot.feeds],
+                "offers": OFFERS.dump_python(snapshot.offers, mode="json"),
+            }
+        )
+        name = key("prices", "snapshot")
+
+        def write(client) -> list[object]:  # type: ignore[no-untyped-def]
+            with client.pipeline(transaction=True) as pipe:
+                pipe.hincrby(name, "version", 1)
+                pipe.hset(name, "body", body)
+                pipe.expire(name, SNAPSHOT_TTL_S)
+                return pipe.execute()
+
+        version = int(self._link.run(write)[0])
+        return Snapshot(version, snapshot.taken_at, snapshot.offers, snapshot.feeds)
+
+    def try_lock(self, name: str, holder: str, until_s: float, now_s: float) -> bool:
+        ttl_ms = max(1, int((until_s - now_s) * 1000))
+        taken = self._link.run(
+            lambda client: self._take_lock(
+                keys=[key("prices", "lock", name)], args=[holder, ttl_ms], client=client
+            )
+        )
+        return taken == 1

@@ -4,7 +4,7 @@ A Redis that cannot take a command for a while (the connection is gone or hung, 
 is a replica after a failover, it is loading its data, a script holds it) must be treated the
 same everywhere: the stores skip Redis for a backoff, answers come without thread memory and say
 so, and nothing becomes a 500. Everything else (a wrong type, a bad argument) is our bug and is
-raised as it is. bot.redis_client applies this to every command; nothing else maps Redis errors.
+raised as it is. bot.state.redis_link applies this to every command; nothing else maps Redis errors.
 """
 
 from __future__ import annotations
