@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("planner", "bot", "adapters", "tools", "bench")
 LAYER = {"planner": 0, "bot": 1, "adapters": 2, "tools": 3, "bench": 3}
 CHECKED_LAYERS = ("planner", "bot", "adapters")
