@@ -474,10 +474,12 @@ class Conversation:
         if result.asked:  # "and the max batch?": solved on the thread's job, as changed
             base = _validated(apply_patch(_as_json(current), patch))
             plan, job = self._solved(base, result.asked)
-            reply = plan_reply(plan, notes=result.assumptions)
+            changes = diff_plans(self._plan(current), plan)  # the answer sets what it solved
+            reply = plan_reply(plan, changes=changes.lines(), notes=result.assumptions)
             unchanged = _as_json(job) == _as_json(current)
             return _Outcome(
-                Turn(reply, plan), history=None if unchanged else (*history, _as_json(job))
+                Turn(reply, plan, changes.spec),
+                history=None if unchanged else (*history, _as_json(job)),
             )
         if cards:  # the cards are shown side by side; the job itself keeps its card
             patch = {name: value for name, value in patch.items() if name not in CARD_FIELDS}
