@@ -66,6 +66,7 @@ from bot.reply_builder import (
     help_reply,
     message_reply,
     move_to,
+    nothing_cheaper_reply,
     plan_reply,
     providers_reply,
 )
@@ -442,9 +443,9 @@ class Conversation:
             reply = plan_reply(plan, notes=result.assumptions)
             reply.warnings += _unread_warnings(result)
             return _Outcome(Turn(reply, plan), history=(_as_json(job),))
-        plan = self._plan(result.spec)
-        compared = (plan, *(self._plan(job) for job in result.alternatives))
         cards = compared_cards(result.fields, result.alternative_fields)
+        plan = self._plan(result.spec, _card_keys(cards))
+        compared = (plan, *(self._plan(job) for job in result.alternatives))
         notes = [*result.assumptions, *_comparison_notes(result, cards)]
         reply = plan_reply(plan, notes=notes, only_gpus=_card_keys(cards))
         if len(compared) > 1 and not cards:  # a card comparison is the narrowed table itself
@@ -484,7 +485,7 @@ class Conversation:
         if cards:  # the cards are shown side by side; the job itself keeps its card
             patch = {name: value for name, value in patch.items() if name not in CARD_FIELDS}
             if not patch:
-                plan = self._plan(current)
+                plan = self._plan(current, _card_keys(cards))
                 notes = _comparison_notes(result, cards)
                 return _Outcome(
                     Turn(plan_reply(plan, notes=notes, only_gpus=_card_keys(cards)), plan)
@@ -506,8 +507,7 @@ class Conversation:
         recommendation = plan.recommendation
         pick = recommendation.within_budget if budget_usd is not None else recommendation.cheapest
         if pick is None:
-            nothing = phrases.nothing_cheaper(within_budget=budget_usd is not None)
-            return _Outcome(Turn(message_reply("clarify", *nothing)))
+            return _Outcome(Turn(nothing_cheaper_reply(plan)))
         change = Patch({**budget_patch, **move_to(pick)}, label=text)
         return self._patched(history, current, change, notes=[])
 
@@ -520,7 +520,7 @@ class Conversation:
         only_gpus: Sequence[str] | None = None,
     ) -> _Outcome:
         job = _validated(apply_patch(_as_json(current), dict(patch.fields)))
-        before, after = self._plan(current), self._plan(job)
+        before, after = self._plan(current, only_gpus), self._plan(job, only_gpus)
         changes = diff_plans(before, after)
         reply = plan_reply(
             after,
@@ -605,19 +605,27 @@ class Conversation:
         job, answer = solve(spec, asked)
         return self._plan(job).model_copy(update={"solve": answer}), job
 
-    def _plan(self, job: JobSpec) -> Plan:
+    def _plan(self, job: JobSpec, only_gpus: Sequence[str] | None = None) -> Plan:
+        """`only_gpus`: a comparison's cards, the market kept among them (planner.market)."""
         market, arch = _MARKET.get(), _ARCH.get()
         shape = (arch.name, arch.params_b, arch.num_layers, arch.hidden_size) if arch else None
-        key = (job.model_dump_json(), market.key if market else None, shape)
-        return self._plans.get_or_compute(key, lambda: self._plan_fn(job))
+        key = (
+            job.model_dump_json(),
+            market.key if market else None,
+            shape,
+            only_gpus and tuple(only_gpus),
+        )
+        if only_gpus is None:
+            return self._plans.get_or_compute(key, lambda: self._plan_fn(job))
+        return self._plans.get_or_compute(key, lambda: self._plan_at_market(job, only_gpus))
 
-    def _plan_at_market(self, job: JobSpec) -> Plan:
+    def _plan_at_market(self, job: JobSpec, only_gpus: Sequence[str] | None = None) -> Plan:
         from planner.planner import make_plan
 
         market = _MARKET.get()
         prices = market.book if market else None
         # Answers draw a chart on the surfaces that can: it shows memory against context.
-        return make_plan(job, _ARCH.get(), prices=prices, context_curve=True)
+        return make_plan(job, _ARCH.get(), prices=prices, context_curve=True, only_gpus=only_gpus)
 
     def _config_question(self, question: ConfigQuestion) -> _Outcome:
         """A job on a supplied model: the config says the model, the words around it the job."""

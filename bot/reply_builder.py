@@ -294,6 +294,13 @@ def _round_up_nicely(value: float) -> int:
         scale *= 10
 
 
+def nothing_cheaper_reply(plan: Plan) -> Reply:
+    """ "cheapest …?" with nothing to move to: within a budget, the cheapest run and its price
+    (the reader learns what it would take); without one, that no card has a known price."""
+    title, body = phrases.nothing_cheaper(within_budget=plan.spec.budget_usd is not None)
+    return message_reply("clarify", title, solve_reply.over_budget(plan) or body)
+
+
 def help_reply() -> Reply:
     return Reply(
         kind="help",

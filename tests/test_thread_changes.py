@@ -77,3 +77,12 @@ def test_a_chinese_thread_says_what_changed_in_chinese() -> None:
     assert any(line.startswith("每张GPU显存：") for line in changes), changes
     assert any("放得下 → 放不下" in line for line in changes), changes
     assert any(line.startswith("所问显卡：") for line in changes), changes
+
+
+def test_cheapest_under_a_budget_nothing_meets_names_the_cheapest_run() -> None:
+    talk = conversation()
+    key = ThreadKey(platform="golden", thread="cheapest")
+    talk.respond(key, "70b qlora 2x h100, 4k, 100M tokens")
+    reply = talk.respond(key, "cheapest under $5?").reply
+    assert reply.body.startswith("Nothing meets a $5.00 budget: the cheapest run, "), reply.body
+    assert "×" in reply.body and reply.body.endswith(" over.")
