@@ -49,6 +49,7 @@ def _inside(inner, outer) -> bool:
         "llama 3.1 8b qlora 4090 8k ctx, 20M tokens",  # a named card that does not hold it
         "llama 3 70b lora on 8x A100 80GB, 4k ctx, 100M tokens",  # a multi-GPU answer
         "13B QLoRA, 4k ctx, 20M tokens x3",  # no card named
+        "单卡4090 24G显存，qlora微调qwen2.5-32b，序列长度4096，数据1000万token",  # Chinese
     ],
 )
 def test_every_label_and_the_curve_stay_inside_the_plot(question: str) -> None:
