@@ -30,10 +30,7 @@ class PlanChanges:
 
     def lines(self) -> list[str]:
         """Plain sentences, e.g. "context: 4096 → 8192"; raw values so a reader can search them."""
-        out = [
-            phrases.field_changed(field_label(name), _value(before), _value(after))
-            for name, (before, after) in self.spec.items()
-        ]
+        out = [change_line(name, before, after) for name, (before, after) in self.spec.items()]
         if self.required_gib is not None:
             before_gib, after_gib = self.required_gib
             out.append(phrases.memory_changed(before_gib, after_gib))
@@ -46,6 +43,11 @@ class PlanChanges:
         if self.headline is not None:
             out.append(_headline_line(*self.headline))
         return out
+
+
+def change_line(name: str, before: Any, after: Any) -> str:
+    """One changed JobSpec field as the answer says it: "context length: 4096 → 8192"."""
+    return phrases.field_changed(field_label(name), _value(before), _value(after))
 
 
 def diff_plans(before: Plan, after: Plan) -> PlanChanges:
@@ -123,8 +125,8 @@ def _value(value: Any) -> str:
         return phrases.DEFAULT_VALUE
     if isinstance(value, bool):
         return phrases.ON if value else phrases.OFF
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
+    if isinstance(value, float):  # 6 significant digits: a scale of 1.1238151079839733 is 1.12382
+        return str(int(value)) if value.is_integer() else f"{value:g}"
     if isinstance(value, list):
         return ",".join(map(str, value))
     return str(value)

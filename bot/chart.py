@@ -4,20 +4,32 @@ from __future__ import annotations
 
 import io
 import re
+import textwrap
 from functools import cache
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from bot import format as fmt
 from bot import phrases
 from bot.language import duration, label, marks
 from bot.reply import CardRow, ContextCurve, Reply
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 _BAR_COLOURS = {"fits": "#2e7d32", "tight": "#f9a825", "no": "#9e9e9e"}
 _REQUESTED_HATCH = "//"
-CURVE_HEIGHT_IN = 2.6
-# The curve's axis ends this far above the card's memory (or the asked point), so the card line
-# sits in view and the curve leaves the top where the job stops fitting.
+DPI = 110
+CURVE_HEIGHT_IN = 2.8
+ROW_HEIGHT_IN = 0.5  # a bar and its two-line label (card, marks)
+BAR_PANELS_IN = 8.0  # the hours and cost panels together, whatever the names' length
+# Width of one character of a 9 pt tick label (DejaVu Sans averages ~0.55 em), plus the ticks.
+LABEL_IN_PER_CHAR = 0.075
+BAR_LABEL_ROOM = 1.4  # the x axis runs 40 % past the longest bar: room for its "$3.76"
+TITLE_CHARS = 90
+# The curve is drawn up to its first point this far above the card's memory (or the asked
+# point), so the card line stays readable and where the job stops fitting shows.
 CURVE_TOP_OVER_CARD = 1.6
+CURVE_HEADROOM = 1.12  # the axis ends a little above the highest point drawn
 # Fonts with Chinese glyphs, tried in order when an answer is in Chinese; matplotlib's bundled
 # DejaVu Sans has none, and drawing CJK with it gives empty boxes.
 CJK_FONTS = (
@@ -43,6 +55,7 @@ class ChartWords(NamedTuple):
     hours: str
     cost: str
     does_not_fit: str
+    no_price: str
     verdicts: dict[str, str]
     requested: str
     context: str
@@ -59,6 +72,7 @@ def chart_words(reply: Reply, cjk_font: str | None) -> ChartWords:
             hours=label("zh", "hours"),
             cost=label("zh", "cost") + " (USD)",
             does_not_fit=label("zh", phrases.DOES_NOT_FIT),
+            no_price=label("zh", phrases.NO_PRICE),
             verdicts={v: label("zh", text) for v, text in phrases.CHART_VERDICTS.items()},
             requested=label("zh", phrases.REQUESTED),
             context=label("zh", CONTEXT_AXIS),
@@ -71,6 +85,7 @@ def chart_words(reply: Reply, cjk_font: str | None) -> ChartWords:
         hours="hours",
         cost="cost (USD)",
         does_not_fit=phrases.DOES_NOT_FIT,
+        no_price=phrases.NO_PRICE,
         verdicts=dict(phrases.CHART_VERDICTS),
         requested=phrases.REQUESTED,
         context=CONTEXT_AXIS,
@@ -93,6 +108,13 @@ def chart_png(reply: Reply) -> bytes:
 
     matplotlib is imported here so nothing else pays its import time.
     """
+    buffer = io.BytesIO()
+    chart_figure(reply).savefig(buffer, format="png", dpi=DPI)
+    return buffer.getvalue()
+
+
+def chart_figure(reply: Reply) -> Figure:
+    """The chart as a matplotlib Figure (chart_png saves it); tests read what it draws."""
     if not any(row.hours is not None or row.cost_usd is not None for row in reply.table):
         raise ValueError("this reply has no hours or costs to chart")
     # Every row of the table, so the chart says what the table says: a card that does not hold
@@ -100,27 +122,37 @@ def chart_png(reply: Reply) -> bytes:
     rows = reply.table
     import matplotlib
 
-    matplotlib.use("Agg")
     font = installed_cjk_font() if reply.language == "zh" else None
     words = chart_words(reply, font)
     families = [font, "DejaVu Sans"] if words.language == "zh" else ["DejaVu Sans"]
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     with matplotlib.rc_context({"font.family": families}):
-        return _draw(rows, words, reply.context_curve)
+        figure = _draw(rows, words, reply.context_curve)
+        # Laid out now, while the fonts are in force: the layout measures the text.
+        FigureCanvasAgg(figure).draw()
+    return figure
 
 
-def _draw(rows: list[CardRow], words: ChartWords, curve: ContextCurve | None) -> bytes:
+def _row_label(row: CardRow, language: str) -> str:
+    """The card on one line and its marks ("requested, cheapest") on a second, so long names
+    and marks do not squeeze the bars."""
+    card = fmt.card(row.gpu_name, row.count)
+    return f"{card}\n{marks(language, row.highlight)}" if row.highlight else card
+
+
+def _draw(rows: list[CardRow], words: ChartWords, curve: ContextCurve | None) -> Figure:
     from matplotlib.figure import Figure
 
-    labels = [
-        fmt.card(row.gpu_name, row.count)
-        + (f" ({marks(words.language, row.highlight)})" if row.highlight else "")
-        for row in rows
-    ]
+    labels = [_row_label(row, words.language) for row in rows]
     colours = [_BAR_COLOURS[row.verdict] for row in rows]
     hatches = [_REQUESTED_HATCH if _is_requested(row) else "" for row in rows]
-    bars_height = 0.45 * len(rows) + 1.6
+    bars_height = ROW_HEIGHT_IN * len(rows) + 1.6
+    # The card names take their own room at the left: the two panels keep their width.
+    names_in = max(fmt.display_width(line) for text in labels for line in text.split("\n"))
+    width = BAR_PANELS_IN + names_in * LABEL_IN_PER_CHAR
     figure = Figure(
-        figsize=(10, bars_height + (CURVE_HEIGHT_IN if curve else 0.0)), layout="constrained"
+        figsize=(width, bars_height + (CURVE_HEIGHT_IN if curve else 0.0)), layout="constrained"
     )
     if curve:
         panels = figure.subplot_mosaic(
@@ -135,67 +167,86 @@ def _draw(rows: list[CardRow], words: ChartWords, curve: ContextCurve | None) ->
     positions = range(len(rows))
     hours_axes.barh(positions, [row.hours or 0 for row in rows], color=colours, hatch=hatches)
     hours_axes.set_xlabel(words.hours)
-    hours_axes.set_yticks(list(positions), labels)
+    hours_axes.set_yticks(list(positions), labels, fontsize=9)
     hours_axes.invert_yaxis()
     cost_axes.barh(positions, [row.cost_usd or 0 for row in rows], color=colours, hatch=hatches)
     cost_axes.set_xlabel(words.cost)
-    for axes, values, text in (
-        (hours_axes, [row.hours for row in rows], lambda h: duration(words.language, fmt.hours(h))),
-        (cost_axes, [row.cost_usd for row in rows], fmt.usd),
+    cost_axes.tick_params(labelleft=False)  # the names are on the hours panel, once
+    for axes, values, text, unpriced in (
+        (
+            hours_axes,
+            [row.hours for row in rows],
+            lambda h: duration(words.language, fmt.hours(h)),
+            None,
+        ),
+        (cost_axes, [row.cost_usd for row in rows], fmt.usd, words.no_price),
     ):
         for position, value, row in zip(positions, values, rows, strict=True):
-            missing = words.does_not_fit if row.verdict == "no" else None
+            missing = words.does_not_fit if row.verdict == "no" else unpriced
             if value is not None or missing is not None:
                 axes.annotate(
-                    missing or text(value),
+                    text(value) if value is not None and row.verdict != "no" else missing,
                     (value or 0, position),
                     xytext=(3, 0),
                     textcoords="offset points",
                     va="center",
                     fontsize=8,
                 )
-        axes.margins(x=0.2)
+        # Room right of the longest bar for its label.
+        longest = max((value for value in values if value is not None), default=0.0)
+        axes.set_xlim(0, longest * BAR_LABEL_ROOM or 1.0)
     figure.legend(handles=_legend(rows, words), loc="outside lower center", ncols=4, fontsize=8)
-    figure.suptitle(words.title)
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=110)
-    return buffer.getvalue()
+    figure.suptitle(textwrap.fill(words.title, TITLE_CHARS))
+    return figure
+
+
+def curve_shown(curve: ContextCurve) -> list[tuple[int, float]]:
+    """The curve's points up to the first one well above the card (or the asked point): the
+    plot stays readable near the card, and shows where the job stops fitting."""
+    asked = dict(curve.points).get(curve.asked_seq_len, 0.0)
+    ceiling = max(asked, curve.card_gib or 0.0) * CURVE_TOP_OVER_CARD
+    shown: list[tuple[int, float]] = []
+    for seq_len, gib in curve.points:
+        shown.append((seq_len, gib))
+        if ceiling and gib > ceiling and seq_len >= curve.asked_seq_len:
+            break
+    return shown
 
 
 def _draw_curve(axes: Any, curve: ContextCurve, words: ChartWords) -> None:
     """Memory per GPU against context (log-2 axis), the card's memory as a dashed line, the asked
-    context marked; the axis stops a little above the card, so where the job stops fitting
-    shows."""
-    lengths = [seq_len for seq_len, _ in curve.points]
-    memory = [gib for _, gib in curve.points]
+    context marked; every point drawn and its labels in the legend, inside the plot."""
+    points = curve_shown(curve)
+    lengths = [seq_len for seq_len, _ in points]
+    memory = [gib for _, gib in points]
     axes.plot(lengths, memory, marker="o", markersize=3, color="#1565c0")
-    asked = dict(curve.points).get(curve.asked_seq_len)
+    asked = dict(points).get(curve.asked_seq_len)
     if asked is not None:
-        axes.plot([curve.asked_seq_len], [asked], marker="o", markersize=8, color="#1565c0")
-        axes.annotate(
-            f"{fmt.gib(asked)} @ {curve.asked_seq_len:,}",
-            (curve.asked_seq_len, asked),
-            xytext=(6, -12),
-            textcoords="offset points",
-            fontsize=8,
+        axes.plot(
+            [curve.asked_seq_len],
+            [asked],
+            linestyle="none",
+            marker="o",
+            markersize=8,
+            color="#1565c0",
+            label=f"{fmt.gib(asked)} @ {curve.asked_seq_len:,}",
         )
-    top = max(asked or 0.0, curve.card_gib or 0.0) * CURVE_TOP_OVER_CARD
     if curve.card_gib is not None and curve.card is not None:
-        axes.axhline(curve.card_gib, linestyle="--", color="#c62828", linewidth=1)
-        axes.annotate(
-            f"{curve.card}: {fmt.gib(curve.card_gib)}",
-            (lengths[0], curve.card_gib),
-            xytext=(0, 4),
-            textcoords="offset points",
-            fontsize=8,
+        axes.axhline(
+            curve.card_gib,
+            linestyle="--",
             color="#c62828",
+            linewidth=1,
+            label=f"{curve.card}: {fmt.gib(curve.card_gib)}",
         )
     axes.set_xscale("log", base=2)
     axes.set_xticks(lengths, [_context_label(length) for length in lengths])
-    axes.set_ylim(0, top or None)
+    axes.set_ylim(0, max([*memory, curve.card_gib or 0.0]) * CURVE_HEADROOM)
     axes.set_xlabel(words.context)
     axes.set_ylabel(words.memory_per_gpu)
     axes.grid(alpha=0.3)
+    if axes.get_legend_handles_labels()[0]:
+        axes.legend(loc="best", fontsize=8)
 
 
 def _context_label(seq_len: int) -> str:

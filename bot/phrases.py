@@ -373,6 +373,7 @@ MEETS_DEADLINE = "meets deadline"
 SPOT = "spot"  # the row's price is interruptible (the job accepts spot)
 
 DOES_NOT_FIT = "does not fit"
+NO_PRICE = "no price"  # a card that holds the job but no one quotes
 CHART_VERDICTS = {
     "fits": "fits",
     "tight": "tight (under 10 % headroom)",

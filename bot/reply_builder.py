@@ -56,15 +56,14 @@ def plan_reply(
 
 
 def _curve(plan: Plan) -> ContextCurve | None:
-    """The memory-against-context curve and the card to draw it against: the asked card when
-    the job runs on as many of it as asked, else the cheapest option at that count."""
+    """The memory-against-context curve and the card to draw it against: the card the user
+    named, else the run the answer recommends; only at the job's GPU count (the curve is
+    memory per GPU at that count), else no card line rather than one nobody asked about."""
     if len(plan.memory_by_context) < 2:
         return None
     count = plan.spec.num_gpus or 1
-    at_count = [o for o in plan.options if o.count == count]
-    card = plan.requested if plan.requested is not None and plan.requested.count == count else None
-    if card is None and at_count:
-        card = min(at_count, key=_usd_per_hour_all)
+    named = plan.requested if plan.requested is not None else plan.recommendation.cheapest
+    card = named if named is not None and named.count == count else None
     return ContextCurve(
         points=[(p.seq_len, p.required_gib) for p in plan.memory_by_context],
         asked_seq_len=plan.spec.seq_len or plan.memory_by_context[0].seq_len,
@@ -294,6 +293,13 @@ def _round_up_nicely(value: float) -> int:
             if step * scale >= value:
                 return step * scale
         scale *= 10
+
+
+def nothing_cheaper_reply(plan: Plan) -> Reply:
+    """ "cheapest …?" with nothing to move to: within a budget, the cheapest run and its price
+    (the reader learns what it would take); without one, that no card has a known price."""
+    title, body = phrases.nothing_cheaper(within_budget=plan.spec.budget_usd is not None)
+    return message_reply("clarify", title, solve_reply.over_budget(plan) or body)
 
 
 def help_reply() -> Reply:

@@ -108,6 +108,17 @@ def _constraint_sentence(solve: Solve, plan: Plan) -> str:
     return phrases.constraint_missed(limit, phrases.CHEAPEST, _run(miss), over)
 
 
+def over_budget(plan: Plan) -> str | None:
+    """ "cheapest under $5?" with no run that cheap: the cheapest run there is and by how much
+    it is over the budget; None without a budget or a priced run."""
+    budget_usd, cheapest = plan.spec.budget_usd, plan.recommendation.cheapest
+    if budget_usd is None or cheapest is None or cheapest.cost_usd is None:
+        return None
+    limit = phrases.budget_limit(fmt.usd(budget_usd))
+    over = fmt.usd(cheapest.cost_usd - budget_usd)
+    return phrases.constraint_missed(limit, phrases.CHEAPEST, _run(cheapest), over)
+
+
 def lead(plan: Plan) -> str:
     """The answer's first sentence: the number asked for, where, and what binds it."""
     solve = plan.solve

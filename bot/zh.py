@@ -45,6 +45,7 @@ LABELS = {
     # The chart's legend (bot/phrases.py CHART_VERDICTS).
     "tight (under 10 % headroom)": "勉强（余量不足 10 %）",
     "does not fit: no hours, no cost": "放不下：无时长、无费用",
+    "no price": "无报价",
     # The chart's memory-against-context panel (bot/chart.py).
     "context (tokens)": "上下文（token）",
     "memory per GPU (GiB)": "每张GPU显存（GiB）",

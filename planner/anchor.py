@@ -125,4 +125,9 @@ def anchored(job: ResolvedJob) -> ResolvedJob:
 
 
 def _noted(job: ResolvedJob, scale: float, said: str) -> ResolvedJob:
-    return replace(job, memory_scale=scale, assumptions=(*job.assumptions, said))
+    """The job at `scale`, its defaults decided again at it: a layout chosen for the unscaled
+    estimate (DDP on two 24 GB cards) may not hold the measured one, and the thread keeps the
+    job with its scale, which plans as this one (issue 33: a report flipped the layout)."""
+    if scale != job.memory_scale:
+        job = job.changed({"memory_scale": scale})
+    return replace(job, assumptions=(*job.assumptions, said))

@@ -32,6 +32,24 @@ FIELD_LABELS: dict[str, str] = {
     "deadline_hours": "deadline (h)",
     "tokens_per_s": "measured tokens/s",
     "pricing": "pricing",
+    # Fields a thread's "what changed" can list (issue 33: every change is said).
+    "packing": "sequence packing",
+    "activation_offloading": "activation offloading",
+    "framework": "stack",
+    "num_generations": "generations per prompt",
+    "prompt_len": "prompt length",
+    "completion_len": "completion length",
+    "rollout": "rollout engine",
+    "rollout_memory_fraction": "vLLM memory fraction",
+    "rollout_gpus": "vLLM GPUs",
+    "rollout_tensor_parallel": "vLLM tensor parallel",
+    "rollout_sleep": "vLLM sleep mode",
+    "dataset_prompts": "prompts",
+    "images_per_sample": "images per sample",
+    "train_vision_tower": "vision tower trained",
+    "measured_peak_gib": "measured peak (GiB)",
+    "measured_metric": "measured as",
+    "memory_scale": "memory scale",
 }
 MAX_VALUE_SHOWN_CHARS = 40
 

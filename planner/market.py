@@ -10,6 +10,7 @@ finishes in a fraction of the time beats a marginally cheaper slow one.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from planner.after_training import after_training
@@ -22,8 +23,10 @@ from planner.catalog.prices import (
 from planner.managed import managed_option
 from planner.options import (
     Footprint,
+    MarketCards,
     MarketContext,
     make_option,
+    market_cards,
     market_options,
     read_requested_card,
     training_tokens,
@@ -168,8 +171,9 @@ def calibrate_to_measurement(context: MarketContext, requested: Option | None) -
     ]
 
 
-def not_rentable(context: MarketContext) -> list[NotRentable]:
-    """The catalog's cards no price in use covers, each with the reason the data gives."""
+def not_rentable(cards: MarketCards, only_gpus: Collection[str] | None = None) -> list[NotRentable]:
+    """The catalog's cards (or the compared ones) no price in use covers, each with the reason
+    the data gives."""
     reasons = not_rentable_reasons()
     return [
         NotRentable(
@@ -177,8 +181,8 @@ def not_rentable(context: MarketContext) -> list[NotRentable]:
             gpu_name=card.gpu.name,
             reason=reasons.get(card.gpu.key, NO_QUOTE_REASON),
         )
-        for card in context.cards.every
-        if card.price is None
+        for card in cards.every
+        if card.price is None and (only_gpus is None or card.gpu.key in only_gpus)
     ]
 
 
@@ -189,13 +193,27 @@ SPOT_ADVICE = (
 )
 
 
-def attach_market(plan: Plan, job: ResolvedJob, prices: PriceBook | None = None) -> Plan:
+def attach_market(
+    plan: Plan,
+    job: ResolvedJob,
+    prices: PriceBook | None = None,
+    only_gpus: Collection[str] | None = None,
+) -> Plan:
     """Fill options, requested, recommendation, suggestions, after_training and price_date;
-    `prices` are the live market's (the bundled table when None)."""
+    `prices` are the live market's (the bundled table when None). `only_gpus` (catalog keys)
+    is a comparison ("h100 or a100?"): rows, picks and suggestions stay among those cards and
+    the one the job names, as if only they were for rent."""
     book = prices if prices is not None else price_book()
     spot = job.pricing is Pricing.spot
-    context = MarketContext(job, prices=book.table(spot))
+    table = book.table(spot)
     card = read_requested_card(job)
+    if only_gpus is not None:
+        kept = frozenset({*only_gpus, *([card.gpu.key] if card.gpu else [])})
+        context = MarketContext(
+            job, prices={k: v for k, v in table.items() if k in kept}, among=kept
+        )
+    else:
+        context = MarketContext(job, prices=table)
     count = job.num_gpus
     sharding = job.sharding if count > 1 else Sharding.none
     if job.rollout is not Rollout.vllm_colocate:  # else the plan's figure holds a card's pool
@@ -211,7 +229,7 @@ def attach_market(plan: Plan, job: ResolvedJob, prices: PriceBook | None = None)
     return plan.model_copy(
         update={
             "options": options,
-            "not_rentable": not_rentable(context),
+            "not_rentable": not_rentable(market_cards(table), only_gpus),
             "managed": managed_option(job),
             "requested": requested,
             "recommendation": recommendation,

@@ -197,6 +197,8 @@ class MarketContext:
     prices: dict[str, CardPrice] = field(default_factory=price_table)
     # The job's cost per token; derived from the job unless given (a placement change keeps it).
     work: JobWork | None = None
+    # A comparison's cards (catalog keys): what the suggestions may name; None is every card.
+    among: frozenset[str] | None = None
     cards: MarketCards = field(init=False)
     total_tokens: float | None = field(init=False)
     # A separate vLLM server's GPUs, rented with every row's trainer GPUs.
@@ -227,10 +229,10 @@ class MarketContext:
         job = self.job.changed(patch)
         ratio = self.measured_ratio
         if not PLACEMENT_FIELDS.issuperset(patch) or _decided(job) != _decided(self.job):
-            return MarketContext(job, measured_ratio=ratio, prices=self.prices)
+            return MarketContext(job, measured_ratio=ratio, prices=self.prices, among=self.among)
         # Memory is keyed by (count, sharding) and the work per token reads no placement field;
         # so is the fp16 run of a card without bf16, which only the job's decisions shape.
-        placed = MarketContext(job, self.known, ratio, self.prices, self.work)
+        placed = MarketContext(job, self.known, ratio, self.prices, self.work, self.among)
         placed._without_bf16 = self._without_bf16
         return placed
 

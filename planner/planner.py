@@ -3,6 +3,8 @@ planner.market)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from pydantic import ValidationError
 
 from planner.anchor import anchored
@@ -73,6 +75,7 @@ def make_plan(
     prices: PriceBook | None = None,
     *,
     context_curve: bool = False,
+    only_gpus: Collection[str] | None = None,
 ) -> Plan:
     """Resolve defaults, estimate memory per GPU, attach the market (cards, time, cost).
 
@@ -80,9 +83,10 @@ def make_plan(
     `prices` are live market prices (bot.prices builds them) instead of the bundled table.
     A measured peak in the spec re-anchors every estimate on it (planner.anchor).
     `context_curve` adds memory_by_context (a dozen more estimates: answers that draw a chart).
+    `only_gpus` (catalog keys) keeps the market among the cards a question compares.
     """
     job = anchored(resolve(spec, arch))
-    plan = attach_market(memory_plan(job), job, prices)
+    plan = attach_market(memory_plan(job), job, prices, only_gpus)
     if context_curve:
         plan.memory_by_context = memory_by_context(job)
     return plan

@@ -206,7 +206,9 @@ def _card_label(gpu: GpuSpec) -> str:
     return f"{gpu.marketed_gb:g} GB card" if gpu.key.startswith(GENERIC_PREFIX) else gpu.name
 
 
-def _fit_phrase(required_gib: float, card: GpuSpec | None, count: int) -> str:
+def _fit_phrase(
+    required_gib: float, card: GpuSpec | None, count: int, among: frozenset[str] | None
+) -> str:
     if card is not None:
         verdict = verdict_for(required_gib, card.usable_gib)
         where = f"{count}× {_card_label(card)}" if count > 1 else f"the {_card_label(card)}"
@@ -215,7 +217,7 @@ def _fit_phrase(required_gib: float, card: GpuSpec | None, count: int) -> str:
             "tight": f"tight on {where}",
             "no": f"still too big for {where} ({card.usable_gib:.0f} GiB)",
         }[verdict]
-    smallest = _smallest_card_holding(required_gib)
+    smallest = _smallest_card_holding(required_gib, among)
     if smallest is None:
         return "still more than any single card holds"
     size = f"{smallest.marketed_gb:g}"
@@ -234,10 +236,15 @@ def _cards_by_size() -> tuple[list[float], list[GpuSpec]]:
     return [gpu.usable_gib for gpu in gpus], gpus
 
 
-def _smallest_card_holding(required_gib: float) -> GpuSpec | None:
+def _smallest_card_holding(
+    required_gib: float, among: frozenset[str] | None = None
+) -> GpuSpec | None:
+    """The catalog's smallest card that holds the job; in a comparison, the compared one."""
     sizes_gib, gpus = _cards_by_size()
     # A card holds the job when required_gib <= usable_gib (verdict_for's "no" is the opposite).
     index = bisect_left(sizes_gib, required_gib)
+    if among is not None:
+        return next((gpu for gpu in gpus[index:] if gpu.key in among), None)
     return gpus[index] if index < len(gpus) else None
 
 
@@ -298,7 +305,7 @@ def _apply(context: MarketContext, change: Change, card: GpuSpec | None) -> Afte
     if target is not None:
         fits = verdict_for(after_gib, target.usable_gib) != "no"
     else:
-        fits = _smallest_card_holding(after_gib) is not None
+        fits = _smallest_card_holding(after_gib, context.among) is not None
     return After(after_context, target, count, after_gib, fits)
 
 
@@ -328,7 +335,7 @@ def _evaluate(
     cheapest_after = cheapest_run(after.context)
     text = (
         f"{change.label}: {before_gib:.0f} → {after_gib:.0f} GiB, "
-        f"{_fit_phrase(after_gib, after.target, count)}, {_time_phrase(pct)}"
+        f"{_fit_phrase(after_gib, after.target, count, context.among)}, {_time_phrase(pct)}"
     )
     if cheapest_after is not None:
         text += (

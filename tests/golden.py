@@ -19,7 +19,11 @@ import tempfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot.conversation import Conversation
+    from bot.state.threads import StateStore
 
 # Answers say how old the prices are, so the clock is fixed: the day the set was made.
 FIXED_NOW_S = datetime(2026, 12, 3, 12, 0, tzinfo=UTC).timestamp()
@@ -46,6 +50,37 @@ EXTRA_QUESTIONS: dict[str, str] = {
     "x-zh-max-ctx": "用 QLoRA 在 4090 上微调 llama 3.1 8b 最长能到多少上下文?",
     "x-zh-nonsense": "今天天气怎么样",
 }
+# Threads the follow-up set does not cover, each a turn that once changed the job unannounced
+# (issue 33): a report re-anchoring a multi-GPU job, an inverse follow-up, vLLM sleep mode, a
+# card comparison inside a thread and "cheapest under $5?" with nothing that cheap.
+EXTRA_THREADS: dict[str, list[str]] = {
+    "x-th-report": [
+        "llama 3.1 8b lora on 2x 4090, 2k ctx, 10M tokens",
+        "it actually peaked at 23 GiB",
+        "OOM at step 3",
+        "2k ctx",
+    ],
+    "x-th-max-batch": ["7b lora 2k ctx on an A100 80GB, 10M tokens", "max batch?", "undo"],
+    "x-th-sleep": [
+        "GRPO qwen2.5 7b lora, 8 generations, 512 prompt 1024 completion, vllm colocate, 2x H100",
+        "vllm sleep mode",
+    ],
+    "x-th-compare": [
+        "mistral 7b lora 4k ctx, 50M tokens",
+        "compare h100 and a100",
+        "double the context",
+    ],
+    "x-th-cheapest": [
+        "70b qlora 2x h100, 4k, 100M tokens",
+        "cheapest under $5?",
+        "cheapest under $500?",
+    ],
+    "x-th-zh-batch": [
+        "用lora微调7b，A100 80G一张，上下文2k，数据1000万token",
+        "最大batch能开多少？",
+        "最便宜的方案，5美元以内？",
+    ],
+}
 # Every fourth English question and every second Chinese one of the realistic set.
 EN_EVERY, ZH_EVERY = 4, 2
 SURFACES = ("text", "json", "slack", "discord")
@@ -64,7 +99,7 @@ def questions() -> dict[str, str]:
 def threads() -> dict[str, list[str]]:
     path = DATA / "followup_threads.jsonl"
     rows = [json.loads(line) for line in path.open(encoding="utf-8")]
-    return {row["id"]: [turn["text"] for turn in row["turns"]] for row in rows}
+    return {row["id"]: [turn["text"] for turn in row["turns"]] for row in rows} | EXTRA_THREADS
 
 
 def _renderings(turn: Any, surfaces: tuple[str, ...]) -> Iterator[tuple[str, str]]:
@@ -89,12 +124,20 @@ def _pretty(payload: object) -> str:
     return json.dumps(payload, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
-def answers() -> dict[str, str]:
-    """Every golden file's path (relative to tests/data/golden) and its text."""
+def conversation(store: StateStore | None = None) -> Conversation:
+    """A conversation as the golden answers are made: fresh memory state, no rate limit, the
+    bundled price table on the fixed clock."""
     from bot.conversation import Conversation
     from bot.prices.market import MarketPrices
     from bot.state.prices import MemoryPriceStore
     from bot.state.threads import MemoryStore
+
+    prices = MarketPrices(MemoryPriceStore(), clock=lambda: FIXED_NOW_S)
+    return Conversation(store or MemoryStore(), limit_rate=False, prices=prices)
+
+
+def answers() -> dict[str, str]:
+    """Every golden file's path (relative to tests/data/golden) and its text."""
     from bot.threads import ThreadKey
 
     files: dict[str, str] = {}
@@ -102,11 +145,6 @@ def answers() -> dict[str, str]:
         previous = os.environ.get("GPUPLAN_STATE_DIR")
         os.environ["GPUPLAN_STATE_DIR"] = state_dir
         try:
-
-            def conversation() -> Conversation:
-                prices = MarketPrices(MemoryPriceStore(), clock=lambda: FIXED_NOW_S)
-                return Conversation(MemoryStore(), limit_rate=False, prices=prices)
-
             for case, text in questions().items():
                 turn = conversation().respond(ThreadKey(platform="golden", thread=case), text)
                 surfaces = SURFACES if case in EXTRA_QUESTIONS else REALISTIC_SURFACES

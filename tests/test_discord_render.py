@@ -206,3 +206,9 @@ def test_a_comparison_is_a_side_by_side_field():
     _assert_valid(payloads)
     fields = {f["name"]: f["value"] for e in payloads[0]["embeds"] for f in e.get("fields", [])}
     assert fields["Side by side"] == "• 7B: 7.5 GiB per GPU; fits\n• 13B: 11.6 GiB per GPU; fits"
+
+
+def test_the_table_keeps_cents_so_close_runs_read_apart() -> None:
+    rows = [card_row("A100", cost_usd=7.17), card_row("L40S", cost_usd=7.37, highlight=None)]
+    table = render_reply(_plan(table=rows))[0]["embeds"][0]["description"]
+    assert "7.17" in table and "7.37" in table

@@ -164,7 +164,8 @@ def _table_lines(rows: list[CardRow], language: str) -> list[str]:
         ("fit", -6, [label(language, row.verdict) for row in rows]),
         ("±GiB", 6, [format(row.headroom_gib, "+.1f") for row in rows]),
         ("hours", 6, [_number(row.hours, ".1f") for row in rows]),
-        ("cost $", 7, [_number(row.cost_usd, ",.0f") for row in rows]),
+        # Cents kept: $7.17 and $7.37 are different runs, not both "7".
+        ("cost $", 9, [_number(row.cost_usd, ",.2f") for row in rows]),
         ("$/h", 5, [_number(row.usd_per_hour, ".2f") for row in rows]),
     ]
     shown = [column for column in columns if any(cell != "–" for cell in column[2])]

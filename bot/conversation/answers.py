@@ -39,7 +39,13 @@ from bot.followups import (
 )
 from bot.patches import Patch
 from bot.prices.market import Market
-from bot.reply_builder import comparison_lines, message_reply, move_to, plan_reply
+from bot.reply_builder import (
+    comparison_lines,
+    message_reply,
+    move_to,
+    nothing_cheaper_reply,
+    plan_reply,
+)
 from bot.reports import keeps_reports
 from bot.run_configs import ConfigRequest, config_reply, stack_patch
 from bot.state.reports import Report
@@ -77,19 +83,23 @@ class Planning:
     def on(self, arch: ModelArch) -> Planning:
         return replace(self, arch=arch)
 
-    def plan(self, job: JobSpec) -> Plan:
+    def plan(self, job: JobSpec, only_gpus: Sequence[str] | None = None) -> Plan:
+        """`only_gpus`: a comparison's cards, the market kept among them (planner.market)."""
         arch = self.arch
         shape = (arch.name, arch.params_b, arch.num_layers, arch.hidden_size) if arch else None
-        key = (job.model_dump_json(), self.market.key, shape)
-        return self.plans.get_or_compute(key, lambda: self._make_plan(job))
+        among = tuple(only_gpus) if only_gpus else None
+        key = (job.model_dump_json(), self.market.key, shape, among)
+        return self.plans.get_or_compute(key, lambda: self._make_plan(job, only_gpus))
 
-    def _make_plan(self, job: JobSpec) -> Plan:
-        if self.plan_fn is not None:
+    def _make_plan(self, job: JobSpec, only_gpus: Sequence[str] | None) -> Plan:
+        if self.plan_fn is not None and only_gpus is None:
             return self.plan_fn(job)
         from planner.planner import make_plan
 
         # Answers draw a chart on the surfaces that can: it shows memory against context.
-        return make_plan(job, self.arch, prices=self.market.book, context_curve=True)
+        return make_plan(
+            job, self.arch, prices=self.market.book, context_curve=True, only_gpus=only_gpus
+        )
 
 
 @dataclass(frozen=True)
@@ -174,9 +184,9 @@ class Answers:
             reply = plan_reply(plan, notes=result.assumptions)
             reply.warnings += _unread_warnings(result)
             return Outcome(Turn(reply, plan), history=(as_json(job),))
-        plan = self.planning.plan(result.spec)
-        compared = (plan, *(self.planning.plan(job) for job in result.alternatives))
         cards = compared_cards(result.fields, result.alternative_fields)
+        plan = self.planning.plan(result.spec, _card_keys(cards))
+        compared = (plan, *(self.planning.plan(job) for job in result.alternatives))
         notes = [*result.assumptions, *_comparison_notes(result, cards)]
         reply = plan_reply(plan, notes=notes, only_gpus=_card_keys(cards))
         if len(compared) > 1 and not cards:  # a card comparison is the narrowed table itself
@@ -206,15 +216,18 @@ class Answers:
         if result.asked:  # "and the max batch?": solved on the thread's job, as changed
             base = _validated(apply_patch(as_json(current), patch))
             plan, job = self._solved(base, result.asked)
-            reply = plan_reply(plan, notes=result.assumptions)
+            # The answer sets what it solved: say so, as every change is said.
+            changes = diff_plans(self.planning.plan(current), plan)
+            reply = plan_reply(plan, changes=changes.lines(), notes=result.assumptions)
             unchanged = as_json(job) == as_json(current)
             return Outcome(
-                Turn(reply, plan), history=None if unchanged else (*history, as_json(job))
+                Turn(reply, plan, changes.spec),
+                history=None if unchanged else (*history, as_json(job)),
             )
         if cards:  # the cards are shown side by side; the job itself keeps its card
             patch = {name: value for name, value in patch.items() if name not in CARD_FIELDS}
             if not patch:
-                plan = self.planning.plan(current)
+                plan = self.planning.plan(current, _card_keys(cards))
                 notes = _comparison_notes(result, cards)
                 return Outcome(
                     Turn(plan_reply(plan, notes=notes, only_gpus=_card_keys(cards)), plan)
@@ -236,8 +249,7 @@ class Answers:
         recommendation = plan.recommendation
         pick = recommendation.within_budget if budget_usd is not None else recommendation.cheapest
         if pick is None:
-            nothing = phrases.nothing_cheaper(within_budget=budget_usd is not None)
-            return Outcome(Turn(message_reply("clarify", *nothing)))
+            return Outcome(Turn(nothing_cheaper_reply(plan)))
         change = Patch({**budget_patch, **move_to(pick)}, label=text)
         return self._patched(history, current, change, notes=[])
 
@@ -250,7 +262,7 @@ class Answers:
         only_gpus: Sequence[str] | None = None,
     ) -> Outcome:
         job = _validated(apply_patch(as_json(current), dict(patch.fields)))
-        before, after = self.planning.plan(current), self.planning.plan(job)
+        before, after = self.planning.plan(current, only_gpus), self.planning.plan(job, only_gpus)
         changes = diff_plans(before, after)
         reply = plan_reply(
             after,
