@@ -9,7 +9,7 @@ import pytest
 from bot.chart import chart_figure, chart_png, curve_shown
 from bot.conversation import Conversation
 from bot.reply import ContextCurve, Reply
-from bot.store import MemoryStore
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from tests.replies import card_row
 

@@ -12,7 +12,7 @@ import pytest
 from bot.changes import change_line
 from bot.followups import Reset, read_intent
 from bot.language import question_language
-from bot.store import MemoryStore
+from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from bot.zh import translate
 from planner.anchor import anchored
