@@ -16,6 +16,7 @@ from planner.catalog.models import ModelArch, resolve_model
 from planner.errors import PlanningError
 from planner.memory.profiles import PROFILES
 from planner.model_switches import LOSS_KERNEL_WORDS, decide_experts, resolve_model_switches
+from planner.patterns import lazy_pattern
 from planner.post_training import PostTrainingFields, resolve_post_training
 from planner.spec import (
     ALL_LINEAR,
@@ -398,11 +399,11 @@ def _framework(spec: JobSpec, said: list[str], warned: list[str]) -> Framework:
 # Checkpoint names that say how the weights are stored (Unsloth's -bnb-4bit uploads, AutoAWQ
 # and GPTQ exports, FP8 releases): a LoRA on one is a LoRA on a quantised base.
 _PREQUANTISED = (
-    (re.compile(r"bnb[-_]?4bit|nf4", re.IGNORECASE), Quant.nf4),
-    (re.compile(r"(?<![a-z])(?:awq|gptq|int4)(?![a-z])", re.IGNORECASE), Quant.int4),
-    (re.compile(r"bnb[-_]?8bit|(?<![a-z])int8(?![a-z])", re.IGNORECASE), Quant.int8),
-    (re.compile(r"(?<![a-z])fp8(?![a-z])", re.IGNORECASE), Quant.fp8),
-    (re.compile(r"mxfp4", re.IGNORECASE), Quant.mxfp4),
+    (lazy_pattern(r"bnb[-_]?4bit|nf4", re.IGNORECASE), Quant.nf4),
+    (lazy_pattern(r"(?<![a-z])(?:awq|gptq|int4)(?![a-z])", re.IGNORECASE), Quant.int4),
+    (lazy_pattern(r"bnb[-_]?8bit|(?<![a-z])int8(?![a-z])", re.IGNORECASE), Quant.int8),
+    (lazy_pattern(r"(?<![a-z])fp8(?![a-z])", re.IGNORECASE), Quant.fp8),
+    (lazy_pattern(r"mxfp4", re.IGNORECASE), Quant.mxfp4),
 )
 
 

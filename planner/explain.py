@@ -10,7 +10,6 @@ from a figure's name to the function that computes it.
 from __future__ import annotations
 
 import inspect
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,10 +20,11 @@ from pydantic import BaseModel, Field
 from planner import options, throughput
 from planner.memory import components, estimate, host, placement
 from planner.memory import range as memory_range
+from planner.patterns import lazy_pattern
 from planner.plan import MemoryBreakdown, Option, Plan
 
 _ROOT = Path(__file__).resolve().parents[1]
-_NAMED = re.compile(r"`(\w+)`")
+_NAMED = lazy_pattern(r"`(\w+)`")
 
 
 class Explanation(BaseModel):

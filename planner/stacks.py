@@ -16,6 +16,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from planner.patterns import lazy_pattern
 from planner.spec import Framework
 
 
@@ -84,7 +85,7 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version)[:4])
 
 
-_RANGE = re.compile(r"^(>=|<|<=|>)\s?([\d.]+)$")
+_RANGE = lazy_pattern(r"^(>=|<|<=|>)\s?([\d.]+)$")
 
 
 def holds_for(versions: str, version: str | None) -> bool:

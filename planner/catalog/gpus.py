@@ -21,6 +21,8 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
+from planner.patterns import lazy_pattern
+
 CardClass = Literal["consumer", "workstation", "datacenter"]
 Link = Literal["nvlink", "pcie"]
 
@@ -31,7 +33,7 @@ MAX_NAME_CHARS = 40
 _NOISE_WORDS = frozenset(
     {"nvidia", "geforce", "rtx", "tesla", "amd", "instinct", "gpu", "gpus", "card", "the", "a"}
 )
-_MEMORY_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)(?:gb|g|gib)$")
+_MEMORY_TOKEN = lazy_pattern(r"^(\d+(?:\.\d+)?)(?:gb|g|gib)$")
 _VARIANT_SPELLINGS = {"sxm2": "sxm", "sxm4": "sxm", "sxm5": "sxm", "nvlink": "nvl"}
 
 
@@ -232,7 +234,7 @@ def closest_gpus(name: str, n: int = 3) -> list[GpuSpec]:
 
 
 # Apple silicon: the GPU shares the Mac's unified memory and runs Metal, not CUDA.
-_APPLE = re.compile(
+_APPLE = lazy_pattern(
     r"\bapple\b|mac\s?book|mac\s?(?:studio|mini)|(?<![a-z0-9])m[1-9]\s?(?:pro|max|ultra)"
 )
 
