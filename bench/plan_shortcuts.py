@@ -14,7 +14,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-import planner.options as options
+import planner.market.options as options
 from planner import make_plan
 from planner.plan import Option
 from planner.spec import JobSpec

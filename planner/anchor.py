@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner.defaults import ResolvedJob
-from planner.memory import estimate_memory
-from planner.options import read_requested_card
+from planner.estimate.memory import estimate_memory
+from planner.job.resolved import ResolvedJob
+from planner.market.options import read_requested_card
 from planner.plan import MemoryEstimate
 from planner.spec import MeasuredMetric, Method
 
@@ -82,15 +82,9 @@ def estimate_of_kind(memory: MemoryEstimate, metric: MeasuredMetric) -> float:
     return memory.peak_reserved_gib
 
 
-def needs_anchoring(job: ResolvedJob) -> bool:
-    """A reported peak whose scale is not decided yet (a what-if keeps the scale it carries)."""
-    reported = job.measured_peak_gib is not None or job.measured_metric == "oom"
-    return reported and job.raw.memory_scale is None
-
-
 def anchored(job: ResolvedJob) -> ResolvedJob:
     """The job with its memory_scale decided from the user's measurement (module docstring)."""
-    if not needs_anchoring(job):
+    if not job.needs_anchoring:
         return job
     memory = estimate_memory(job)
     if job.measured_metric == "oom":

@@ -10,6 +10,7 @@ from a figure's name to the function that computes it.
 from __future__ import annotations
 
 import inspect
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,14 +18,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from planner import options, throughput
-from planner.memory import components, estimate, host, placement
-from planner.memory import range as memory_range
-from planner.patterns import lazy_pattern
+from planner.estimate import throughput
+from planner.estimate.memory import components, estimate, host, placement
+from planner.estimate.memory import range as memory_range
+from planner.market import options
 from planner.plan import MemoryBreakdown, Option, Plan
 
 _ROOT = Path(__file__).resolve().parents[1]
-_NAMED = lazy_pattern(r"`(\w+)`")
+_NAMED = re.compile(r"`(\w+)`")
 
 
 class Explanation(BaseModel):

@@ -32,7 +32,6 @@ from planner.catalog.architecture import (
     with_counts,
 )
 from planner.errors import PlanningError
-from planner.patterns import lazy_pattern
 
 __all__ = [
     "LinearGroup",
@@ -69,7 +68,7 @@ _NOISE_TOKENS = frozenset(
     {"hf", "instruct", "chat", "it", "base", "pt", "bnb", "4bit", "8bit", "gptq", "awq", "gguf"}
     | {"int4", "int8", "nf4", "meta", "sft", "dpo", "model", "unsloth", "fp16", "bf16"}
 )
-_SIZE_RE = lazy_pattern(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([bm])(?![a-z])", re.IGNORECASE)
+_SIZE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([bm])(?![a-z])", re.IGNORECASE)
 
 
 def small_params(arch: ModelArch) -> int:
@@ -227,7 +226,7 @@ def out_of_scope(name: str) -> OutOfScope | None:
 
 
 # A squashed name this short, or a bare size ("405b", "8x7b"), is left to the size readers.
-_SIZE_ONLY = lazy_pattern(r"(?:\d+x)?\d+(?:\.\d+)?[bm]?")
+_SIZE_ONLY = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]?")
 
 
 @cache
@@ -273,7 +272,7 @@ def size_in_name_b(name: str) -> float | None:
 
 
 # "-A3B", "A22B": the active parameters an MoE's name states (Qwen3-30B-A3B, Qwen3-Next-80B-A3B).
-_ACTIVE_IN_NAME = lazy_pattern(r"(?<![a-z0-9])a(\d+(?:\.\d+)?)b(?![a-z0-9])", re.IGNORECASE)
+_ACTIVE_IN_NAME = re.compile(r"(?<![a-z0-9])a(\d+(?:\.\d+)?)b(?![a-z0-9])", re.IGNORECASE)
 
 
 def active_in_name_b(name: str) -> float | None:
@@ -434,7 +433,7 @@ def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, 
 # A catalog name this long, with its size in it, inside an unknown id is taken as its base, not
 # a coincidence (a name without a size, "qwen3 coder", would pass a typo'd size silently).
 DERIVATIVE_MIN_CHARS = 8
-_SIZED_NAME = lazy_pattern(r"\d(?:b|m)(?![a-z])|\d(?:b|m)a\d|e\d+b")
+_SIZED_NAME = re.compile(r"\d(?:b|m)(?![a-z])|\d(?:b|m)a\d|e\d+b")
 
 
 def _derivative_of(name: str, params_b: float | None) -> ModelArch | None:
@@ -481,7 +480,7 @@ def _generic_for(name: str, size_b: float, close: str) -> tuple[ModelArch, list[
     ]
 
 
-_VERSION = lazy_pattern(r"(?<![\d.])(\d+\.\d+)(?![\d.])")
+_VERSION = re.compile(r"(?<![\d.])(\d+\.\d+)(?![\d.])")
 
 
 def _as_named(found: ModelArch, name: str) -> tuple[ModelArch, list[str]]:

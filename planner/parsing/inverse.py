@@ -1,5 +1,5 @@
 """Questions that run backwards: which limit the user asks for ("max context?", "how many
-4090s?", "最长上下文", "几张卡"), recorded as the field `asked` (planner.solve answers it).
+4090s?", "最长上下文", "几张卡"), recorded as the field `asked` (planner.market.solve answers it).
 
 A phrase followed by a value is a setting, not a question: "max context 8192" sets the context.
 A card number after the phrase ("最长上下文 4090") is still a card.

@@ -233,8 +233,8 @@ def _read_lengths(r: Reading) -> None:
 
 def _read_rollout(r: Reading) -> None:
     # The engine's own switches first, so "vllm tp 8" is not read as the mode alone; they imply
-    # a colocated engine (planner.post_training), so a thread's "what if vllm tp 8?" keeps its
-    # rollout and fraction.
+    # a colocated engine (planner.resolve.post_training), so a thread's "what if vllm tp 8?" keeps
+    # its rollout and fraction.
     _read_engine(r)
     if "vllm" in r.text or "generate" in r.text or "utili" in r.text:
         for m in r.matches(_FRACTION):

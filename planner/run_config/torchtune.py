@@ -7,11 +7,11 @@ with its reason. torchtune shards with FSDP only."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from functools import cache
 
 from planner.catalog.gpus import GPUS_CSV
-from planner.patterns import lazy_pattern
 from planner.run_config.job import HF_TOKEN, ConfigRefused, RunJob
 from planner.run_config.result import StackFiles
 from planner.run_config.unknowns import NOT_PLANNED
@@ -31,7 +31,7 @@ MODEL_DIR = "/tmp/model"  # where `tune download` puts the checkpoint and tokeni
 OUTPUT_TODO = "/tmp/torchtune/TODO-run-name"
 # torchtune's model folders: "llama-3.1-8b" → llama3_1/8B, "qwen2.5-7b" → qwen2_5/7B,
 # "gemma-2-9b" → gemma2/9B, "mistral-7b-v0.3" → mistral/7B.
-_CATALOG_KEY = lazy_pattern(
+_CATALOG_KEY = re.compile(
     r"^(?P<family>llama|qwen|gemma|mistral|phi)-?(?P<version>\d(?:\.\d)?)?-"
     r"(?P<size>\d+(?:\.\d+)?b|mini)(?:-v0\.\d|-4k)?$"
 )

@@ -27,24 +27,23 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from planner.patterns import lazy_pattern
 from planner.plan import ManagedOption
 from planner.spec import Method, Objective
 
 if TYPE_CHECKING:
-    from planner.defaults import ResolvedJob
+    from planner.job.resolved import ResolvedJob
 
-MANAGED_CSV = Path(__file__).resolve().parent / "data" / "managed_finetune_prices.csv"
+MANAGED_CSV = Path(__file__).resolve().parents[1] / "data" / "managed_finetune_prices.csv"
 PER_TRAINING_TOKENS_UNIT = "USD per 1M training tokens"
 TOKENS_PER_PRICE_UNIT = 1e6
-_RANGE = lazy_pattern(r"^(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?)|(\+))$")
-_CONTEXT = lazy_pattern(r"\((\d+)K\b")
-_MIN_CHARGE = lazy_pattern(r"min_charge_usd=(\d+(?:\.\d+)?)")
+_RANGE = re.compile(r"^(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?)|(\+))$")
+_CONTEXT = re.compile(r"\((\d+)K\b")
+_MIN_CHARGE = re.compile(r"min_charge_usd=(\d+(?:\.\d+)?)")
 # The sentences of a row's notes that an answer must repeat: a service winding down (OpenAI,
 # Mistral) or a price that is a limited-time promotion (Tinker).
-_STATUS = lazy_pattern(r"\b(STATUS|PROMO): (.+?)(?:\.(?:\s|$)|$)")
-_NOT_ALNUM = lazy_pattern(r"[^a-z0-9]")
-_ALTERNATIVES = lazy_pattern(r"\s*/\s*|\s+and\s+")
+_STATUS = re.compile(r"\b(STATUS|PROMO): (.+?)(?:\.(?:\s|$)|$)")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
+_ALTERNATIVES = re.compile(r"\s*/\s*|\s+and\s+")
 _NAME_SUFFIXES = ("instruct", "base", "hf")
 
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from planner.after_training import after_training
 from planner.catalog.prices import (
     NO_QUOTE_REASON,
     PriceBook,
     not_rentable_reasons,
     price_book,
 )
-from planner.managed import managed_option
-from planner.options import (
+from planner.market.after_training import after_training
+from planner.market.managed import managed_option
+from planner.market.options import (
     Footprint,
     MarketContext,
     make_option,
@@ -28,13 +28,13 @@ from planner.options import (
     read_requested_card,
     training_tokens,
 )
+from planner.market.suggestions import suggest
 from planner.plan import NotRentable, Option, Plan, Recommendation
 from planner.spec import Pricing, Rollout, Sharding
-from planner.suggestions import suggest
 from planner.units import hours_text
 
 if TYPE_CHECKING:
-    from planner.defaults import ResolvedJob
+    from planner.job.resolved import ResolvedJob
 
 
 def _describe(option: Option) -> str:

@@ -1,9 +1,10 @@
 """The training stacks' versioned facts: one data file per stack (planner/data/stack-*.json), each
 fact with its source and the releases it holds for, read on first use (nothing at import).
 
-The memory constants each stack calibrates live in planner.memory.profiles; these files say what
-the stack does by default at a given release (its loss kernel, how MoE experts load, its rollout
-engine's memory fraction, ...), which `resolve` turns into the job's defaults and assumptions.
+The memory constants each stack calibrates live in planner.estimate.memory.profiles; these
+files say what the stack does by default at a given release (its loss kernel, how MoE experts
+load, its rollout engine's memory fraction, ...), which `resolve` turns into the job's defaults
+and assumptions.
 See docs/stacks.md.
 """
 
@@ -16,7 +17,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from planner.patterns import lazy_pattern
 from planner.spec import Framework
 
 
@@ -85,7 +85,7 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version)[:4])
 
 
-_RANGE = lazy_pattern(r"^(>=|<|<=|>)\s?([\d.]+)$")
+_RANGE = re.compile(r"^(>=|<|<=|>)\s?([\d.]+)$")
 
 
 def holds_for(versions: str, version: str | None) -> bool:

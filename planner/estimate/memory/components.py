@@ -17,7 +17,7 @@ from planner.catalog.models import (
     quantisable_linear_params,
     small_params,
 )
-from planner.memory.profiles import (
+from planner.estimate.memory.profiles import (
     EAGER_ATTENTION_BYTES_PER_SCORE,
     FSDP_UNITS_IN_FLIGHT,
     FSDP_UNSHARDED_GRADIENT_UNITS,
@@ -27,10 +27,10 @@ from planner.memory.profiles import (
     ZERO3_REDUCE_BUCKET_PER_HIDDEN_SQUARED,
     FrameworkProfile,
 )
-from planner.memory.profiles import (
+from planner.estimate.memory.profiles import (
     HF as HF_PROFILE,
 )
-from planner.memory.profiles import (
+from planner.estimate.memory.profiles import (
     TORCHTUNE as TORCHTUNE_PROFILE,
 )
 from planner.spec import LossKernel, Method, Optimizer, Precision, Quant, Rollout, Sharding
