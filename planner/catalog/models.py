@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from planner.catalog.architecture import (
@@ -63,6 +63,7 @@ REPRESENTATIVE_BY_SIZE_B: dict[float, str] = {
     405.0: "llama-3.1-405b",
 }
 
+MODELS_JSON = Path(__file__).resolve().parents[1] / "data" / "models.json"
 # Words that name a variant, packaging or publisher rather than an architecture.
 _NOISE_TOKENS = frozenset(
     {"hf", "instruct", "chat", "it", "base", "pt", "bnb", "4bit", "8bit", "gptq", "awq", "gguf"}
@@ -155,7 +156,7 @@ def arch_from_entry(entry: dict[str, Any]) -> ModelArch:
 
 @cache
 def _catalog() -> _Catalog:
-    raw = json.loads(resources.files("planner").joinpath("data/models.json").read_text())
+    raw = json.loads(MODELS_JSON.read_text(encoding="utf-8"))
     entries = {entry["key"]: entry for entry in raw["models"]}
     out_of_scope = tuple(
         OutOfScope(

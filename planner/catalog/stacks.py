@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from planner.spec import Framework
@@ -85,6 +85,7 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version)[:4])
 
 
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 _RANGE = re.compile(r"^(>=|<|<=|>)\s?([\d.]+)$")
 
 
@@ -106,7 +107,7 @@ def holds_for(versions: str, version: str | None) -> bool:
 @lru_cache(maxsize=16)
 def stack(framework: Framework) -> Stack:
     """The stack's data file, parsed once."""
-    path = resources.files("planner").joinpath(f"data/stack-{Framework(framework).value}.json")
+    path = DATA_DIR / f"stack-{Framework(framework).value}.json"
     raw = json.loads(path.read_text(encoding="utf-8"))
     facts = {
         name: tuple(
