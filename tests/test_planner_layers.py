@@ -17,6 +17,7 @@ lowest first (a module imports only its own stage or lower ones):
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 PLANNER = Path(__file__).resolve().parent.parent / "planner"
@@ -89,27 +90,27 @@ def test_no_import_cycle_in_planner() -> None:
     assert sorted(m for m in graph if m in _reachable(graph, m)) == []
 
 
-def test_no_planner_module_imports_a_later_stage() -> None:
-    graph = planner_graph()
-    upward = [
+def _imports_where(rule: Callable[[str, str], bool]) -> list[str]:
+    """Each import (module, target) of planner/ that `rule` picks, in words."""
+    return [
         f"{module} imports {target}"
-        for module, targets in sorted(graph.items())
+        for module, targets in sorted(planner_graph().items())
         for target in sorted(targets)
-        if _stage(target) > _stage(module)
+        if rule(module, target)
     ]
-    assert upward == []
+
+
+def test_no_planner_module_imports_a_later_stage() -> None:
+    assert _imports_where(lambda module, target: _stage(target) > _stage(module)) == []
+
+
+def _is_own_package(module: str, target: str) -> bool:
+    package = PLANNER.parent / target.replace(".", "/") / "__init__.py"
+    return module.startswith(target + ".") and package.exists()
 
 
 def test_no_planner_module_imports_its_own_package() -> None:
-    graph = planner_graph()
-    inward = [
-        f"{module} imports {target}"
-        for module, targets in sorted(graph.items())
-        for target in sorted(targets)
-        if module.startswith(target + ".")
-        and (PLANNER.parent / target.replace(".", "/") / "__init__.py").exists()
-    ]
-    assert inward == []
+    assert _imports_where(_is_own_package) == []
 
 
 def test_the_graph_counts_lazy_and_type_checking_imports() -> None:
