@@ -24,8 +24,8 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner.defaults import resolve
 from planner.planner import memory_plan, parse_spec
+from planner.resolve.defaults import resolve
 
 DEFAULT_DATA = Path(__file__).resolve().parent / "data" / "vram_dev.jsonl"
 DATA_2026 = Path(__file__).resolve().parent / "data" / "vram_dev_2026.jsonl"

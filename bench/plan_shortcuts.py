@@ -1,4 +1,4 @@
-"""What the two speed shortcuts in planner/options.py buy, as a share of make_plan's time.
+"""What the two speed shortcuts in planner/market/options.py buy, as a share of make_plan's time.
 
 - `trusted_option` (builds each Option row through pydantic's slots instead of validating it);
 - the per-price-table MarketCards cache (`market_cards`, keyed by the table's id).
@@ -14,7 +14,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-import planner.options as options
+import planner.market.options as options
 from planner import make_plan
 from planner.plan import Option
 from planner.spec import JobSpec

@@ -2,7 +2,7 @@
 
 Prints, per dev row with `truth.throughput_tokens_per_s`: predicted and measured tokens/s (whole
 job) and the error factor max(pred/meas, meas/pred); the median error and the worst rows, beside a
-flat 25 %-utilisation rule; the utilisation each row implies (what planner/throughput.py's
+flat 25 %-utilisation rule; the utilisation each row implies (what planner/estimate/throughput.py's
 constants are fitted on); and the time to plan every card for one job in-process.
 
 Then the 2025–26 speed rows (bench/data/throughput_dev_2026.jsonl: NeMo AutoModel and NeMo RL
@@ -24,9 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planner.catalog.gpus import GpuSpec, resolve_gpu
-from planner.defaults import ResolvedJob, resolve
-from planner.spec import JobSpec, Sharding
-from planner.throughput import (
+from planner.estimate.throughput import (
     CARD_CLASS_FACTOR,
     UTILISATION,
     estimate_throughput,
@@ -35,6 +33,9 @@ from planner.throughput import (
     memory_seconds_per_token,
     sustained_clock_fraction,
 )
+from planner.job.resolved import ResolvedJob
+from planner.resolve.defaults import resolve
+from planner.spec import JobSpec, Sharding
 
 DEV_SET = Path(__file__).resolve().parent / "data" / "vram_dev.jsonl"
 DEV_2026 = Path(__file__).resolve().parent / "data" / "throughput_dev_2026.jsonl"
@@ -138,7 +139,7 @@ def print_fit(rows: list[DevRow]) -> None:
         print(f"\nleft out of the fit: {row.row_id} needs {share} of {row.gpu.name}'s peak")
     fit_rows = [row for row in rows if row not in impossible]
     datacenter = [row for row in fit_rows if row.gpu.card_class == "datacenter"]
-    print("\nimplied utilisation vs planner/throughput.py constants:")
+    print("\nimplied utilisation vs planner/estimate/throughput.py constants:")
     for method, constant in UTILISATION.items():
         values = [implied_utilisation(row) for row in datacenter if row.job.method == method]
         if values:
@@ -163,7 +164,7 @@ SEED_CARDS = ("rtx4090", "h100-sxm", "a100-80g-sxm", "rtx3090", "l40s", "a10g", 
 
 def print_seed_hours() -> None:
     """The seed example's hours (with the planner's setup/evaluation overhead) per card."""
-    from planner.options import OVERHEAD_FRACTION
+    from planner.market.options import OVERHEAD_FRACTION
 
     resolved = resolve(SEED_JOB)
     tokens = SEED_JOB.dataset_tokens * SEED_JOB.epochs
@@ -187,8 +188,8 @@ def _mean_ms(action: Callable[[], object], repeat: int) -> float:
 
 
 def print_planning_speed(repeat: int) -> None:
-    from planner.market import attach_market
-    from planner.options import MarketContext, market_options
+    from planner.market.attach import attach_market
+    from planner.market.options import MarketContext, market_options
     from planner.planner import make_plan, memory_plan
 
     spec = JobSpec(model="13B", method="qlora", seq_len=4096, dataset_tokens=20e6, epochs=3)

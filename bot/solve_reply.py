@@ -7,8 +7,8 @@ from __future__ import annotations
 from bot import format as fmt
 from bot import phrases
 from planner.catalog.gpus import gpu_by_key
+from planner.market.solve import GPU_COUNT_LADDER, counts_searched
 from planner.plan import Option, Plan, Solve, SolvedCard
-from planner.solve import GPU_COUNT_LADDER, counts_searched
 
 
 def _tokens(value: float) -> str:

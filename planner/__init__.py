@@ -1,4 +1,12 @@
-"""gpuplan's pure core: free text → JobSpec → Plan. No I/O beyond reading its own data files."""
+"""gpuplan's pure core: free text → JobSpec → Plan. No I/O beyond reading its own data files.
+
+The folders follow the pipeline, each importing only the ones before it
+(tests/test_planner_layers.py): spec.py and plan.py (the public JobSpec and Plan JSON) →
+catalog/ (models, cards, prices, stack profiles) → job/ (ResolvedJob, Patch) and parsing/
+(free text → JobSpec) → estimate/ (memory per GPU, time per token) → resolve/ (every default
+decided) → market/ (rows, picks, suggestions, solving) → planner.py (make_plan), with anchor,
+context_curve, explain and run_config/ on top.
+"""
 
 from __future__ import annotations
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner.defaults import ResolvedJob
-from planner.memory import estimate_memory
-from planner.options import read_requested_card
+from planner.estimate.memory import estimate_memory
+from planner.job.resolved import ResolvedJob
+from planner.market.options import read_requested_card
 from planner.plan import MemoryEstimate
+from planner.resolve.defaults import changed
 from planner.spec import MeasuredMetric, Method
 
 OOM_MARGIN = 1.02
@@ -82,15 +83,9 @@ def estimate_of_kind(memory: MemoryEstimate, metric: MeasuredMetric) -> float:
     return memory.peak_reserved_gib
 
 
-def needs_anchoring(job: ResolvedJob) -> bool:
-    """A reported peak whose scale is not decided yet (a what-if keeps the scale it carries)."""
-    reported = job.measured_peak_gib is not None or job.measured_metric == "oom"
-    return reported and job.raw.memory_scale is None
-
-
 def anchored(job: ResolvedJob) -> ResolvedJob:
     """The job with its memory_scale decided from the user's measurement (module docstring)."""
-    if not needs_anchoring(job):
+    if not job.needs_anchoring:
         return job
     memory = estimate_memory(job)
     if job.measured_metric == "oom":
@@ -129,5 +124,5 @@ def _noted(job: ResolvedJob, scale: float, said: str) -> ResolvedJob:
     estimate (DDP on two 24 GB cards) may not hold the measured one, and the thread keeps the
     job with its scale, which plans as this one (issue 33: a report flipped the layout)."""
     if scale != job.memory_scale:
-        job = job.changed({"memory_scale": scale})
+        job = changed(job, {"memory_scale": scale})
     return replace(job, assumptions=(*job.assumptions, said))

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from planner.memory.estimate import required_gib
+from planner.estimate.memory.estimate import required_gib
 from planner.plan import ContextPoint
+from planner.resolve.defaults import changed
 
 if TYPE_CHECKING:
-    from planner.defaults import ResolvedJob
+    from planner.job.resolved import ResolvedJob
 
 SHORTEST_CONTEXT = 512
 # 512 … 128k is nine doublings: enough to show the curve's bend without a long computation.
@@ -34,7 +35,7 @@ def memory_by_context(job: ResolvedJob) -> list[ContextPoint]:
     re-anchored job keeps its measured scale (ResolvedJob.changed carries it)."""
     points = []
     for seq_len in context_lengths(job.seq_len, job.arch.max_context):
-        at = job if seq_len == job.seq_len else job.changed({"seq_len": seq_len})
+        at = job if seq_len == job.seq_len else changed(job, {"seq_len": seq_len})
         points.append(
             ContextPoint(seq_len=seq_len, required_gib=required_gib(at, at.num_gpus, at.sharding))
         )

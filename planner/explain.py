@@ -18,9 +18,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from planner import options, throughput
-from planner.memory import components, estimate, host, placement
-from planner.memory import range as memory_range
+from planner.estimate import throughput
+from planner.estimate.memory import components, estimate, host, placement
+from planner.estimate.memory import range as memory_range
+from planner.market import options
 from planner.plan import MemoryBreakdown, Option, Plan
 
 _ROOT = Path(__file__).resolve().parents[1]

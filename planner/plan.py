@@ -42,11 +42,11 @@ class MemoryEstimate(BaseModel):
     required_gib: float = Field(description="≈ nvidia-smi: what the card must hold")
     range_gib: tuple[float, float] = Field(
         description="[low, high]: the measured peak's 90 % interval, however it is read "
-        "(planner.memory.range)"
+        "(planner.estimate.memory.range)"
     )
     breakdown_gib: MemoryBreakdown
     host_ram_gib: float | None = Field(
-        None, description="host (CPU) RAM the busiest node needs (planner.memory.host)"
+        None, description="host (CPU) RAM the busiest node needs (planner.estimate.memory.host)"
     )
     host_ram_loading_gib: float | None = Field(
         None,
@@ -112,7 +112,7 @@ class NotRentable(BaseModel):
 
 
 class ManagedOption(BaseModel):
-    """The cheapest managed fine-tuning service that can run the job (planner/managed.py)."""
+    """The cheapest managed fine-tuning service that can run the job (planner/market/managed.py)."""
 
     service: str
     model: str = Field(description="the service's model or size tier the price is for")
@@ -157,8 +157,8 @@ class Suggestion(BaseModel):
 
 
 class AfterTraining(BaseModel):
-    """What the run produces and what serving it takes (planner.after_training): the adapter in
-    decimal MB, the rest in GiB."""
+    """What the run produces and what serving it takes (planner.market.after_training): the
+    adapter in decimal MB, the rest in GiB."""
 
     adapter_mb: float | None
     merged_model_gib: float
@@ -178,7 +178,7 @@ Binding = Literal["memory", "context_window", "budget", "deadline"]
 
 
 class SolvedCard(BaseModel):
-    """An inverse question answered on one card (planner.solve)."""
+    """An inverse question answered on one card (planner.market.solve)."""
 
     gpu: str = Field(description="catalog key")
     gpu_name: str

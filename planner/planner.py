@@ -1,5 +1,5 @@
 """make_plan: JobSpec → Plan (the memory part here; the market part is attached by
-planner.market)."""
+planner.market.attach)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ from planner.anchor import anchored
 from planner.catalog.models import ModelArch
 from planner.catalog.prices import PriceBook
 from planner.context_curve import memory_by_context
-from planner.defaults import ResolvedJob, resolve
 from planner.errors import PlanningError, invalid_field
-from planner.market import attach_market
-from planner.memory import estimate_memory
-from planner.memory.host import host_ram_advice
-from planner.options import read_requested_card
+from planner.estimate.memory import estimate_memory
+from planner.estimate.memory.host import host_ram_advice
+from planner.job.resolved import ResolvedJob
+from planner.market.attach import attach_market
+from planner.market.options import read_requested_card
 from planner.plan import MemoryEstimate, ModelInfo, Plan, Recommendation
+from planner.resolve.defaults import resolve
 from planner.spec import JobSpec
 
 
@@ -85,7 +86,9 @@ def make_plan(
     `context_curve` adds memory_by_context (a dozen more estimates: answers that draw a chart).
     `only_gpus` (catalog keys) keeps the market among the cards a question compares.
     """
-    job = anchored(resolve(spec, arch))
+    job = resolve(spec, arch)
+    if job.needs_anchoring:
+        job = anchored(job)
     plan = attach_market(memory_plan(job), job, prices, only_gpus)
     if context_curve:
         plan.memory_by_context = memory_by_context(job)

@@ -1,7 +1,7 @@
 """JobSpec: the fine-tuning job a user describes. Its JSON field names are a public interface.
 
 Every field but `method` is optional: the planner fills what is missing the way most people run
-(see `planner.defaults`) and records each choice as a plain-language assumption.
+(see `planner.resolve.defaults`) and records each choice as a plain-language assumption.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import pytest
 from bot.conversation import Conversation, answer_once
 from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
-from planner.market import best_value_of, candidates, cheapest_of, fastest_of
+from planner.market.attach import best_value_of, candidates, cheapest_of, fastest_of
 from planner.plan import Option, Plan
 from planner.planner import make_plan
 from planner.spec import JobSpec

@@ -12,7 +12,7 @@ from adapters.slack.render import render_reply as slack_render
 from bot.conversation import Conversation, answer_once
 from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
-from planner.solve import CONTEXT_STEP
+from planner.market.solve import CONTEXT_STEP
 
 
 def _key() -> ThreadKey:

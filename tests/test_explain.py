@@ -23,7 +23,7 @@ def test_each_figure_is_the_plans_value_with_its_functions_docstring() -> None:
         assert path.startswith("planner/") and int(line) > 0
     weights = explain(plan, "Weights")
     assert weights.value == plan.memory.breakdown_gib.weights
-    assert weights.function == "planner.memory.components.weights_bytes"
+    assert weights.function == "planner.estimate.memory.components.weights_bytes"
     assert "base_weight_bytes_per_param" in weights.details
     assert explain(plan, "cost").value == plan.requested.cost_usd
     assert explain(plan, "range").value == list(plan.memory.range_gib)

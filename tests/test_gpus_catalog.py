@@ -102,8 +102,8 @@ def test_power_and_chip_family_come_from_the_shared_catalog() -> None:
 
 
 def test_ambiguous_compute_figures_keep_the_datasheet_value() -> None:
-    # L40S: 362 dense per datasheet (its 350 W cap is modelled in planner/throughput.py); L40 is
-    # the half-rate sibling; A10G's ~70 is an estimate NVIDIA never published.
+    # L40S: 362 dense per datasheet (its 350 W cap is modelled in planner/estimate/throughput.py);
+    # L40 is the half-rate sibling; A10G's ~70 is an estimate NVIDIA never published.
     assert resolve_gpu("L40S").bf16_tflops == pytest.approx(362.05)
     assert resolve_gpu("L40").bf16_tflops == pytest.approx(181.05)
     assert resolve_gpu("A10G").bf16_tflops == pytest.approx(70)

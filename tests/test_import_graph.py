@@ -28,8 +28,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("planner", "bot", "adapters", "tools", "bench")
 LAYER = {"planner": 0, "bot": 1, "adapters": 2, "tools": 3, "bench": 3}
@@ -200,11 +198,6 @@ def test_no_import_cycle_outside_planner() -> None:
     assert outside == []
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="planner/'s own circles go with the planner restructure (issue 33 item 2: the job "
-    "types in their own module, folders that follow the pipeline)",
-)
 def test_no_import_cycle_in_planner() -> None:
     inside = [c for c in cycles(import_graph()) if _in_planner(c)]
     assert inside == []

@@ -7,7 +7,7 @@ import pytest
 
 from bot import zh
 from bot.reply_builder import recommendation_lines
-from planner.managed import _STATUS, managed_rows
+from planner.market.managed import _STATUS, managed_rows
 from planner.planner import make_plan
 from planner.spec import JobSpec
 

@@ -112,7 +112,7 @@ async def test_stdio_lists_and_answers_every_tool_and_survives_bad_input(tmp_pat
         )
         explained = why.structured_content
         assert explained["value"] == document["memory"]["breakdown_gib"]["weights"]
-        assert explained["function"] == "planner.memory.components.weights_bytes"
+        assert explained["function"] == "planner.estimate.memory.components.weights_bytes"
         assert "qlora" in explained["formula"]
 
         unknown = await client.call_tool("explain", {"plan_id": "made-up", "component": "weights"})

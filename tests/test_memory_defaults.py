@@ -1,12 +1,12 @@
-"""Defaults, assumptions, warnings and validation errors of planner.defaults / make_plan."""
+"""Defaults, assumptions, warnings and validation errors of planner.resolve.defaults / make_plan."""
 
 from __future__ import annotations
 
 import pytest
 
-from planner.defaults import resolve
 from planner.errors import PlanningError
 from planner.planner import make_plan, parse_spec
+from planner.resolve.defaults import resolve
 from planner.spec import (
     Framework,
     JobSpec,

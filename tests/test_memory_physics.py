@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from planner.defaults import resolve
-from planner.memory import component_job, estimate_memory
-from planner.memory import components as comp
+from planner.estimate.memory import component_job, estimate_memory
+from planner.estimate.memory import components as comp
 from planner.plan import MemoryEstimate
+from planner.resolve.defaults import resolve
 from planner.spec import JobSpec, Sharding
 
 # torchtune README, "Memory and training speed" (2024-12): Llama 3.2 3B full fine-tune on one

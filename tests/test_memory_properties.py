@@ -8,8 +8,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from planner.catalog.models import all_models, get_model, quantisable_linear_params
-from planner.defaults import resolve
-from planner.memory import estimate_memory
+from planner.estimate.memory import estimate_memory
+from planner.resolve.defaults import resolve
 from planner.spec import Framework, JobSpec, Method, Sharding
 
 MODELS = [m.key for m in all_models() if m.params_b >= 0.1]

@@ -8,10 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from planner.defaults import resolve
-from planner.memory import estimate_memory
-from planner.memory.range import ABOVE_REQUIRED_LOG, BELOW_ALLOCATED_LOG, UNSTATED_INPUT_LOG
+from planner.estimate.memory import estimate_memory
+from planner.estimate.memory.range import (
+    ABOVE_REQUIRED_LOG,
+    BELOW_ALLOCATED_LOG,
+    UNSTATED_INPUT_LOG,
+)
 from planner.planner import memory_plan, parse_spec
+from planner.resolve.defaults import resolve
 from planner.spec import JobSpec
 
 DEV_SET = Path(__file__).resolve().parents[1] / "bench" / "data" / "vram_dev.jsonl"

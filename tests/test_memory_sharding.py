@@ -9,11 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.catalog.models import all_models
-from planner.defaults import ResolvedJob, resolve
-from planner.memory import component_job, estimate_memory
-from planner.memory import components as comp
-from planner.memory.profiles import GIB
+from planner.estimate.memory import component_job, estimate_memory
+from planner.estimate.memory import components as comp
+from planner.estimate.memory.profiles import GIB
+from planner.job.resolved import ResolvedJob
 from planner.plan import MemoryEstimate
+from planner.resolve.defaults import changed, resolve
 from planner.spec import Framework, JobSpec, Method, Sharding
 
 MODELS = [m.key for m in all_models() if m.params_b >= 0.1]
@@ -227,5 +228,5 @@ def test_an_unstated_layout_is_ddp_only_where_a_whole_copy_fits_the_card() -> No
     assert ddp_gib > 80 > estimate_memory(job).required_gib
     (why,) = [a for a in job.assumptions if "FSDP" in a]
     assert f"{ddp_gib:,.1f} GiB" in why and "DDP" in why
-    assert job.changed({"num_gpus": 2}).sharding is Sharding.fsdp  # still no whole copy on 80 GB
+    assert changed(job, {"num_gpus": 2}).sharding is Sharding.fsdp  # still no whole copy on 80 GB
     assert resolve(JobSpec.model_validate({**big, "gpu": None})).sharding is Sharding.ddp

@@ -22,11 +22,11 @@ from planner.catalog.models import (
     get_model,
     resolve_model,
 )
-from planner.defaults import resolve
 from planner.errors import PlanningError
-from planner.memory import estimate_memory
+from planner.estimate.memory import estimate_memory
 from planner.parsing import parse
 from planner.planner import make_plan
+from planner.resolve.defaults import resolve
 from planner.spec import JobSpec, Sharding
 
 CATALOG = Path(__file__).resolve().parents[1] / "planner" / "data" / "models.json"

@@ -8,17 +8,17 @@ import pytest
 
 from planner.catalog.gpus import gpu_by_key
 from planner.catalog.models import get_model
-from planner.defaults import resolve
-from planner.memory import estimate_memory
-from planner.parsing import parse
-from planner.planner import make_plan
-from planner.spec import JobSpec, Sharding
-from planner.throughput import (
+from planner.estimate.memory import estimate_memory
+from planner.estimate.throughput import (
     all_to_all_bytes_per_token,
     expert_matmul_share,
     job_work,
     tokens_per_s_on,
 )
+from planner.parsing import parse
+from planner.planner import make_plan
+from planner.resolve.defaults import resolve
+from planner.spec import JobSpec, Sharding
 
 H100 = "h100-sxm"
 GIB = 2**30

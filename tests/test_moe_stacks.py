@@ -120,8 +120,8 @@ def test_late_consumer_cards_are_known(name: str, gib: float) -> None:
 def test_unsloth_max_context_is_near_its_table_and_never_far_above(
     question: str, published: int
 ) -> None:
+    from planner.market.solve import solve
     from planner.parsing.assemble import parse
-    from planner.solve import solve
 
     result = parse(question)
     assert result.spec is not None and result.asked == "seq_len"
@@ -131,7 +131,7 @@ def test_unsloth_max_context_is_near_its_table_and_never_far_above(
 
 
 def test_vision_tokens_cost_time_as_text_does_and_the_tower_adds_flops() -> None:
-    from planner.throughput import vision_flops_per_token
+    from planner.estimate.throughput import vision_flops_per_token
 
     images = make_plan(
         JobSpec(
@@ -149,7 +149,7 @@ def test_vision_tokens_cost_time_as_text_does_and_the_tower_adds_flops() -> None
     assert images.requested is not None and text.requested is not None
     assert images.requested.hours > 5 * text.requested.hours
     assert any("images add" in a for a in images.assumptions)
-    from planner.defaults import resolve
+    from planner.resolve.defaults import resolve
 
     job = resolve(JobSpec(model="qwen2.5 vl 7b", method="lora", images_per_sample=2))
     assert vision_flops_per_token(job) > 0

@@ -8,20 +8,20 @@ from pathlib import Path
 import pytest
 
 from planner.catalog.gpus import all_gpus, gpu_by_key
-from planner.defaults import resolve
-from planner.market import candidates, cheapest_of
-from planner.memory import estimate_memory
-from planner.options import (
+from planner.estimate.memory import estimate_memory
+from planner.market.attach import candidates, cheapest_of
+from planner.market.options import (
     MarketContext,
     cheapest_run,
     make_option,
     market_options,
     verdict_for,
 )
+from planner.market.suggestions import _smallest_card_holding
 from planner.plan import Option
 from planner.planner import make_plan
+from planner.resolve.defaults import changed, resolve
 from planner.spec import JobSpec
-from planner.suggestions import _smallest_card_holding
 
 JOBS = (
     JobSpec(model="13B", method="qlora", seq_len=4096, dataset_tokens=20e6, epochs=3),
@@ -96,7 +96,7 @@ def test_a_suggestion_that_only_adds_gpus_reports_the_memory_at_that_count() -> 
     assert more_gpus, [s.change for s in plan.suggestions]
     patch = more_gpus[0].patch
     # A re-plan of the job as changed: the patch applies to what the user said.
-    expected = estimate_memory(resolve(spec).changed(patch))
+    expected = estimate_memory(changed(resolve(spec), patch))
     assert more_gpus[0].required_gib_after == expected.required_gib
 
 
@@ -118,7 +118,12 @@ def test_trusted_options_sharing_their_set_fields_stay_independent() -> None:
 
 
 def test_the_cards_cache_keeps_a_bounded_number_of_price_tables() -> None:
-    from planner.options import MAX_PRICE_TABLES_KEPT, _cards_by_table, market_cards, price_table
+    from planner.market.options import (
+        MAX_PRICE_TABLES_KEPT,
+        _cards_by_table,
+        market_cards,
+        price_table,
+    )
 
     for _ in range(MAX_PRICE_TABLES_KEPT + 3):
         market_cards(dict(price_table()))

@@ -6,31 +6,9 @@ from __future__ import annotations
 import pytest
 
 from planner.catalog.gpus import all_gpus
-from planner.defaults import resolve
-from planner.market import candidates, cheapest_of
-from planner.memory import estimate_memory
-from planner.memory.estimate import required_gib
-from planner.options import (
-    MarketContext,
-    cheapest_run,
-    make_option,
-    market_cards,
-    market_options,
-    read_requested_card,
-)
-from planner.plan import Option
-from planner.planner import make_plan
-from planner.spec import JobSpec, Sharding
-from planner.suggestions import (
-    MAX_SUGGESTIONS,
-    MEANINGFUL_CUT,
-    _apply,
-    _evaluate,
-    candidate_changes,
-    checkpointing_advice,
-    suggest,
-)
-from planner.throughput import (
+from planner.estimate.memory import estimate_memory
+from planner.estimate.memory.estimate import required_gib
+from planner.estimate.throughput import (
     ACHIEVED_BANDWIDTH_FRACTION,
     card_matmul_factor,
     card_speed,
@@ -40,6 +18,28 @@ from planner.throughput import (
     tokens_per_s_at,
     tokens_per_s_on,
 )
+from planner.market.attach import candidates, cheapest_of
+from planner.market.options import (
+    MarketContext,
+    cheapest_run,
+    make_option,
+    market_cards,
+    market_options,
+    read_requested_card,
+)
+from planner.market.suggestions import (
+    MAX_SUGGESTIONS,
+    MEANINGFUL_CUT,
+    _apply,
+    _evaluate,
+    candidate_changes,
+    checkpointing_advice,
+    suggest,
+)
+from planner.plan import Option
+from planner.planner import make_plan
+from planner.resolve.defaults import resolve
+from planner.spec import JobSpec, Sharding
 
 JOBS = (
     JobSpec(model="13B", method="qlora", seq_len=4096, dataset_tokens=20e6, epochs=3),

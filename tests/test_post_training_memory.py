@@ -6,10 +6,10 @@ import pytest
 
 from planner import make_plan
 from planner.catalog.models import resolve_model
-from planner.defaults import resolve
 from planner.errors import PlanningError
-from planner.memory import estimate_memory
-from planner.memory.profiles import GIB
+from planner.estimate.memory import estimate_memory
+from planner.estimate.memory.profiles import GIB
+from planner.resolve.defaults import resolve
 from planner.spec import JobSpec
 
 MODELS = ["qwen2.5 0.5b", "llama 3 8b", "qwen2.5 7b", "mistral 7b"]

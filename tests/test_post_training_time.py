@@ -6,10 +6,10 @@ import pytest
 
 from planner import make_plan
 from planner.catalog.gpus import gpu_by_key
-from planner.defaults import resolve
-from planner.memory import estimate_memory
+from planner.estimate.memory import estimate_memory
+from planner.estimate.throughput import estimate_throughput, flops_per_token
+from planner.resolve.defaults import resolve
 from planner.spec import JobSpec
-from planner.throughput import estimate_throughput, flops_per_token
 
 MODELS = ["qwen2.5 1.5b", "llama 3 8b", "qwen2.5 7b"]
 CARDS = ["h100-sxm", "a100-80g-sxm", "l40s", "rtx4090"]

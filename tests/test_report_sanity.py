@@ -7,8 +7,8 @@ from bot.conversation import Conversation
 from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from planner.anchor import report_doubt
-from planner.defaults import resolve
 from planner.planner import make_plan
+from planner.resolve.defaults import resolve
 from planner.spec import JobSpec
 
 JOB = {"model": "qwen3 14b", "method": "qlora", "seq_len": 4096}

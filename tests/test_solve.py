@@ -6,11 +6,17 @@ import pytest
 
 from planner.catalog.gpus import gpu_by_key
 from planner.catalog.models import all_models
-from planner.defaults import resolve
-from planner.memory import estimate_memory
-from planner.memory.host import node_host_ram_gib
+from planner.estimate.memory import estimate_memory
+from planner.estimate.memory.host import node_host_ram_gib
+from planner.market.solve import (
+    CONTEXT_STEP,
+    GPU_COUNT_LADDER,
+    layouts,
+    pick_for_constraints,
+    solve,
+)
 from planner.planner import make_plan
-from planner.solve import CONTEXT_STEP, GPU_COUNT_LADDER, layouts, pick_for_constraints, solve
+from planner.resolve.defaults import resolve
 from planner.spec import JobSpec
 
 JOBS = [
@@ -84,7 +90,8 @@ def test_the_fewest_gpus_hold_and_the_next_smaller_count_does_not(job: dict, car
     smaller = [count for count in GPU_COUNT_LADDER if count < answer.value]
     if smaller and not answer.cpu_offload:
         # The count leads without offload: a smaller count holds only with offload, or with
-        # more host RAM than one node of the card has (planner.memory.host.NODE_HOST_RAM_GB).
+        # more host RAM than one node of the card has
+        # (planner.estimate.memory.host.NODE_HOST_RAM_GB).
         count = smaller[-1]
         node_gib = node_host_ram_gib(gpu_by_key(answer.gpu).card_class)
         for layout in layouts(spec, count):

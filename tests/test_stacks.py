@@ -7,10 +7,10 @@ from importlib import resources
 
 import pytest
 
-from planner.defaults import resolve
+from planner.catalog.stacks import holds_for, stack
 from planner.parsing.assemble import parse
+from planner.resolve.defaults import resolve
 from planner.spec import Framework, JobSpec, LossKernel
-from planner.stacks import holds_for, stack
 
 
 @pytest.mark.parametrize(
@@ -130,9 +130,9 @@ def test_rl_stacks_generate_as_they_run_when_the_job_does_not_say() -> None:
 
 
 def test_context_parallel_splits_each_sequence_in_memory_time_and_the_solver() -> None:
-    from planner.memory import estimate_memory
-    from planner.solve import solve
-    from planner.throughput import all_to_all_bytes_per_token
+    from planner.estimate.memory import estimate_memory
+    from planner.estimate.throughput import all_to_all_bytes_per_token
+    from planner.market.solve import solve
 
     base = {"model": "llama 3.1 8b", "method": "full", "seq_len": 131072, "num_gpus": 8}
     plain = resolve(JobSpec.model_validate({**base, "sharding": "zero3"}))

@@ -16,7 +16,7 @@ from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from bot.zh import translate
 from planner.anchor import anchored
-from planner.defaults import resolve
+from planner.resolve.defaults import resolve
 from planner.spec import JobSpec
 from tests.golden import conversation, threads
 

@@ -11,14 +11,15 @@ import pytest
 
 from planner.catalog.gpus import resolve_gpu
 from planner.catalog.models import ModelArch
-from planner.defaults import ResolvedJob, resolve
-from planner.spec import JobSpec, Sharding
-from planner.throughput import (
+from planner.estimate.throughput import (
     active_block_params,
     estimate_throughput,
     flops_per_token,
     scaling_efficiency,
 )
+from planner.job.resolved import ResolvedJob
+from planner.resolve.defaults import resolve
+from planner.spec import JobSpec, Sharding
 
 ROOT = Path(__file__).resolve().parents[1]
 

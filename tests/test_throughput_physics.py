@@ -7,10 +7,7 @@ from dataclasses import replace
 import pytest
 
 from planner.catalog.gpus import all_gpus, gpu_by_key, resolve_gpu
-from planner.defaults import resolve
-from planner.options import OVERHEAD_FRACTION
-from planner.spec import JobSpec, Sharding
-from planner.throughput import (
+from planner.estimate.throughput import (
     POWER_REFERENCE_CARD,
     estimate_throughput,
     job_work,
@@ -18,6 +15,9 @@ from planner.throughput import (
     sustained_clock_fraction,
     tokens_per_s_on,
 )
+from planner.market.options import OVERHEAD_FRACTION
+from planner.resolve.defaults import resolve
+from planner.spec import JobSpec, Sharding
 
 SEED = {"model": "13B", "method": "qlora", "seq_len": 4096, "dataset_tokens": 20e6, "epochs": 3}
 

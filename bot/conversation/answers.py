@@ -53,11 +53,11 @@ from bot.state.settings import SettingsStore
 from bot.state.threads import SpecJson
 from planner.anchor import confirms_report, estimate_of_kind, report_doubt
 from planner.catalog.models import ModelArch, arch_from_hf_config
-from planner.defaults import resolve
 from planner.errors import PlanningError, validation_sentence
+from planner.market.solve import pick_for_constraints, solve
 from planner.parsing.result import ParseResult
 from planner.plan import Plan
-from planner.solve import pick_for_constraints, solve
+from planner.resolve.defaults import resolve
 from planner.spec import JobSpec
 
 logger = logging.getLogger(__name__)

@@ -16,10 +16,11 @@ from __future__ import annotations
 import csv
 import difflib
 import re
+import statistics
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 CardClass = Literal["consumer", "workstation", "datacenter"]
 Link = Literal["nvlink", "pcie"]
@@ -33,6 +34,11 @@ _NOISE_WORDS = frozenset(
 )
 _MEMORY_TOKEN = re.compile(r"^(\d+(?:\.\d+)?)(?:gb|g|gib)$")
 _VARIANT_SPELLINGS = {"sxm2": "sxm", "sxm4": "sxm", "sxm5": "sxm", "nvlink": "nvl"}
+
+
+# Chip families with FP8 tensor cores that the FP8 training stacks (Transformer Engine, torchao
+# float8) support for training: Hopper and Blackwell.
+FP8_CHIP_FAMILIES = frozenset({"hopper", "blackwell-gb100", "blackwell-gb20x"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +63,7 @@ class GpuSpec:
     notes: str = ""
     aliases: tuple[str, ...] = ()
     # Board power (W) and chip family: what the card can sustain under a long matmul load depends
-    # on both (planner/throughput.py). None where the catalog has no trustworthy TDP.
+    # on both (planner/estimate/throughput.py). None where the catalog has no trustworthy TDP.
     tdp_w: float | None = None
     chip_family: str = ""
 
@@ -253,3 +259,57 @@ def apple_silicon_sentence(name: str, memory_gb: float | None) -> str:
         "FlashAttention and DeepSpeed do not run there, so fine-tune with MLX (mlx-lm's LoRA) or "
         "PyTorch's MPS backend. It is not rented by the hour, so no card row is priced for it"
     )
+
+
+# The card a job names: a catalog card read from what the user wrote, or a generic card of the
+# size they gave, with what was assumed or not understood.
+GENERIC_PREFIX = "generic-"
+
+
+@cache
+def _gib_per_marketed_gb() -> float:
+    """How much of a marketed GB nvidia-smi shows, typical over the catalog."""
+    return statistics.median(gpu.usable_gib / gpu.marketed_gb for gpu in all_gpus())
+
+
+def generic_card(vram_gb: float) -> GpuSpec:
+    """A card known only by its size ("70b qlora 48gb?"): fit only, no speed or price."""
+    return GpuSpec(
+        key=f"{GENERIC_PREFIX}{vram_gb:g}gb",
+        name=f"{vram_gb:g} GB card",
+        vendor="",
+        usable_gib=round(vram_gb * _gib_per_marketed_gb(), 2),
+        bf16_tflops=0.0,
+        bandwidth_gbs=0.0,
+        interconnect="",
+        supports_bf16=True,
+        form="",
+        source="size given by the user",
+        marketed_gb=vram_gb,
+    )
+
+
+class RequestedCard(NamedTuple):
+    gpu: GpuSpec | None
+    assumptions: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+
+# The catalog is fixed for the process and chat users name the same few dozen cards, so a card
+# name is read (fuzzy matching over every alias) once.
+@lru_cache(maxsize=512)
+def requested_card(name: str | None, vram_gb: float | None) -> RequestedCard:
+    assumptions: list[str] = []
+    warnings: list[str] = []
+    if name and is_apple_silicon(name):
+        return RequestedCard(None, (), (apple_silicon_sentence(name, vram_gb),))
+    if name:
+        match = read_gpu(name)
+        if match is not None:
+            if match.note:
+                assumptions.append(match.note)
+            return RequestedCard(match.gpu, tuple(assumptions), ())
+        nearest = ", ".join(gpu.name for gpu in closest_gpus(name))
+        warnings.append(f"Unknown card '{name}'; the closest known cards are {nearest}.")
+    gpu = generic_card(vram_gb) if vram_gb else None
+    return RequestedCard(gpu, tuple(assumptions), tuple(warnings))

@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from planner.catalog.architecture import (
@@ -63,6 +63,7 @@ REPRESENTATIVE_BY_SIZE_B: dict[float, str] = {
     405.0: "llama-3.1-405b",
 }
 
+MODELS_JSON = Path(__file__).resolve().parents[1] / "data" / "models.json"
 # Words that name a variant, packaging or publisher rather than an architecture.
 _NOISE_TOKENS = frozenset(
     {"hf", "instruct", "chat", "it", "base", "pt", "bnb", "4bit", "8bit", "gptq", "awq", "gguf"}
@@ -117,10 +118,20 @@ class OutOfScope:
 
 @dataclass(frozen=True, slots=True)
 class _Catalog:
-    by_key: dict[str, ModelArch]
-    by_id: dict[str, ModelArch | OutOfScope]  # full HF ids, lower-case
-    by_name: dict[str, ModelArch | OutOfScope]  # squashed names, curated entries first
+    """The catalog's names and ids, read without counting any model: a question names one or
+    two models, so each entry becomes a ModelArch (its config counted layer by layer, the
+    costly part) only when asked for (get_model)."""
+
+    entries: dict[str, dict[str, Any]]  # models.json's entries by key
+    by_id: dict[str, str | OutOfScope]  # full HF ids, lower-case → a model's key
+    by_name: dict[str, str | OutOfScope]  # squashed names → a model's key, curated entries first
     out_of_scope: tuple[OutOfScope, ...]
+
+    def found(self, value: str | OutOfScope) -> ModelArch | OutOfScope:
+        return value if isinstance(value, OutOfScope) else get_model(value)
+
+    def display_name(self, value: str | OutOfScope) -> str:
+        return value.name if isinstance(value, OutOfScope) else self.entries[value]["name"]
 
 
 def arch_from_entry(entry: dict[str, Any]) -> ModelArch:
@@ -145,8 +156,8 @@ def arch_from_entry(entry: dict[str, Any]) -> ModelArch:
 
 @cache
 def _catalog() -> _Catalog:
-    raw = json.loads(resources.files("planner").joinpath("data/models.json").read_text())
-    by_key = {arch.key: arch for arch in map(arch_from_entry, raw["models"])}
+    raw = json.loads(MODELS_JSON.read_text(encoding="utf-8"))
+    entries = {entry["key"]: entry for entry in raw["models"]}
     out_of_scope = tuple(
         OutOfScope(
             key=e["key"],
@@ -159,36 +170,37 @@ def _catalog() -> _Catalog:
         )
         for e in raw.get("out_of_scope", ())
     )
-    by_id: dict[str, ModelArch | OutOfScope] = {}
-    by_name: dict[str, ModelArch | OutOfScope] = {}
-    for arch in by_key.values():
-        for model_id in (arch.hf_id or "", *arch.ids):
-            if model_id:
-                by_id.setdefault(model_id.lower(), arch)
+    # Every entry names its hf_id (tools/build_model_catalog.py requires one), which its
+    # ModelArch keeps, with the key, name, aliases and ids as written here.
+    by_id: dict[str, str | OutOfScope] = {}
+    by_name: dict[str, str | OutOfScope] = {}
+    for key, entry in entries.items():
+        for model_id in (entry["hf_id"], *entry.get("ids", ())):
+            by_id.setdefault(model_id.lower(), key)
     for other in out_of_scope:
         if other.hf_id:
             by_id.setdefault(other.hf_id.lower(), other)
     # Curated names first so that e.g. 'qwen7b' stays Qwen2.5-7B rather than the 2023 Qwen-7B.
-    for arch in by_key.values():
-        for name in (arch.key, arch.name, *arch.aliases):
-            by_name.setdefault(_squash(name), arch)
-    for arch in by_key.values():
-        for model_id in (arch.hf_id or "", *arch.ids):
-            if model_id:
-                by_name.setdefault(_squash(model_id), arch)
+    for key, entry in entries.items():
+        for name in (key, entry["name"], *entry.get("aliases", ())):
+            by_name.setdefault(_squash(name), key)
+    for key, entry in entries.items():
+        for model_id in (entry["hf_id"], *entry.get("ids", ())):
+            by_name.setdefault(_squash(model_id), key)
     for other in out_of_scope:
         for name in (other.key, other.name, other.hf_id or ""):
             if name:
                 by_name.setdefault(_squash(name), other)
-    return _Catalog(by_key, by_id, by_name, out_of_scope)
+    return _Catalog(entries, by_id, by_name, out_of_scope)
 
 
+@cache
 def get_model(key: str) -> ModelArch:
-    return _catalog().by_key[key]
+    return arch_from_entry(_catalog().entries[key])
 
 
 def all_models() -> list[ModelArch]:
-    return list(_catalog().by_key.values())
+    return [get_model(key) for key in _catalog().entries]
 
 
 def out_of_scope_models() -> list[OutOfScope]:
@@ -215,8 +227,10 @@ def lookup_model(name: str) -> ModelArch | None:
 def _lookup(name: str) -> ModelArch | OutOfScope | None:
     catalog = _catalog()
     text = name.strip()
-    found = catalog.by_id.get(text.lower()) or catalog.by_key.get(text.lower())
-    return found or catalog.by_name.get(_squash(text))
+    key = text.lower()
+    found = catalog.by_id.get(key) or (key if key in catalog.entries else None)
+    found = found or catalog.by_name.get(_squash(text))
+    return catalog.found(found) if found is not None else None
 
 
 def out_of_scope(name: str) -> OutOfScope | None:
@@ -233,9 +247,10 @@ _SIZE_ONLY = re.compile(r"(?:\d+x)?\d+(?:\.\d+)?[bm]?")
 def names_in_text() -> dict[str, str]:
     """Squashed catalog names → the display name to plan, for finding a model named without a
     size ("Kimi K2", "GLM4.5 Air", "Llama4 Maverick", "千问3 235b") inside free text."""
+    catalog = _catalog()
     return {
-        squashed: found.name
-        for squashed, found in _catalog().by_name.items()
+        squashed: catalog.display_name(found)
+        for squashed, found in catalog.by_name.items()
         if len(squashed) >= 2 and not _SIZE_ONLY.fullmatch(squashed)
     }
 
@@ -258,7 +273,7 @@ def closest_names(name: str, limit: int = 3) -> list[str]:
     close = difflib.get_close_matches(
         wanted, catalog.by_name, n=limit * 4, cutoff=DID_YOU_MEAN_CUTOFF
     )
-    names = [catalog.by_name[found].name for found in close]
+    names = [catalog.display_name(catalog.by_name[found]) for found in close]
     return list(dict.fromkeys(names))[:limit]
 
 
@@ -442,19 +457,22 @@ def _derivative_of(name: str, params_b: float | None) -> ModelArch | None:
     longest such name, and only when a stated size agrees with it (within 25 %)."""
     repo = name.split("(")[0].strip().lower().split("/")[-1]
     squashed = "".join(t for t in re.split(r"[\s_\-:.]+", repo) if t)
-    best: ModelArch | None = None
+    best_key: str | None = None
     best_len = 0
-    for key, found in _catalog().by_name.items():
-        plain = key.replace(".", "")
+    for name_key, found in _catalog().by_name.items():
+        plain = name_key.replace(".", "")
         if (
-            isinstance(found, ModelArch)
+            isinstance(found, str)
             and len(plain) >= DERIVATIVE_MIN_CHARS
             and _SIZED_NAME.search(plain)
             and len(plain) > best_len
             and plain in squashed
         ):
-            best, best_len = found, len(plain)
-    if best is None or (params_b and abs(best.params_b - params_b) > 0.25 * best.params_b):
+            best_key, best_len = found, len(plain)
+    if best_key is None:
+        return None
+    best = get_model(best_key)
+    if params_b and abs(best.params_b - params_b) > 0.25 * best.params_b:
         return None
     return best
 

@@ -6,7 +6,6 @@ Order matters because each reader blanks what it used: model names before GPU co
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -39,6 +38,7 @@ from planner.parsing.report import read_report
 from planner.parsing.result import ParseResult, RelativeChange
 from planner.parsing.size_names import read_size_in_names
 from planner.parsing.switches import read_switches
+from planner.patterns import lazy_pattern
 from planner.spec import JobSpec
 
 EXAMPLE = "13B QLoRA, 4k ctx, 20M tokens x3"
@@ -86,17 +86,17 @@ _READERS = (
 )
 # "epochs=-1", "batch size -4": a minus sign after a setting's name (value-first forms such as
 # "-3 epochs" are caught by `Reading.number`).
-_NEGATIVE_SETTING = re.compile(
+_NEGATIVE_SETTING = lazy_pattern(
     r"(?P<key>[a-z_]{0,24}(?:epoch|batch|size|bs|rank|alpha|ctx|context|len|length|tokens|samples|"
     r"gpus|budget|accum|steps)[a-z_]{0,12})(?:\s?[=:]\s?|\s)-(?P<num>\d{1,20}(?:\.\d{1,8})?)"
     r"(?![a-z])"
 )
-_DIGIT = re.compile(r"\d")
-_MINUS_NUMBER = re.compile(r"[\s=:]-\d")
-_NOT_A_NUMBER = re.compile(r"(?<![a-z0-9_.])[-+]?(?:nan|inf|infinity)(?![a-z0-9_])")
-_HF_ID_CASED = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{1,38}/[A-Za-z0-9_.-]{2,96}")
+_DIGIT = lazy_pattern(r"\d")
+_MINUS_NUMBER = lazy_pattern(r"[\s=:]-\d")
+_NOT_A_NUMBER = lazy_pattern(r"(?<![a-z0-9_.])[-+]?(?:nan|inf|infinity)(?![a-z0-9_])")
+_HF_ID_CASED = lazy_pattern(r"[A-Za-z][A-Za-z0-9_.-]{1,38}/[A-Za-z0-9_.-]{2,96}")
 # Unread pieces are echoed back, so only characters no chat platform treats as markup.
-_LEFTOVER = re.compile(
+_LEFTOVER = lazy_pattern(
     r"[a-z0-9.:/+~$%()\[\]\u4e00-\u9fff-]{0,20}\d[a-z0-9.:/+~$%()\[\]\u4e00-\u9fff-]{0,20}"
 )
 

@@ -8,11 +8,11 @@ known: accumulation = effective ÷ (micro-batch × GPUs).
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from planner.parsing.numbers import NUM
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 
 _SEP = r"\s?(?:=|:|of|is|to|设置为|设为|为|是)?\s?"
 _MICRO_KEYS = (
@@ -35,10 +35,10 @@ _VALUE = r"(?P<num>" + NUM + r")(?![a-z0-9_]|\.\d)"
 # A word every match of the pattern after it contains.
 _ACCUM_WORDS = ("accum", "ga", "梯度累积")
 _MICRO_WORDS = ("batch", "micro", "bs", "mb", "批")
-_ACCUM = re.compile(r"(?<![a-z])-{0,2}" + _ACCUM_KEYS + _SEP + _VALUE)
-_GLOBAL = re.compile(r"(?<![a-z])" + _GLOBAL_KEYS + _SEP + _VALUE)
-_MICRO = re.compile(r"(?<![a-z])-{0,2}" + _MICRO_KEYS + _SEP + _VALUE)
-_VALUE_MICRO = re.compile(
+_ACCUM = lazy_pattern(r"(?<![a-z])-{0,2}" + _ACCUM_KEYS + _SEP + _VALUE)
+_GLOBAL = lazy_pattern(r"(?<![a-z])" + _GLOBAL_KEYS + _SEP + _VALUE)
+_MICRO = lazy_pattern(r"(?<![a-z])-{0,2}" + _MICRO_KEYS + _SEP + _VALUE)
+_VALUE_MICRO = lazy_pattern(
     r"(?<![a-z0-9_.])" + _VALUE + r"\s?(?:batch\s?size|micro[-\s]?batch(?:es)?)"
 )
 
@@ -46,7 +46,7 @@ _VALUE_MICRO = re.compile(
 # verl's micro-batches (stacks-2026.md): `*_micro_batch_size_per_gpu` is per GPU already; the
 # older `ppo_micro_batch_size` / `log_prob_micro_batch_size` count the whole data-parallel group
 # and verl divides them by its size.
-_VERL_MICRO = re.compile(
+_VERL_MICRO = lazy_pattern(
     r"(?<![a-z])(?:ppo|log_prob)_micro_batch_size(?P<per_gpu>_per_gpu)?" + _SEP + _VALUE
 )
 

@@ -6,24 +6,23 @@ Prices per hour ("12$/h") are not a budget; time a run took ("took 5 days") is n
 
 from __future__ import annotations
 
-import re
-
 from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 from planner.units import convert
 
 # A word every price or budget contains.
 _MONEY_WORDS = ("$", "usd", "dollar", "bucks", "美元", "美金", "刀")
 _PER_HOUR = r"\s?(?:/\s?(?:h|hr|hour|gpu)|per\s(?:hour|hr|gpu)|an\shour|/小时|每小时)"
-_RATE = re.compile(
+_RATE = lazy_pattern(
     r"(?:\$\s?(?P<num>" + NUM + r")|(?P<num2>" + NUM + r")\s?(?:\$|usd|dollars?))" + _PER_HOUR
 )
-_BUDGET = re.compile(
+_BUDGET = lazy_pattern(
     r"(?:\$\s?(?P<num>" + NUM + r")\s?(?P<scale>k)?|(?P<num2>" + NUM + r")\s?(?P<scale2>k)?\s?"
     r"(?:\$|usd|dollars?|bucks|美元|美金|刀)(?![a-z]))"
 )
 _UNIT_TIME = r"(?P<unit>hours?|hrs?|h|days?|d|weeks?|wk|minutes?|mins?|小时|天|周)"
-_DEADLINE = re.compile(
+_DEADLINE = lazy_pattern(
     r"(?:by|in|within|under|less\sthan|before|max(?:imum)?|deadline\s?(?:of|is|:)?|at\smost|only\s"
     r"have|have|for|要在|需要在|不能超过|不超过|最多|限时)\s?(?:about\s|~)?(?P<num>"
     + NUM
@@ -36,15 +35,15 @@ _DEADLINE = re.compile(
 )
 # A number (or "a", "an") then the first letter of a unit: part of every _DEADLINE match.
 # "ran for 48 hours", "it took 6 days": time already spent, not a deadline.
-_SPENT = re.compile(
+_SPENT = lazy_pattern(
     r"(?:took|ran|run|running|trained|training|been|spent|last\stime|lasted)\W{0,3}(?:\w+\s){0,3}$"
 )
 # "200 GPU-hours", "200个GPU小时": compute, not a wall-clock deadline until the GPUs are known.
-_GPU_HOURS = re.compile(
+_GPU_HOURS = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<num>" + NUM + r")\s?(?P<k>k)?\s?(?:个\s?)?(?:[a-z0-9]{2,6}\s)?gpu[-\s]?"
     r"(?:hours?|hrs?|h|小时)(?![a-z])"
 )
-_DEADLINE_HINT = re.compile(r"[\dan]\s?[hdwm小天周]")
+_DEADLINE_HINT = lazy_pattern(r"[\dan]\s?[hdwm小天周]")
 _NAMED_SPELLINGS = {
     r"by\s(?:tomorrow|tmr|tmrw)|明天": (24, "by tomorrow read as within 24 hours"),
     r"by\s(?:tonight|this\sevening|end\sof\s(?:the\s)?day|eod)|今晚": (
@@ -57,8 +56,8 @@ _NAMED_SPELLINGS = {
         "by end of week read as 5 days",
     ),
 }
-_NAMED = [(re.compile(pattern), reading) for pattern, reading in _NAMED_SPELLINGS.items()]
-_SPEED = re.compile(
+_NAMED = [(lazy_pattern(pattern), reading) for pattern, reading in _NAMED_SPELLINGS.items()]
+_SPEED = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<num>"
     + NUM
     + r")\s?(?P<scale>"

@@ -7,13 +7,12 @@ look like that, and drops switches set to false so "load_in_4bit: false" does no
 
 from __future__ import annotations
 
-import re
-
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 
-_QUOTED_KEY = re.compile(r"['\"](?P<key>[a-z_][a-z0-9_.]{0,40})['\"]\s?(?P<sep>[:=])")
-_QUOTED_VALUE = re.compile(r"(?P<sep>[:=])\s?['\"](?P<value>[\w./-]{1,120})['\"]")
-_FALSE_SWITCH = re.compile(
+_QUOTED_KEY = lazy_pattern(r"['\"](?P<key>[a-z_][a-z0-9_.]{0,40})['\"]\s?(?P<sep>[:=])")
+_QUOTED_VALUE = lazy_pattern(r"(?P<sep>[:=])\s?['\"](?P<value>[\w./-]{1,120})['\"]")
+_FALSE_SWITCH = lazy_pattern(
     r"(?:load_in_[48]bit|bf16|fp16|tf32|train_4bit|quantization_bit|double_quant|use_peft|"
     r"sample_packing|packing|use_flash_attention_2)\s?[=:]\s?(?:false|none|null|0)(?![a-z0-9_]|\.\d)"
 )

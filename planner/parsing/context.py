@@ -13,6 +13,7 @@ from functools import partial
 
 from planner.parsing.numbers import NUM
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 
 _KEYS = (
     r"(?:max_seq_length|max_seq_len|max_sequence_length|seq_length|seq_len|sequence_len(?:gth)?|"
@@ -33,7 +34,7 @@ _VALUE = (
     + r")\s?(?P<k>k)?(?![a-z0-9_]|\.\d)\+?"
     + r"(?!\s?(?:samples?|examples?|rows?|instances?|conversations?|pairs?|条|个样本|样本))"
 )
-_KEY_VALUE = re.compile(
+_KEY_VALUE = lazy_pattern(
     # "平均长度1500", "每条长度": the length of a sample, read with the dataset.
     r"(?<![a-z])(?<!平均)(?<!每条)-{0,2}"
     + _KEYS
@@ -41,20 +42,22 @@ _KEY_VALUE = re.compile(
     + r"(?:about|around|~|up\sto)?\s?"
     + _VALUE
 )
-_VALUE_KEY = re.compile(
+_VALUE_KEY = lazy_pattern(
     r"(?<![a-z0-9_.])"
     + _VALUE
     + r"\s?(?:tokens?\s|-token\s|-)?(?:token\s)?(?:context|ctx|max_seq_len(?:gth)?|seq(?:uence)?"
     r"(?:\s?len(?:gth)?)?|cutoff|max\slength|长度|上下文)(?![a-z])"
 )
-_AT_HINT = re.compile(r"(?:@|at|w/?)\s?[\d.]")
-_AT_VALUE = re.compile(r"(?:@|\bat|\bw/?)\s?" + _VALUE + r"(?!\s?(?:tokens?/|samples|steps|gpus?))")
-_SPLIT = re.compile(
+_AT_HINT = lazy_pattern(r"(?:@|at|w/?)\s?[\d.]")
+_AT_VALUE = lazy_pattern(
+    r"(?:@|\bat|\bw/?)\s?" + _VALUE + r"(?!\s?(?:tokens?/|samples|steps|gpus?))"
+)
+_SPLIT = lazy_pattern(
     r"(?P<first>source_max_len|max_prompt_length|max_source_length|max_source_seq_len)\s?[=:]?\s?"
     r"(?P<a>\d{1,7}).{0,40}?(?P<second>target_max_len|max_completion_length|max_target_length|"
     r"max_target_seq_len)\s?[=:]?\s?(?P<b>\d{1,7})"
 )
-_N_TOKENS = re.compile(
+_N_TOKENS = lazy_pattern(
     r"(?<![a-z0-9_.,])(?P<num>\d{2,6})\s?(?:-\s?)?tokens?(?![a-z0-9_]|\.\d)(?!\s?(?:per|/|a\s))"
 )
 # "has to stay under 1k tokens", "max 2k tokens per example", "最长不超过1k token": a limit on
@@ -63,7 +66,7 @@ _PER_ITEM = (
     r"(?:\s?(?:per|each|/|a)\s?(?:example|sample|sequence|conversation|row|item|entry|prompt|"
     r"response|output|trace))?"
 )
-_LIMIT = re.compile(
+_LIMIT = lazy_pattern(
     r"(?<![a-z])(?:max(?:imum)?|under|up\sto|at\smost|below|less\sthan|no\smore\sthan|not\sexceed\w*|"
     r"最长(?:不超过)?|不超过|最多|最长不超过)\s?(?:of\s|about\s|~)?(?P<num>\d{1,6})\s?(?P<k>k)?\s?"
     r"(?:个\s?)?(?:tokens?|toks?)(?![a-z])" + _PER_ITEM
@@ -72,16 +75,16 @@ _LIMIT_WORDS = ("max", "under", "up to", "at most", "below", "less", "more than"
 _LIMIT_WORDS += ("不超过",)
 # "300–400 tokens per sample", "每条300到400个token": the context holds the longest; the dataset
 # counts the middle of the range.
-_RANGE = re.compile(
+_RANGE = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<low>\d{2,6})\s?(?:-|–|—|~|to|到|至)\s?(?P<num>\d{2,6})\s?(?:个\s?)?"
     r"(?:tokens?|toks?)(?![a-z])" + _PER_ITEM
 )
-_RANGE_HINT = re.compile(r"\d\s?(?:-|–|—|~|to|到|至)\s?\d")
+_RANGE_HINT = lazy_pattern(r"\d\s?(?:-|–|—|~|to|到|至)\s?\d")
 # "4k or 8k ctx": the first length is the job, the other a comparison.
-_COMPARED_BEFORE = re.compile(
+_COMPARED_BEFORE = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<num>\d{1,6})\s?(?P<k>k)?\s?(?:or|vs\.?|versus|/|还是)\s?$"
 )
-_BARE_K = re.compile(
+_BARE_K = lazy_pattern(
     r"(?<![a-z0-9_.$])(?P<num>1|2|4|8|16|32|64|128|256)\s?(?P<k>k)(?![a-z0-9_]|\.\d)"
 )
 

@@ -13,17 +13,17 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 
 Reader = Callable[[Reading], None]
 
 _METHODS = (
-    (re.compile(r"q[-\s]?lora"), "qlora"),
-    (re.compile(r"lora|peft|adapter"), "lora"),
-    (re.compile(r"full|fft|全参|全量"), "full"),
+    (lazy_pattern(r"q[-\s]?lora"), "qlora"),
+    (lazy_pattern(r"lora|peft|adapter"), "lora"),
+    (lazy_pattern(r"full|fft|全参|全量"), "full"),
 )
 _BITS = r"\d\s?-?\s?bits?"
 _METHOD = (
@@ -43,7 +43,7 @@ _NEGATOR = (
     r"不用|不要|不是|别用|没有|而不是|不做|不想用)\s?(?:an?\s|the\s|any\s|to\suse\s|using\s|"
     r"going\s|doing\s)?"
 )
-_RULED_OUT_BEFORE = re.compile(_NEGATOR + _TARGET)
+_RULED_OUT_BEFORE = lazy_pattern(_NEGATOR + _TARGET)
 _DISMISSAL = (
     r"\s?(?:(?:is|are|would\sbe|seems?)\s)?(?:overkill|unnecessary|not\s(?:needed|necessary|required|"
     r"an\soption|possible)|isn'?t\s(?:needed|necessary|required|an\soption|possible)|out\sof\sthe\s"
@@ -51,14 +51,14 @@ _DISMISSAL = (
     r"|[\u4e00-\u9fff\s]{0,6}?(?:太夸张|太长|太贵|太慢|太大|做不了|不需要|没必要|不行|跑不了|不现实|"
     r"用不起)"
 )
-_RULED_OUT_AFTER = re.compile(
+_RULED_OUT_AFTER = lazy_pattern(
     r"(?<![a-z0-9])(?P<target>" + _METHOD + "|" + _LENGTH + r")(?:" + _DISMISSAL + r")"
 )
 _HINTS = ("not", "no", "with", "instead", "rather", "avoid", "n't", "do", "不", "别", "没", "太")
 _HINTS += ("overkill", "unnecessary", "question", "too", "要", "行")
 
 # A correction: what comes after it replaces what came before, in the same sentence.
-_CORRECTION = re.compile(
+_CORRECTION = lazy_pattern(
     r"(?:\.{2,}|…|[,;?!—–-])?\s?(?:(?:oh\s|no\s)?wait(?![a-z])[,.!]?|sorry,?(?:\si\smean[t]?)?"
     r"(?![a-z])[,:]?|(?<![a-z])i\smean[t]?(?![a-z])[,:]?|make\sthat(?![a-z])|scratch\sthat"
     r"(?![a-z])[,.]?|correction(?![a-z]):?)"
@@ -74,7 +74,7 @@ _CORRECTION_HINTS += ("no", "不对", "更正", "后来")
 MAX_CORRECTIONS = 3
 # A correction is local: at most this many characters on each side of it are read apart.
 CLAUSE_REACH = 160
-_SENTENCE_END = re.compile(r"[.。!?！？;；](?:\s|$)|\n")
+_SENTENCE_END = lazy_pattern(r"[.。!?！？;；](?:\s|$)|\n")
 
 
 def read_ruled_out(r: Reading) -> None:

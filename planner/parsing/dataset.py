@@ -15,6 +15,7 @@ from pathlib import Path
 
 from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 from planner.units import convert
 
 DATASETS_FILE = Path(__file__).parents[1] / "data" / "datasets.json"
@@ -31,25 +32,25 @@ _SAMPLE_WORDS = (
     r"triplets?|items?|images?|emails?|tickets?|messages?|articles?|posts?|entries|documents?|docs|questions?|instructions?|prompts?|molecules?|data\s?"
     r"points?|条数据|条样本|条|个样本|个数据|样本)"
 )
-_TOKENS = re.compile(
+_TOKENS = lazy_pattern(
     r"(?<![a-z0-9_.])(?<!\d,)" + _COUNT + r"\s?(?:training\s)?(?:tokens?|toks?)(?![a-z0-9_]|\.\d)"
 )
-_TOKENS_TIMES_EPOCHS = re.compile(
+_TOKENS_TIMES_EPOCHS = lazy_pattern(
     r"(?<![a-z0-9_.])(?<!\d,)" + _COUNT + r"\s?(?:tokens?\s?)?[*x]\s?(?P<epochs>\d{1,4})\s?epochs?"
 )
 # "5k customer emails", "1,000 image-caption pairs": one describing word may come between.
-_SAMPLES = re.compile(
+_SAMPLES = lazy_pattern(
     r"(?<![a-z0-9_.])(?<!\d,)~?"
     + _COUNT
     + r"\s?(?:[a-z]{2,14}[-\s])?"
     + _SAMPLE_WORDS
     + r"(?![a-z])"
 )
-_SAMPLE_KEYS = re.compile(
+_SAMPLE_KEYS = lazy_pattern(
     r"(?:max_samples|num_samples|num\sexamples|number\sof\s(?:samples|examples))\s?[=:]?\s?"
     + _COUNT
 )
-_PER_SAMPLE = re.compile(
+_PER_SAMPLE = lazy_pattern(
     r"(?:of|with|each|averag\w{0,4}|avg|per\s(?:sample|example|entry|row))\s(?:sample\s)?"
     r"(?:containing\s|having\s|of\s)?(?:length\s)?(?:is\s|of\s)?(?:around\s|about\s|~)?\s?"
     r"(?P<num>" + NUM + ")"
@@ -59,12 +60,12 @@ _PER_SAMPLE = re.compile(
     r"(?:每条|每个样本|平均)(?:平均)?(?:长度)?(?:约|大约|大概|为|是)?\s?(?P<num3>\d{1,6})\s?(?:个\s?)?"
     r"(?:tokens?|字)?"
 )
-_AVERAGE_SAMPLE = re.compile(
+_AVERAGE_SAMPLE = lazy_pattern(
     r"(?:samples?|examples?|conversations?|chats?|rows?)\s(?:are\s|is\s)?(?:on\s)?"
     r"(?:averag\w{0,4}|avg)\.?\s(?:of\s|about\s|around\s|~)?\s?(?P<num>\d{1,7})\s?tokens?"
     r"|(?:样本|数据)平均(?:长度)?(?:约|大约|为|是)?\s?(?P<zh>\d{1,7})\s?(?:个\s?)?(?:tokens?)?"
 )
-_TEXT_SIZE = re.compile(
+_TEXT_SIZE = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<num>"
     + NUM
     + r")\s?(?P<unit>mb|gb|tb|g)\s?(?:of\s)?(?:plain\s|raw\s|clean(?:ed)?\s)?"
@@ -81,13 +82,13 @@ def _count(r: Reading, m: re.Match[str], what: str) -> float:
 @cache
 def _named_datasets() -> list[tuple[re.Pattern[str], str, int]]:
     entries = json.loads(DATASETS_FILE.read_text(encoding="utf-8"))["datasets"]
-    return [(re.compile(e["pattern"]), e["name"], int(e["samples"])) for e in entries]
+    return [(lazy_pattern(e["pattern"]), e["name"], int(e["samples"])) for e in entries]
 
 
 @cache
 def _any_named_dataset() -> re.Pattern[str]:
     """One pass that tells whether any named dataset is in the text at all."""
-    return re.compile("|".join(f"(?:{pattern.pattern})" for pattern, _, _ in _named_datasets()))
+    return lazy_pattern("|".join(f"(?:{pattern.pattern})" for pattern, _, _ in _named_datasets()))
 
 
 def _named_dataset_samples(r: Reading) -> float | None:
@@ -188,12 +189,12 @@ def samples_to_tokens(r: Reading) -> None:
         r.put("mean_sample_len", TYPICAL_SAMPLE_TOKENS)
 
 
-_STEPS = re.compile(
+_STEPS = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<steps>" + NUM + r")\s?(?P<k>k)?\+?\s?(?:training\s|optimi[sz]er\s)?"
     r"(?:steps|iterations|iters|步)\s?(?:,\s?)?(?:of|with|at|x|\*|每步)?\s?(?:a\s)?"
     r"(?:global\s|effective\s)?(?:batch(?:\s?size)?|bs)\s?(?:of\s|=|:)?\s?(?P<batch>\d{1,6})(?![\d.])"
 )
-_STEP_KEYS = re.compile(
+_STEP_KEYS = lazy_pattern(
     r"(?<![a-z])(?:train_iters|train_steps)\s?[=:]?\s?(?P<steps>\d{1,9})(?![\d.])"
 )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 
 _SHARDING_SPELLINGS = [
     (r"zero[-_\s]?(?:stage[-_\s]?)?3|(?<![a-z])z3(?![a-z0-9])|ds_?z3|stage\s?[=:]?\s?3", "zero3"),
@@ -44,7 +45,7 @@ _UNPROFILED_SPELLINGS = [
     (r"deepspeed[-_\s]?chat", "DeepSpeed-Chat", "hf"),
 ]
 # A release right after the stack's name: "trl 0.19", "trl==0.19.1", "unsloth v2025.11.4".
-_VERSION_AFTER = re.compile(
+_VERSION_AFTER = lazy_pattern(
     r"\s?(?:==|>=|~=|@|\sv|v|\sversion\s)?\s?(?P<v>\d{1,4}(?:\.\d{1,4}){1,3})(?![\d.])"
 )
 
@@ -60,9 +61,9 @@ _FRAMEWORK_WORDS += tuple(
 )
 _UNPROFILED_WORDS = ("titan", "nemo", "megatron", "tuner", "oumi", "arctic", "colossal")
 _UNPROFILED_WORDS += ("speed-chat", "speed chat", "speedchat", "speed_chat")
-_SHARDING = [(re.compile(pattern), value) for pattern, value in _SHARDING_SPELLINGS]
-_FRAMEWORKS = [(re.compile(pattern), value) for pattern, value in _FRAMEWORK_SPELLINGS]
-_UNPROFILED = [(re.compile(pattern), name, near) for pattern, name, near in _UNPROFILED_SPELLINGS]
+_SHARDING = [(lazy_pattern(pattern), value) for pattern, value in _SHARDING_SPELLINGS]
+_FRAMEWORKS = [(lazy_pattern(pattern), value) for pattern, value in _FRAMEWORK_SPELLINGS]
+_UNPROFILED = [(lazy_pattern(pattern), name, near) for pattern, name, near in _UNPROFILED_SPELLINGS]
 
 
 def read_distributed(r: Reading) -> None:

@@ -5,17 +5,17 @@ a count of epochs.
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
 from planner.parsing.numbers import NUM, whole
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 
-_KEY_VALUE = re.compile(
+_KEY_VALUE = lazy_pattern(
     r"(?:num_train_epochs|num_epochs|n_epochs|train_epochs|max_epochs|epochs?|轮数|训练轮数)\s?"
     r"(?:=|:|of|to)?\s?(?P<num>" + NUM + r")(?![a-z0-9_]|\.\d)"
 )
-_VALUE_KEY = re.compile(
+_VALUE_KEY = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<num>"
     + NUM
     + r")\s?(?:more\s|full\s|training\s)?(?:epochs?|eps?|轮|个epoch|"
@@ -26,13 +26,13 @@ _RATIO = (
     r"(?!\s?(?:faster|slower|more|less|fewer|cheaper|bigger|smaller|larger|longer|speed\w*|the|"
     r"as|bytes?|bits?|gb|gib|hours?|days?)\b)"
 )
-_TIMES = re.compile(
+_TIMES = lazy_pattern(
     r"(?<![a-z0-9_.])(?:x|\*)\s?(?P<num>\d{1,3})(?![a-z0-9_]|\.\d)" + _RATIO + r"|(?<![a-z0-9_.])"
     r"(?P<num2>\d{1,3})x(?![a-z0-9_]|\.\d)" + _RATIO
 )
 # "epoch 1/3" in a training log: the run has 3 epochs.
-_PROGRESS = re.compile(r"epochs?\s?:?\s?\d{1,5}\s?/\s?(?P<of>\d{1,5})(?![\d.])")
-_PER_EPOCH = re.compile(r"(?:per|each|every|a)\s(?:epoch|round)|1\sepoch\s(?:takes|took)|每轮")
+_PROGRESS = lazy_pattern(r"epochs?\s?:?\s?\d{1,5}\s?/\s?(?P<of>\d{1,5})(?![\d.])")
+_PER_EPOCH = lazy_pattern(r"(?:per|each|every|a)\s(?:epoch|round)|1\sepoch\s(?:takes|took)|每轮")
 
 
 def read_epochs(r: Reading) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from planner.parsing.numbers import whole
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 from planner.units import convert
 
 # Card pattern → display name. Order matters: longer names first ("a10g" before "a10").
@@ -64,7 +65,7 @@ _CARDS: list[tuple[str, str]] = [
         "Mac (Apple silicon)",
     ),
 ]
-_CARD_DISPLAYS = [(re.compile(pattern), display) for pattern, display in _CARDS]
+_CARD_DISPLAYS = [(lazy_pattern(pattern), display) for pattern, display in _CARDS]
 _CONSUMER = (
     r"(?:(?:rtx|gtx)\s?-?)?(?P<consumer>[1-5]0[5-9]0|1660)(?:\s?(?P<tier>ti\s?super|ti|super))?"
 )
@@ -108,7 +109,7 @@ _COUNT = (
 # once instead of trying each alternative.
 _CARD_START = r"(?=[0-9abdghklmnpqrstvx单双])"
 _NAME_START = r"(?=[0-9abghklmpqrtv])"
-_CARD = re.compile(
+_CARD = lazy_pattern(
     _CARD_START
     + r"(?<![a-wyz])(?<!=)(?<!=\s)"
     + _NODES
@@ -128,13 +129,13 @@ _CARD = re.compile(
 )
 # The card name anchors a _CARD match: what can precede it (nodes, count, adjectives, memory,
 # "nvidia geforce") is at most 67 characters.
-_CARD_NAME = re.compile(_NAME_START + _NAME)
+_CARD_NAME = lazy_pattern(_NAME_START + _NAME)
 _CARD_REACH = 80
 # A launcher's or trainer's GPU count: "Num GPUs = 1", "--num_processes 4", "nproc_per_node=8".
-_GPU_KEY = re.compile(
+_GPU_KEY = lazy_pattern(
     r"(?:num[_\s]gpus|n_gpus|num_processes|nproc_per_node)\s?[=:]?\s?(?P<count>\d{1,5})(?![\d.])"
 )
-_UNNAMED = re.compile(
+_UNNAMED = lazy_pattern(
     r"(?<![a-z0-9_.])"
     + _NODES
     + r"(?:(?P<count>\d{1,7})(?![\d.])|(?P<word>"
@@ -148,24 +149,24 @@ _UNNAMED = re.compile(
     r"|(?P<word_cn>单卡|双卡|单张卡)(?!显存)"
 )
 # "A100 80GB (8 of them)", "on 8 of them": a count of the card already named.
-_OF_THEM = re.compile(
+_OF_THEM = lazy_pattern(
     r"(?<![\d.])(?P<count>\d{1,4})\s(?:of\s(?:them|those|these)|such\scards)(?![a-z])"
 )
-_CARD_WORDS = re.compile(r"gpu|card|device|卡|单张")
+_CARD_WORDS = lazy_pattern(r"gpu|card|device|卡|单张")
 # "2 x 24GB": a count of cards of that size, no name needed.
-_COUNT_VRAM = re.compile(r"(?<![a-z0-9_.])(?P<count>\d{1,4})\s?[x*]\s?(?P<vram>\d{1,3})\s?" + _GB)
+_COUNT_VRAM = lazy_pattern(r"(?<![a-z0-9_.])(?P<count>\d{1,4})\s?[x*]\s?(?P<vram>\d{1,3})\s?" + _GB)
 # "5x24x8 A100 GPU hours" is days × hours × GPUs: the leading factors are not GPU counts.
-_GPU_HOURS = re.compile(
+_GPU_HOURS = lazy_pattern(
     r"(?<![\d.])(?P<lead>(?:\d{1,4}\s?[x*]\s?){2})(?=\d{1,4}[^.]{0,30}gpu[-\s]?h(?:ou)?rs?)"
 )
 # "两台机器，每台8张A800", "2 nodes, each with 8 GPUs": a node count, then the GPUs per node.
-_NODES_EACH = re.compile(
+_NODES_EACH = lazy_pattern(
     r"(?<![\d.])(?P<nodes>\d{1,3})\s?(?:台|nodes?|machines?|servers?)\s?(?:机器|服务器)?\s?[,，]?\s?"
     r"(?:每台|each\s(?:with|has|having)|with\s(?=\d{1,3}\s?(?:x\s?)?\S{1,12}\seach))"
     r"(?=\s?(?P<per_node>\d{1,3})?)"
 )
-_NODE_WORDS = re.compile(r"台|node|machine|server")
-_NODE_PRODUCT = re.compile(
+_NODE_WORDS = lazy_pattern(r"台|node|machine|server")
+_NODE_PRODUCT = lazy_pattern(
     r"(?<![\d.])(?P<nodes>\d{1,3})\s?nodes?\s?[*x]\s?(?P<count>\d{1,3})(?![\d.])"
 )
 

@@ -1,5 +1,5 @@
 """Questions that run backwards: which limit the user asks for ("max context?", "how many
-4090s?", "最长上下文", "几张卡"), recorded as the field `asked` (planner.solve answers it).
+4090s?", "最长上下文", "几张卡"), recorded as the field `asked` (planner.market.solve answers it).
 
 A phrase followed by a value is a setting, not a question: "max context 8192" sets the context.
 A card number after the phrase ("最长上下文 4090") is still a card.
@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 
 # A value right after the phrase ("max length 4096", "max length of 4096", "max_len=2048") makes
 # it a setting, unless it is a GeForce card number or a model size ("max ctx 8b qlora").
@@ -21,7 +22,7 @@ _MAX = r"(?:max(?:imum|imal)?|longest|biggest|largest|highest|most|greatest)"
 _ASKED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "seq_len",
-        re.compile(
+        lazy_pattern(
             rf"(?<!\d\s)\b{_MAX}\s+(?:possible\s+|usable\s+|trainable\s+)?"
             r"(?:context(?:\s+(?:length|size|window))?|ctx|seq(?:uence)?(?:[\s_]len(?:gth)?)?|"
             r"sequence\s+length|input\s+length|length)\b"
@@ -41,7 +42,7 @@ _ASKED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "micro_batch",
-        re.compile(
+        lazy_pattern(
             rf"(?<!\d\s)\b{_MAX}\s+(?:possible\s+|usable\s+)?(?:per[\s-]device\s+|micro[\s_-]?)?"
             r"(?:batch(?:[\s_]size)?|bs)\b"
             + _NOT_A_SETTING
@@ -54,7 +55,7 @@ _ASKED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "params_b",
-        re.compile(
+        lazy_pattern(
             rf"\b{_MAX}(?=\s+(?:[a-z0-9.\-]+\s+){{0,3}}models?\b)"
             r"|\bhow\s+(?:big|large)\s+(?:of\s+)?(?:a\s+)?model\b"
             r"|\bwhat\s+(?:size|sized)\s+(?:of\s+)?model\b"
@@ -66,7 +67,7 @@ _ASKED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "num_gpus",
-        re.compile(
+        lazy_pattern(
             r"\bhow\s+many\b(?!\s+(?:more\s+)?(?:tokens?|epochs?|samples?|steps?|examples?|hours?|"
             r"days?|params|parameters|layers?|rows?|dollars?|times?|gb|gib|images?|prompts?)\b)"
             r"|\b(?:min(?:imum)?|fewest|least)\s+(?:number\s+of\s+)?(?:gpus|cards)\b"
@@ -74,7 +75,7 @@ _ASKED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
-_CARD_QUESTION = re.compile(
+_CARD_QUESTION = lazy_pattern(
     r"\b(?:cheapest|fastest|which|what|best)\s+(?:way|card|gpus?|option|setup|run|config|"
     r"rental|instance|machine)\b|最便宜|哪(?:个|张|种)\s*(?:卡|gpu|显卡)|什么\s*(?:卡|gpu|显卡)"
 )

@@ -8,42 +8,43 @@ import re
 
 from planner.parsing.numbers import NUM, whole
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 
 _SEP = r"\s?(?:=|:|of|is)?\s?"
-_RANK = re.compile(
+_RANK = lazy_pattern(
     r"(?:(?:(?<![a-z])-{0,2}(?:lora_r|lora_rank|lora\srank|lora\sr|rank)|秩)"
     + r"\s?(?:=|:|of|is|改成|改为|设为|为|是)?\s?"
     + r"|(?<![a-z])-{0,2}(?:r\s?[=:]\s?|r\s))"
     + r"(?P<num>\d{1,5})(?![a-z0-9_]|\.\d)"
 )
-_RANK_AFTER = re.compile(
+_RANK_AFTER = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<num>\d{1,5})\s?-?rank(?![a-z])|(?<![a-z])r(?P<num2>4|8|16|32|64|128|256)\b"
 )
-_ALPHA = re.compile(
+_ALPHA = lazy_pattern(
     r"(?<![a-z])-{0,2}(?:lora_alpha|lora\salpha|alpha)" + _SEP + r"(?P<num>" + NUM + ")"
 )
-_ALL_LINEAR = re.compile(
+_ALL_LINEAR = lazy_pattern(
     r"all[-_\s]linear(?:\slayers)?|all\s(?:the\s)?linear\s(?:layers|modules)|all\sproj\w*|"
     # LLaMA-Factory's "--lora_target all"
     r"lora_target\s?[=:]?\s?['\"]?all(?![a-z_-])|lora_target_linear\s?[=:]\s?true"
 )
-_TARGET_LIST = re.compile(
+_TARGET_LIST = lazy_pattern(
     r"(?:target_modules|lora_target_modules|lora_target|targets?|modules?)\s?[=:]?\s?[\[(]?\s?"
     r"(?P<list>(?:['\"]?[a-z_]{1,12}_proj['\"]?[\s,]{0,3}){1,7})"
 )
-_PROJ = re.compile(r"\b(q|k|v|o|gate|up|down)_proj\b")
-_LETTER_LIST = re.compile(r"[qkvo]\s?[,/]\s?[qkvo]")
-_SHORT_LIST = re.compile(
+_PROJ = lazy_pattern(r"\b(q|k|v|o|gate|up|down)_proj\b")
+_LETTER_LIST = lazy_pattern(r"[qkvo]\s?[,/]\s?[qkvo]")
+_SHORT_LIST = lazy_pattern(
     r"(?:targets?|modules?|on)\s?[=:]?\s?(?P<list>[qkvo](?:\s?[,/]\s?[qkvo]){1,3})(?![a-z])"
 )
 
 
 # "r64 a16": rank and alpha in shorthand, only as a pair (alone, "a16" is an NVIDIA A16).
 # Quick patterns every match of the rank patterns contains.
-_R_NUMBER = re.compile(r"r\d")
-_RANK_AFTER_HINT = re.compile(r"r(?:ank|\d)")
-_RANK_HINT = re.compile(r"rank|秩|r\s?(?:=|:|of|is|to|设置为|设为|为|是)?\s?\d")
-_RANK_ALPHA = re.compile(r"(?<![a-z])r(?P<rank>\d{1,4})\s?a(?P<alpha>\d{1,4})(?![a-z0-9])")
+_R_NUMBER = lazy_pattern(r"r\d")
+_RANK_AFTER_HINT = lazy_pattern(r"r(?:ank|\d)")
+_RANK_HINT = lazy_pattern(r"rank|秩|r\s?(?:=|:|of|is|to|设置为|设为|为|是)?\s?\d")
+_RANK_ALPHA = lazy_pattern(r"(?<![a-z])r(?P<rank>\d{1,4})\s?a(?P<alpha>\d{1,4})(?![a-z0-9])")
 
 
 def read_lora(r: Reading) -> None:

@@ -8,16 +8,15 @@ under the adapter, i.e. QLoRA with those bits. "8-bit adam" is an optimizer, not
 
 from __future__ import annotations
 
-import re
-
 from planner.parsing.reading import COMPARING, Reading
+from planner.patterns import lazy_pattern
 
-_QLORA = re.compile(r"(?<![a-z])q[-\s]?lora(?![a-z])|量化微调")
-_LORA = re.compile(r"(?<![a-z])(?:lora|peft|adapters?|dora)(?![a-z_])")
+_QLORA = lazy_pattern(r"(?<![a-z])q[-\s]?lora(?![a-z])|量化微调")
+_LORA = lazy_pattern(r"(?<![a-z])(?:lora|peft|adapters?|dora)(?![a-z_])")
 # "lora_r 16" names LoRA only in a whole question: alone, in a follow-up ("with --lora_r 32"), it
 # changes the rank of whichever adapter the thread has.
-_LORA_KEY = re.compile(r"(?<![a-z])lora_(?:r|rank|alpha|target\w*|dropout)(?![a-z])")
-_SIZE_HINT = re.compile(r"\d\s?[bm](?![a-z0-9])|/")
+_LORA_KEY = lazy_pattern(r"(?<![a-z])lora_(?:r|rank|alpha|target\w*|dropout)(?![a-z])")
+_SIZE_HINT = lazy_pattern(r"\d\s?[bm](?![a-z0-9])|/")
 # "full" alone is the method ("7b full 4xa100") unless it describes something else: "the full
 # dataset", "full precision", "full shard", "full three epochs".
 _FULL_ALONE = (
@@ -26,13 +25,13 @@ _FULL_ALONE = (
     r"size|range|list|set|power|speed|load|run\sof|\d{1,5}\s?(?:epochs?|eps?|轮|rounds?|passes))"
     r"(?![a-z0-9]))"
 )
-_FULL = re.compile(
+_FULL = lazy_pattern(
     r"full[-\s_]?(?:parameter|param|weights?|model|precision\sfine|fine[-\s]?tun\w*|finetun\w*|ft|"
     r"sft|training|train)|(?<![a-z])fft(?![a-z])|sft\sfull|全参数?|全量|全参微调|continued?\s(?:pre-?)?"
     r"train\w*|continual\spre-?train\w*|(?<![a-z_])pre-?train\w*|from\sscratch|预训练|增量预训练|"
     r"finetuning_type\s?[=:]\s?full|" + _FULL_ALONE
 )
-_SFT = re.compile(r"(?<![a-z])sft(?![a-z])")
+_SFT = lazy_pattern(r"(?<![a-z])sft(?![a-z])")
 
 _OPTIMIZER_SPELLINGS = [
     (r"paged[-_\s]?adamw?[-_\s]?8[-_\s]?bit", "paged_adamw_8bit"),
@@ -45,7 +44,7 @@ _OPTIMIZER_SPELLINGS = [
     (r"(?<![a-z])sgd(?![a-z])", "sgd"),
     (r"(?<![a-z])adamw?(?:_torch(?:_fused)?|_hf)?(?![a-z0-9])", "adamw"),
 ]
-_BITS = re.compile(
+_BITS = lazy_pattern(
     r"(?<![a-z0-9_.])(?:quantization_bit\s?[=:]?\s?(?P<qbits>[48])(?![\d.])|(?:load_in_|train_|"
     r"quantization_bit\s?[=:]?\s?|bits\s?[=:]\s?|int|in\s)?"
     r"(?P<bits>[248])\s?[-_]?\s?bits?(?![a-z])|(?<![a-z])(?P<kind>nf4|int4|int8|gptq|awq|bnb|"
@@ -83,8 +82,8 @@ _FALSE_VALUE = r"(?:\s?[=:]\s?['\"]?(?:false|0|none|off|no)\b|\s(?:off|disabled)
 _TRUE_VALUE = r"\s?[=:]\s?['\"]?(?:true|1|on|yes|unsloth|auto)\b"
 # A word every precision spelling contains.
 _PRECISION_WORDS = ("bf16", "bfloat", "fp16", "float", "half", "mixed", "fp32", "precision")
-_OPTIMIZERS = [(re.compile(pattern), name) for pattern, name in _OPTIMIZER_SPELLINGS]
-_PRECISION = [(re.compile(pattern), name) for pattern, name in _PRECISION_SPELLINGS]
+_OPTIMIZERS = [(lazy_pattern(pattern), name) for pattern, name in _OPTIMIZER_SPELLINGS]
+_PRECISION = [(lazy_pattern(pattern), name) for pattern, name in _PRECISION_SPELLINGS]
 # A word every spelling of each switch contains: without one, its forms are not searched.
 _SWITCH_WORDS = {
     "gradient_checkpointing": ("checkpoint", "ckpt", "梯度检查点", "重计算"),
@@ -97,10 +96,10 @@ _SWITCH_PATTERNS = {
     field: (
         _SWITCH_WORDS[field],
         (
-            (re.compile(_OFF + words), False),
-            (re.compile(words + _FALSE_VALUE), False),
-            (re.compile(words + _TRUE_VALUE), True),
-            (re.compile(words), True),
+            (lazy_pattern(_OFF + words), False),
+            (lazy_pattern(words + _FALSE_VALUE), False),
+            (lazy_pattern(words + _TRUE_VALUE), True),
+            (lazy_pattern(words), True),
         ),
     )
     for field, words in _SWITCHES.items()

@@ -16,6 +16,7 @@ from typing import Any
 from planner.catalog.models import names_in_text, squash
 from planner.parsing.numbers import whole
 from planner.parsing.reading import COMPARING, Reading
+from planner.patterns import lazy_pattern
 
 # family stem → (canonical spelling, known versions). A number equal to a known version right
 # after the stem is the version ("llama370b" = llama3 + 70b); anything else is the size.
@@ -95,7 +96,7 @@ _SIZE = (
     r"(?P<tag>[-\s_]v\d(?:\.\d{1,2})?(?![a-z0-9]))?"
 )
 # The end of every _SIZE ("7b", "8x7 b", "360m"): text without one has no family + size.
-_SIZE_HINT = re.compile(r"\d\s?[bm](?![a-z0-9])")
+_SIZE_HINT = lazy_pattern(r"\d\s?[bm](?![a-z0-9])")
 # The letters a family name can start with ("(?:deepseek)?r1..." starts with d or r): other
 # positions fail at once instead of trying every family.
 _FAMILY_START = (
@@ -103,7 +104,7 @@ _FAMILY_START = (
     + "".join(sorted({name[0] for name in FAMILIES if name[0].isalpha()} | {"d", "r"}))
     + "])"
 )
-_FAMILY_SIZE = re.compile(
+_FAMILY_SIZE = lazy_pattern(
     _FAMILY_START
     + r"(?:(?<![a-z])|(?<=tune))(?P<fam>"
     + _FAMILY
@@ -114,11 +115,11 @@ _FAMILY_SIZE = re.compile(
     + r"[-\s_(:]{0,2}"
     + _SIZE
 )
-_SIZE_FAMILY = re.compile(
+_SIZE_FAMILY = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<size>" + _ONE_SIZE + r")\s?b\s?(?:的|-)?\s?(?P<fam>" + _FAMILY + r")"
     r"(?P<ver>\d{1,2}(?:\.\d{1,2})?)?"
 )
-_FAMILY_ONLY = re.compile(
+_FAMILY_ONLY = lazy_pattern(
     _FAMILY_START
     + r"(?<![a-z])(?P<fam>"
     + _FAMILY
@@ -128,29 +129,31 @@ _FAMILY_ONLY = re.compile(
     # "the guanaco dataset", "alpaca format": a family name used for data, not the model.
     r"(?!\s?(?:dataset|data|format|template|style|prompt))"
 )
-_BARE_SIZES = re.compile(
+_BARE_SIZES = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<size>(?:" + _ONE_SIZE + r"b?\s?/\s?){0,4}" + _ONE_SIZE + r")\s?"
     r"(?:b\b|bn\s?(?:param|model)|b(?=[^\x00-\x7f])|b(?=param|model))"
 )
-_BILLION_PARAMS = re.compile(r"(?<![a-z0-9_.])(?P<size>" + _ONE_SIZE + r")\s?(?:bn|b)\s?param")
-_MILLION_PARAMS = re.compile(
+_BILLION_PARAMS = lazy_pattern(r"(?<![a-z0-9_.])(?P<size>" + _ONE_SIZE + r")\s?(?:bn|b)\s?param")
+_MILLION_PARAMS = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<size>\d{1,4})\s?(?:m|mn)\s?(?:-\s?)?(?:param\w{0,6}|model)(?![a-z])"
 )
 # An MoE size with no family ("8x7b") names the model; it is never a GPU count.
-_BARE_MOE = re.compile(r"(?<![a-z0-9_.])(?P<moe>\d{1,2}x\d{1,3}b)(?![a-z0-9])")
-_GB_TYPO = re.compile(
+_BARE_MOE = lazy_pattern(r"(?<![a-z0-9_.])(?P<moe>\d{1,2}x\d{1,3}b)(?![a-z0-9])")
+_GB_TYPO = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<size>\d{1,3})\s?b\s(?:is|are|should be)\s(?:sufficient|enough)"
 )
-_VERSION_SIZE_TRAP = re.compile(r"\s?b?\s?\(?\s?\d{1,3}\s?b\b")
+_VERSION_SIZE_TRAP = lazy_pattern(r"\s?b?\s?\(?\s?\d{1,3}\s?b\b")
 
 # HF repo ids: org/name with a letter in each and a digit or hyphen in the name (not "tokens/s").
-_HF_ID = re.compile(
+_HF_ID = lazy_pattern(
     r"(?<![a-z0-9_./-])(?P<id>(?P<org>[a-z][a-z0-9_.-]{1,38}[a-z0-9])/(?P<name>[a-z0-9][a-z0-9_.-]"
     r"{1,95}))"
     r"(?![a-z0-9_]|\.\d)"
 )
-_ID_SIZE = re.compile(r"(?<![a-z0-9.])(?P<moe>\d{1,2}x)?(?P<size>\d{1,4}(?:\.\d{1,2})?)b(?![a-z])")
-_ID_QUANT = re.compile(r"bnb[-_]?4bit|-4bit|gptq|awq|int4|int8|-8bit")
+_ID_SIZE = lazy_pattern(
+    r"(?<![a-z0-9.])(?P<moe>\d{1,2}x)?(?P<size>\d{1,4}(?:\.\d{1,2})?)b(?![a-z])"
+)
+_ID_QUANT = lazy_pattern(r"bnb[-_]?4bit|-4bit|gptq|awq|int4|int8|-8bit")
 
 
 # Sizes models are commonly released at: only these split a glued "llama370b" into 3 + 70b.
@@ -179,7 +182,7 @@ class _Family:
         return f"{self.label} {whole(round(size_b * 1000, 3))}m"
 
 
-_FAMILY_PATTERNS = [(re.compile(pattern), info) for pattern, info in FAMILIES.items()]
+_FAMILY_PATTERNS = [(lazy_pattern(pattern), info) for pattern, info in FAMILIES.items()]
 
 
 def _family_of(m: re.Match[str]) -> tuple[str, tuple[str, ...]]:
@@ -338,7 +341,7 @@ def _compare_with_named(r: Reading, sizes: list[float]) -> None:
 
 # Words of a name as the catalog compares them: ASCII words (dots kept: "4.5") and runs of
 # other letters ("千问"); a name is at most this many words long.
-_NAME_WORD = re.compile(r"[a-z0-9.]+|[^\x00-\x7f\s,;:!?()，。？！、]+")
+_NAME_WORD = lazy_pattern(r"[a-z0-9.]+|[^\x00-\x7f\s,;:!?()，。？！、]+")
 _MAX_NAME_WORDS = 7
 
 
@@ -369,7 +372,7 @@ def _read_catalog_names(r: Reading) -> None:
             if name is not None and not _family_reader_names(r.text[start:end], name):
                 r.put("model", name)
                 # The span as a match, so that `take` blanks exactly the name.
-                span = re.compile(f".{{{end - start}}}", re.DOTALL).match(r.text, start)
+                span = lazy_pattern(f".{{{end - start}}}", re.DOTALL).match(r.text, start)
                 if span:
                     r.take(span)
                 return

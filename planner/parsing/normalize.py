@@ -9,14 +9,16 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from planner.patterns import lazy_pattern
+
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5}
 _CN_DIGITS |= {"六": 6, "七": 7, "八": 8, "九": 9}
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 _CN_BIG = {"万": 10_000, "亿": 100_000_000}
 
 # A run of Chinese numerals that ends at 十/百/千 or a digit; 万/亿 scale whatever precedes them.
-_CN_RUN = re.compile(r"[零〇一二两俩三四五六七八九十百千]{1,8}")
-_CN_SCALE = re.compile(r"(\d{1,9}(?:\.\d{1,6})?)\s?(万亿|千万|亿|万|千)")
+_CN_RUN = lazy_pattern(r"[零〇一二两俩三四五六七八九十百千]{1,8}")
+_CN_SCALE = lazy_pattern(r"(\d{1,9}(?:\.\d{1,6})?)\s?(万亿|千万|亿|万|千)")
 
 _WORD_NUMBERS = {
     "one": 1,
@@ -39,7 +41,7 @@ _WORD_NUMBERS = {
     "sixty": 60,
 }
 # The lookahead lets positions that cannot start a number word fail at once.
-_WORD_NUMBER = re.compile(
+_WORD_NUMBER = lazy_pattern(
     "(?=["
     + "".join(sorted({word[0] for word in _WORD_NUMBERS}))
     + r"])\b("
@@ -47,9 +49,9 @@ _WORD_NUMBER = re.compile(
     + r")\b(?![-']\w)"
 )
 _WORD_SCALES = {"thousand": "k", "million": "m", "billion": "bn", "trillion": "t"}
-_WORD_SCALE = re.compile(r"(\d)\s?(thousand|million|billion|trillion)\b")
-_HUNDRED = re.compile(r"\b(\d{1,2})(?:-(\d{1,2}))?\s?hundred\b")
-_A_SINGLE = re.compile(r"\b(?:a single|a|an|single)\s+(epoch|round)\b")
+_WORD_SCALE = lazy_pattern(r"(\d)\s?(thousand|million|billion|trillion)\b")
+_HUNDRED = lazy_pattern(r"\b(\d{1,2})(?:-(\d{1,2}))?\s?hundred\b")
+_A_SINGLE = lazy_pattern(r"\b(?:a single|a|an|single)\s+(epoch|round)\b")
 
 # Misspellings counted in real questions; each maps to the spelling the readers expect (no
 # capturing groups: the one group around each pattern tells which matched).
@@ -73,7 +75,7 @@ _SPELLING = [
 # A part of every misspelling, so text with none of them is not scanned.
 _MISSPELLING_HINTS = ("epoche", "nivdia", "nvida", "nvdia", "loro", "gpro", "memmory", "mahine")
 _MISSPELLING_HINTS += ("tunn", "现存", "设", "个")
-_MISSPELLED = re.compile("|".join(f"({pattern})" for pattern, _ in _SPELLING))
+_MISSPELLED = lazy_pattern("|".join(f"({pattern})" for pattern, _ in _SPELLING))
 
 
 def fold_width(text: str) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import re
 
+from planner.patterns import lazy_pattern
+
 # 409,600 · 20 · 6.7 · .5 · 1e5 · 1e999 (the last is refused by `to_float`, not by the pattern).
 # A number never starts inside another one; the lookbehind also keeps the search linear on a
 # 2,000-digit run.
@@ -20,7 +22,7 @@ COUNT_SUFFIX = r"(?:bn|mn|k|m|t)"
 # Far beyond any real job; a bigger figure is a typo or an attack and gets a clear message.
 ABSURD = 1e18
 # A run of digits this long is refused before any reader sees it.
-TOO_MANY_DIGITS = re.compile(r"\d{20}")
+TOO_MANY_DIGITS = lazy_pattern(r"\d{20}")
 
 
 class BadNumber(ValueError):
@@ -47,7 +49,7 @@ def whole(value: float) -> int | float:
 
 # "2^13", "2**13": a power is read as its value. A tower ("9**9**9") is never evaluated, and a
 # power too big to plan with is set aside with a note, never truncated ("10^30 ctx" is not 30).
-_POWER = re.compile(
+_POWER = lazy_pattern(
     r"(?<![\d.])(?P<base>\d{1,6}(?:\.\d{1,4})?)\s?(?:\^|\*\*)\s?(?P<exp>\d{1,4})(?![\d.])"
     r"(?P<tower>(?:\s?(?:\^|\*\*)\s?\d{1,20}(?:\.\d{1,8})?){1,50})?"
 )

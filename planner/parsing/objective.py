@@ -24,6 +24,7 @@ import re
 
 from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
 from planner.parsing.reading import COMPARING, Reading
+from planner.patterns import lazy_pattern
 
 _OBJECTIVE_SPELLINGS = [
     (
@@ -43,16 +44,16 @@ _OBJECTIVE_SPELLINGS = [
     (r"(?<![a-z])(?:rloo|reinforce\sleave[-\s]one[-\s]out)(?![a-z])", "rloo"),
     (r"(?<![a-z])(?:ppo|rlhf|proximal\spolicy\soptimi[sz]ation)(?![a-z])", "ppo"),
 ]
-_OBJECTIVES = [(re.compile(pattern), name) for pattern, name in _OBJECTIVE_SPELLINGS]
+_OBJECTIVES = [(lazy_pattern(pattern), name) for pattern, name in _OBJECTIVE_SPELLINGS]
 # A word every objective spelling contains.
 _OBJECTIVE_WORDS = ("po", "kto", "rl", "preference", "偏好", "强化", "reinforce", "relative")
-_LOOSE_RL = re.compile(r"强化学习|reinforcement")
+_LOOSE_RL = lazy_pattern(r"强化学习|reinforcement")
 # Fewer than this is a count of something else ("3 prompts I tried").
 MIN_PROMPTS = 10
 _PREFERENCE_OR_ONLINE = frozenset({"dpo", "kto", "orpo", "simpo", "cpo", "grpo", "rloo", "ppo"})
 
 _PER_PROMPT = r"(?:\s?(?:per|each|for\seach|/)\s?(?:prompt|question|query|problem)s?)"
-_GENERATIONS = re.compile(
+_GENERATIONS = lazy_pattern(
     r"(?:(?<![a-z_.])g\s?[=:]|(?:num_generations|n_samples_per_prompt|rollout\.n|group[-_\s]"
     r"size|num[-_\s]generations|generations)\s?[=:]?)\s?(?P<a>\d{1,4})(?![\d.a-z])|"
     r"(?<![\d.])(?P<b>\d{1,4})\s?(?:generations?|samples?|completions?|rollouts?|responses?|"
@@ -66,22 +67,22 @@ _LENGTH = r"(?P<num>" + NUM + r")\s?(?P<k>k)?(?![a-z0-9_]|\.\d)"
 _PROMPT_WORDS = r"(?:prompts?|questions?|queries)"
 _COMPLETION_WORDS = r"(?:completions?|responses?|answers?|generations?|outputs?)"
 _PROMPT_LEN = (
-    re.compile(
+    lazy_pattern(
         r"(?:max_prompt_length|max_prompt_len|prompt[-_\s](?:length|len|tokens?))\s?"
         r"(?:of|=|:|is)?\s?" + _LENGTH
     ),
-    re.compile(
+    lazy_pattern(
         r"(?<![\d.])" + _LENGTH + r"[-\s]?(?:tokens?\s|token[-\s])?prompt(?![a-z])"
         r"(?!\s?(?:per|each))"
     ),
 )
 _COMPLETION_LEN = (
-    re.compile(
+    lazy_pattern(
         r"(?:max_completion_length|max_response_length|max_new_tokens|response_length|"
         r"(?:completion|response|generation|output)[-_\s](?:length|len|tokens?))\s?"
         r"(?:of|=|:|is)?\s?" + _LENGTH
     ),
-    re.compile(
+    lazy_pattern(
         r"(?<![\d.])"
         + _LENGTH
         + r"[-\s]?(?:tokens?\s|token[-\s])?"
@@ -89,61 +90,61 @@ _COMPLETION_LEN = (
         + r"(?![a-z])(?!\s?(?:per|each|/))"
     ),
 )
-_ROLLOUT_SERVER = re.compile(
+_ROLLOUT_SERVER = lazy_pattern(
     r"vllm\s(?:server|serve|in\sserver\smode|on\s(?:a\s|its\sown\s|an?\s?other\s|a\ssecond\s|"
     r"(?P<n>\d{1,3})\s)?(?:separate|extra|more|dedicated|own|other|second|additional)?\s?"
     r"(?:gpus?|cards?))|(?:separate|dedicated)\svllm(?:\sserver)?|trl\svllm-serve|"
     r"vllm_mode\s?[=:]\s?['\"]?server"
 )
-_ROLLOUT_COLOCATE = re.compile(
+_ROLLOUT_COLOCATE = lazy_pattern(
     r"vllm\s(?:colocated?|colocation|in\scolocate\smode)|colocated?\svllm|"
     r"vllm_mode\s?[=:]\s?['\"]?colocate|(?:with|using|use|via|\+)\svllm|use_vllm\s?[=:]\s?true|"
     r"(?<![a-z])vllm(?![a-z_])"
 )
-_ROLLOUT_TENSOR_PARALLEL = re.compile(
+_ROLLOUT_TENSOR_PARALLEL = lazy_pattern(
     r"(?:vllm|rollout|engine)\s?(?:with\s|at\s)?(?:tp|tensor[-_\s]parallel(?:_size|ism)?)\s?[=:]?\s?"
     r"(?P<tp>\d{1,2})(?!\d)|(?:vllm_)?tensor_parallel_size\s?[=:]?\s?(?P<tp2>\d{1,2})(?!\d)|"
     r"(?<![a-z])(?:tp|tensor[-\s]parallel)\s?[=:]?\s?(?P<tp3>\d{1,2})\s(?:for|on|in)\s(?:the\s)?"
     r"(?:vllm|rollouts?|engine)"
 )
-_ROLLOUT_AWAKE = re.compile(
+_ROLLOUT_AWAKE = lazy_pattern(
     r"(?:no|without|w/o|not\susing)\s(?:vllm\s)?sleep(?:[-_\s]mode)?|"
     r"(?:vllm_)?enable_sleep_mode\s?[=:]\s?false"
 )
-_ROLLOUT_SLEEP = re.compile(
+_ROLLOUT_SLEEP = lazy_pattern(
     r"(?:vllm\s)?sleep[-_\s]mode|vllm\s(?:sleeps?|asleep)|(?:vllm[-_.]|--)?enable[-_]sleep(?:_mode)?|"
     r"free_cache_engine|sleep\slevel\s?[12]|睡眠模式"
 )
-_ROLLOUT_HF = re.compile(
+_ROLLOUT_HF = lazy_pattern(
     r"(?:without|no|not\susing|w/o)\svllm|hf\sgenerate|use_vllm\s?[=:]\s?false|"
     r"transformers\sgenerate"
 )
-_FRACTION = re.compile(
+_FRACTION = lazy_pattern(
     r"(?:vllm_)?gpu_memory_utili[sz]ation\s?[=:]?\s?(?P<fraction>0?\.\d{1,3})|"
     r"vllm\s(?:at|with|using|taking)\s(?P<percent>\d{1,2})\s?%"
 )
-_REWARD_SIZE = re.compile(
+_REWARD_SIZE = lazy_pattern(
     r"(?<![a-z0-9.])(?P<size>\d{1,4}(?:\.\d{1,3})?)\s?b\s(?:reward\smodel|rm|奖励模型)(?![a-z])|"
     r"(?:reward\smodel|(?<![a-z])rm|奖励模型)\s?(?:of\s|is\s|=|:)?\s?(?:an?\s)?"
     r"(?P<size2>\d{1,4}(?:\.\d{1,3})?)\s?b(?![a-z0-9])|"
     r"(?:reward\smodel|reward_model(?:_path)?)\s?[=:]?\s?(?P<name>[a-z0-9_.-]{2,40}/[a-z0-9_.-]{2,96})"
 )
-_REFERENCE_OFF = re.compile(
+_REFERENCE_OFF = lazy_pattern(
     r"(?:without|no|drop|skip|w/o|remove)\s(?:the\s|a\s)?ref(?:erence)?(?:\smodel)?(?![a-z])|"
     r"reference[-\s]free|precomput\w*\s(?:the\s)?ref(?:erence)?(?:\smodel)?[-_\s]?log[-_\s]?probs?|"
     r"precompute_ref_log_probs\s?[=:]?\s?true|beta\s?[=:]?\s?0(?:\.0+)?(?![\d.])"
 )
-_REFERENCE_ON = re.compile(
+_REFERENCE_ON = lazy_pattern(
     r"(?:with|keep|plus)\s(?:the\s|a\s)?ref(?:erence)?\smodel|"
     r"(?:kl\s)?beta\s?[=:]?\s?0?\.\d*[1-9]\d*|kl\s(?:penalty|term|loss)"
 )
-_STEPS_OF_PROMPTS = re.compile(
+_STEPS_OF_PROMPTS = lazy_pattern(
     r"(?<![\d.])(?P<steps>" + NUM + r")\s?(?P<ss>k)?\s?(?:steps?|iterations?)\s?(?:of|x|×|\*)\s?"
     r"(?P<prompts>\d{1,6})\s?prompts?|(?<![\d.])(?P<prompts2>\d{1,6})\s?prompts?\s?(?:per|each|/|a)"
     r"\s?(?:step|iteration|batch)\s?(?:for|x|×|\*|,)?\s?(?P<steps2>" + NUM + r")\s?(?P<ss2>k)?"
     r"\s?(?:steps?|iterations?)"
 )
-_PROMPT_COUNT = re.compile(
+_PROMPT_COUNT = lazy_pattern(
     r"(?<![\d.a-z])(?P<num>"
     + NUM
     + r")\s?(?P<scale>"
@@ -151,7 +152,7 @@ _PROMPT_COUNT = re.compile(
     + r")?\+?\s?(?:[a-z]{2,14}\s)?"
     r"(?:prompts|problems)(?![a-z])(?!\s?(?:per|each))"
 )
-_EXAMPLE_COUNT = re.compile(
+_EXAMPLE_COUNT = lazy_pattern(
     r"(?<![\d.a-z])(?P<num>"
     + NUM
     + r")\s?(?P<scale>"
@@ -232,8 +233,8 @@ def _read_lengths(r: Reading) -> None:
 
 def _read_rollout(r: Reading) -> None:
     # The engine's own switches first, so "vllm tp 8" is not read as the mode alone; they imply
-    # a colocated engine (planner.post_training), so a thread's "what if vllm tp 8?" keeps its
-    # rollout and fraction.
+    # a colocated engine (planner.resolve.post_training), so a thread's "what if vllm tp 8?" keeps
+    # its rollout and fraction.
     _read_engine(r)
     if "vllm" in r.text or "generate" in r.text or "utili" in r.text:
         for m in r.matches(_FRACTION):

@@ -4,9 +4,8 @@ only to undo a spot follow-up)."""
 
 from __future__ import annotations
 
-import re
-
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 from planner.spec import Pricing
 
 # A word every spelling below contains.
@@ -18,14 +17,14 @@ _TAIL = (
 _SPELLINGS = (
     # Negations first: "no spot" must not read as spot.
     (
-        re.compile(
+        lazy_pattern(
             r"(?<![a-z])(?:on[-\s]?demand|(?:no|not|without|never)\s(?:spot|interruptible|"
             r"pre-?emptible)|non[-\s]?(?:interruptible|pre-?emptible))" + _TAIL + r"(?![a-z])"
         ),
         Pricing.on_demand,
     ),
     (
-        re.compile(
+        lazy_pattern(
             r"(?<![a-z])(?:spot|interruptible|pre-?emptible)" + _TAIL + r"(?![a-z])"
             r"|可抢占|抢占式|竞价(?:实例)?"
         ),

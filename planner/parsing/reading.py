@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.parsing.numbers import BadNumber, to_float
+from planner.patterns import lazy_pattern
 
 _FILLER = " "
 # Where a number (or the "~" before one) can start: after anything but a digit or a point.
 _DIGIT_OR_POINT = frozenset("0123456789.")
-_NUMBER_START = re.compile(r"[~\d.](?<![\d.][\d.])")
+_NUMBER_START = lazy_pattern(r"[~\d.](?<![\d.][\d.])")
 # Words that make two values of one field a comparison ("8b vs 70b", "lora or qlora").
-COMPARING = re.compile(
+COMPARING = lazy_pattern(
     r"(?<![a-z])(?:vs\.?|versus|or|compared?|comparison|difference|between|和|还是|对比)(?![a-z])"
 )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 
 _FIELD_WORDS = {
     "seq_len": r"context(?:\slength|\swindow)?|ctx|seq(?:uence)?(?:\s?len(?:gth)?)?|max\slength|"
@@ -46,23 +47,23 @@ _FACTOR_WORDS = {
 _WORD = "|".join(sorted(map(re.escape, _FACTOR_WORDS), key=len, reverse=True))
 _FACTOR = r"(?P<word>" + _WORD + r")|(?P<times>\d{1,3})\s?(?:x|times|倍)(?![a-z0-9])"
 # Written without named groups for the repeated part; each field is found again in the span.
-_ANY_FIELD = re.compile(r"(?<![a-z])(?:" + _FIELD + r")(?![a-z])")
+_ANY_FIELD = lazy_pattern(r"(?<![a-z])(?:" + _FIELD + r")(?![a-z])")
 _PLAIN_FIELD = "|".join(f"(?:{words})" for words in _FIELD_WORDS.values())
 # "double the batch and the context", "half the batch": the factor, then one or two fields.
-_BEFORE = re.compile(
+_BEFORE = lazy_pattern(
     r"(?<![a-z0-9])(?:" + _FACTOR + r")\s(?:the\s|my\s|our\s)?(?P<span>(?:" + _PLAIN_FIELD + r")"
     r"(?:(?:,\s?|\s(?:and|&)\s)(?:the\s)?(?:" + _PLAIN_FIELD + r"))?)(?![a-z])"
 )
 # "上下文翻倍", "batch减半", "context doubled".
-_AFTER = re.compile(
+_AFTER = lazy_pattern(
     r"(?<![a-z])(?P<span>" + _PLAIN_FIELD + r")\s?(?:is\s|gets\s)?(?:" + _FACTOR + r")(?![a-z])"
 )
 # "one more epoch" (normalised to "1 more epoch"), "another GPU", "an extra card", "再加1张卡".
-_PLUS = re.compile(
+_PLUS = lazy_pattern(
     r"(?<![a-z0-9])(?:(?P<more>\d{1,3})\smore|another|an\sextra|one\sextra|(?:再加|多加|加)\s?"
     r"(?P<add>\d{1,3})?)\s?(?:个|张|块)?\s?(?P<span>" + _PLAIN_FIELD + r")(?![a-z])"
 )
-_FEWER = re.compile(
+_FEWER = lazy_pattern(
     r"(?<![a-z0-9])(?P<fewer>\d{1,3})\s(?:fewer|less)\s(?P<span>" + _PLAIN_FIELD + r")(?![a-z])"
 )
 _HINTS = ("doub", "twice", "tripl", "quadr", "half", "halv", "quarter", "x", "times", "倍")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 
 _AMOUNT = r"(?P<num>\d{1,6}(?:\.\d{1,3})?)\s?(?P<unit>gib|gb|g|mib|mb)(?![a-z])"
 # A verb of measuring right before the amount; the peak verbs are reports by themselves, the
@@ -26,27 +27,27 @@ _USE_VERB = (
     r"used|using|uses|took|takes|consumed|consumes|hit|hits|reached|shows?|showed|showing|"
     r"said|says|reports?|reported|sits?\s+at|sat\s+at|was\s+at|came\s+to|占用(?:了)?|用了|使用了"
 )
-_REPORT = re.compile(
+_REPORT = lazy_pattern(
     rf"(?:(?P<peak>{_PEAK_VERB})|(?P<use>{_USE_VERB}))\s*(?:(?:was|is|of|at|about|around|roughly|"
     rf"~|≈|=|:|到|约|大约|为|是)\s*){{0,2}}{_AMOUNT}"
 )
-_MEASURED = re.compile(
+_MEASURED = lazy_pattern(
     r"actual(?:ly)?|in practice|measured|observed|nvidia-smi|nvidia\s+smi|max_memory|memory_"
     r"(?:allocated|reserved)|torch\.cuda|real\s+run|my\s+run|our\s+run|\bit\s+(?:used|took)|"
     r"we\s+saw|i\s+saw|实际|实测"
 )
 _METRICS = (
-    ("nvidia-smi", re.compile(r"nvidia[\s-]?smi|nvtop|gpustat")),
-    ("allocated", re.compile(r"allocated")),
-    ("reserved", re.compile(r"reserved")),
+    ("nvidia-smi", lazy_pattern(r"nvidia[\s-]?smi|nvtop|gpustat")),
+    ("allocated", lazy_pattern(r"allocated")),
+    ("reserved", lazy_pattern(r"reserved")),
 )
-_OOM = re.compile(
+_OOM = lazy_pattern(
     r"\b(?:cuda\s+)?oom(?:ed|'d|s)?\b|out\s+of\s+memory|outofmemoryerror|ran\s+out\s+of\s+"
     r"(?:gpu\s+|vram\s+|cuda\s+)?memory|爆显存|显存不足|显存溢出|显存爆了",
     re.IGNORECASE,
 )
 # "Would it OOM?", "会不会爆显存": a question about the job, not a report of a run.
-_HYPOTHETICAL = re.compile(
+_HYPOTHETICAL = lazy_pattern(
     r"\b(?:would|will|could|might|can|does|do|is\s+it\s+going\s+to|am\s+i\s+going\s+to)\b"
     r"[^.!\n]{0,40}(?:oom|out\s+of\s+memory|run\s+out)|会不会|会\s*爆|是否|能不能|\?\s*$|？\s*$",
     re.IGNORECASE,
@@ -66,7 +67,7 @@ def read_report(r: Reading) -> None:
 
 
 # The OOM clause with where it happened ("OOM at step 3"), taken out before the rest is parsed.
-_OOM_CLAUSE = re.compile(
+_OOM_CLAUSE = lazy_pattern(
     _OOM.pattern + r"(?:\s*(?:at|after|on|in|during)\s+(?:step|iteration|iter|epoch|batch)\s*\d+)?",
     re.IGNORECASE,
 )

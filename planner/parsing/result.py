@@ -48,5 +48,5 @@ class ParseResult(BaseModel):
 
     @property
     def asked(self) -> str | None:
-        """The limit an inverse question asks for (planner.solve's ASKED_FIELDS), if any."""
+        """The limit an inverse question asks for (planner.market.solve's ASKED_FIELDS), if any."""
         return self.fields.get("asked")

@@ -8,20 +8,19 @@ architecture", "GPT-style") names no model.
 
 from __future__ import annotations
 
-import re
-
 from planner.parsing.numbers import whole
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 
-_GLUED = re.compile(
+_GLUED = lazy_pattern(
     r"(?<![a-z0-9_./-])(?P<name>[a-z][a-z0-9_-]{0,30}?(?:[a-z][-_]?|[-_]))(?P<size>\d{1,3}(?:\.\d{1,2})?)b"
     r"(?P<tenths>\d)?(?P<suffix>(?:-[a-z]{1,10}){0,3})(?![a-z0-9])"
 )
-_GLUED_HINT = re.compile(r"[a-z-]\d{1,3}(?:\.\d{1,2})?b")
-_COUNTED = re.compile(
+_GLUED_HINT = lazy_pattern(r"[a-z-]\d{1,3}(?:\.\d{1,2})?b")
+_COUNTED = lazy_pattern(
     r"(?<![\d.,])(?P<count>\d{7,13})\s?(?:个)?(?:参数|parameters?|params)(?![a-z])"
 )
-_LOOKALIKE = re.compile(r"(?<![a-z0-9])[a-z][a-z0-9.]{1,20}-(?:like|style|ish)(?![a-z])")
+_LOOKALIKE = lazy_pattern(r"(?<![a-z0-9])[a-z][a-z0-9.]{1,20}-(?:like|style|ish)(?![a-z])")
 # Words that end in a digit and "b" without being a size.
 _NOT_A_NAME = ("int", "fp", "bf", "bit", "nf", "gpt-oss")
 
@@ -39,7 +38,7 @@ def read_size_in_names(r: Reading) -> None:
         r.put("params_b", whole(size), f"{written} read as a {whole(size)}B model")
         r.take(m)
         return
-    for m in r.matches_when(re.compile(r"\d{7}"), _COUNTED):
+    for m in r.matches_when(lazy_pattern(r"\d{7}"), _COUNTED):
         size = int(m.group("count")) / 1e9
         r.put("params_b", whole(round(size, 3)), f"{m.group('count')} parameters read as {size:g}B")
         r.take(m)

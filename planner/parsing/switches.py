@@ -4,45 +4,44 @@ parallelism (MoE), the loss kernel and FP8. Read before the dataset reader, whic
 
 from __future__ import annotations
 
-import re
-
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 
-_IMAGES = re.compile(
+_IMAGES = lazy_pattern(
     r"(?<![\w.])(?P<n>\d{1,3}(?:\.\d)?)\s?(?:images?|pics?|pictures?|photos?|张图片?|幅图)\s?"
     r"(?:per|each|a|an|/|every|每)\s?(?:sample|example|row|conversation|turn|item|条|个样本|样本)"
     r"|(?:每条|每个)(?:样本|数据)?\s?(?P<cn>\d{1,3})\s?张图"
 )
-_TOWER = re.compile(
+_TOWER = lazy_pattern(
     r"(?P<verb>train(?:ing)?|unfreez\w*|unfrozen|trainable|freez\w*|frozen|冻结|训练|解冻)\s?"
     r"(?:the\s)?(?:vision\s(?:tower|encoder|backbone)|vit|image\sencoder|视觉(?:塔|编码器))"
 )
-_EXPERT_PARALLEL = re.compile(
+_EXPERT_PARALLEL = lazy_pattern(
     r"(?<![a-z])(?:ep|expert[-\s]parallel(?:ism)?|专家并行)\s?(?:=|:|of|size)?\s?(?P<n>\d{1,4})"
     r"(?![\d.])|(?P<way>\d{1,4})[-\s]way\sexpert[-\s]parallel"
 )
 _LOSS_KERNELS = (
-    (re.compile(r"(?<![a-z])liger(?:[-\s]kernels?)?(?![a-z])"), "liger"),
-    (re.compile(r"(?<![a-z])(?:cce|cut[-\s]cross[-\s]entropy)(?![a-z])"), "cce"),
-    (re.compile(r"(?<![a-z])chunked\s(?:ce|cross[-\s]entropy|loss)(?![a-z])"), "chunked"),
+    (lazy_pattern(r"(?<![a-z])liger(?:[-\s]kernels?)?(?![a-z])"), "liger"),
+    (lazy_pattern(r"(?<![a-z])(?:cce|cut[-\s]cross[-\s]entropy)(?![a-z])"), "cce"),
+    (lazy_pattern(r"(?<![a-z])chunked\s(?:ce|cross[-\s]entropy|loss)(?![a-z])"), "chunked"),
 )
 # MoE experts held quantised or not, adapted or not ("quantize_moe_experts: true", "experts not
 # quantized", "lora_target_parameters", "LoRA on the experts"), and gpt-oss's native MXFP4.
-_EXPERTS_QUANTIZED = re.compile(
+_EXPERTS_QUANTIZED = lazy_pattern(
     r"quantize_moe_experts\s?[:=]?\s?(?P<flag>true|false)"
     r"|experts?\s(?P<not>not\s|un)?quanti[sz]ed|experts?\s(?:in\s)?4[-\s]?bit"
     r"|(?:4[-\s]?bit|quanti[sz]ed)\sexperts|(?P<zh_not>不)?量化专家"
 )
-_EXPERTS_ADAPTED = re.compile(
+_EXPERTS_ADAPTED = lazy_pattern(
     r"(?:lora_)?target_parameters|experts?\sadapted|(?<=lora\s)on\s(?:the\s)?(?:moe\s)?experts"
     r"|adapt(?:ing|s)?\s(?:the\s)?experts|专家也?(?:加|上|用)\s?lora"
 )
-_CONTEXT_PARALLEL = re.compile(
+_CONTEXT_PARALLEL = lazy_pattern(
     r"(?:ulysses(?:[-_\s]sp)?|sequence[-_\s]parallel(?:ism|_size)?|context[-_\s]parallel(?:ism|_size)?"
     r"|(?<![a-z_])(?:sp|cp)|序列并行|上下文并行)\s?(?:size|degree|of)?\s?[=:]?\s?(?P<n>\d{1,4})(?![\d.])"
 )
-_MXFP4 = re.compile(r"(?<![a-z0-9])mxfp4(?![a-z0-9])")
-_FP8 = re.compile(r"(?<![a-z0-9])fp8(?:\s(?:training|matmuls?|mixed|precision))?(?![a-z0-9])")
+_MXFP4 = lazy_pattern(r"(?<![a-z0-9])mxfp4(?![a-z0-9])")
+_FP8 = lazy_pattern(r"(?<![a-z0-9])fp8(?:\s(?:training|matmuls?|mixed|precision))?(?![a-z0-9])")
 
 
 def read_switches(r: Reading) -> None:

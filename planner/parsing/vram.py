@@ -14,42 +14,45 @@ import re
 from planner.parsing.gpu import MEMORY_VARIANTS, with_memory
 from planner.parsing.numbers import NUM, whole
 from planner.parsing.reading import Reading
+from planner.patterns import lazy_pattern
 from planner.units import convert
 
 # Every amount below is a number then a unit starting with "g": text without one is not scanned.
-_NUMBER_THEN_GB = re.compile(r"\d\s?g")
+_NUMBER_THEN_GB = lazy_pattern(r"\d\s?g")
 _UNIT = r"(?P<unit>gib|gb|g)(?![a-z])"
 _AMOUNT = r"(?P<num>" + NUM + r")\s?" + _UNIT
 _VRAM_WORDS = r"(?:of\s)?(?:vram|gpu\smem(?:ory)?|graphics\smemory|video\smemory|显存|gpu|card|卡)"
 _TOTAL = r"(?:total|in\stotal|总共|总显存|combined)"
 _HOST = [
-    re.compile(
+    lazy_pattern(
         _AMOUNT
         + r"\s?(?:of\s)?(?:(?:system|cpu|host)\s(?:ram|memory)|内存|dram|ddr\d?|ram(?=\s(?:and|\+)"
         r"\s" + NUM + r"\s?" + r"(?:gb|g)\s(?:of\s)?(?:gpu|vram|显存)))"
     ),
-    re.compile(r"(?:cpu|system|host)\s(?:ram|memory)\s?(?:of\s)?" + _AMOUNT),
+    lazy_pattern(r"(?:cpu|system|host)\s(?:ram|memory)\s?(?:of\s)?" + _AMOUNT),
 ]
-_NOT_CAPACITY = re.compile(
+_NOT_CAPACITY = lazy_pattern(
     r"(?:use[sd]?|using|takes?|took|need(?:s|ed)?|requires?|consum\w{0,4}|peak\w{0,3}|allocat\w{0,4}|"
     r"reserved|occup\w{0,6}|about|around|size\sof\s(?:it|the\smodel)\sis|model\sis|weights?\s(?:are|"
     r"is|take)|占用|需要|oom\w{0,4}\s(?:at|with)|up\sto|over|more\sthan|fill\w{0,3})\s?~?" + _AMOUNT
 )
 _TOTAL_AMOUNT = [
-    re.compile(_TOTAL + r"\s?" + _VRAM_WORDS + r"?\s?(?:只有|of|is|=|:)?\s?" + _AMOUNT),
-    re.compile(_AMOUNT + r"\s?" + _VRAM_WORDS + r"?\s?" + _TOTAL),
+    lazy_pattern(_TOTAL + r"\s?" + _VRAM_WORDS + r"?\s?(?:只有|of|is|=|:)?\s?" + _AMOUNT),
+    lazy_pattern(_AMOUNT + r"\s?" + _VRAM_WORDS + r"?\s?" + _TOTAL),
 ]
 _PER_CARD = [
-    re.compile(r"(?:单卡显存|每张卡?显存?|显存)\s?(?:为|是|:)?\s?" + _AMOUNT),
-    re.compile(_AMOUNT + r"\s?(?:的)?" + _VRAM_WORDS + r"(?![a-z])"),
-    re.compile(_AMOUNT + r"\s?(?:each|per\s(?:gpu|card)|/gpu)"),
-    re.compile(r"(?<![a-z])(?:with|has|have|on\sa|a)\s" + _AMOUNT),
+    lazy_pattern(r"(?:单卡显存|每张卡?显存?|显存)\s?(?:为|是|:)?\s?" + _AMOUNT),
+    lazy_pattern(_AMOUNT + r"\s?(?:的)?" + _VRAM_WORDS + r"(?![a-z])"),
+    lazy_pattern(_AMOUNT + r"\s?(?:each|per\s(?:gpu|card)|/gpu)"),
+    lazy_pattern(r"(?<![a-z])(?:with|has|have|on\sa|a)\s" + _AMOUNT),
 ]
-_RAM = re.compile(_AMOUNT + r"\s?(?:of\s)?ram\b")
+_RAM = lazy_pattern(_AMOUNT + r"\s?(?:of\s)?ram\b")
 # Above this, "RAM" is the host's: no single accelerator has more.
 MAX_CARD_GB = 192
-_ENOUGH = re.compile(r"\s?(?:\?|is\s|be\s)?\s?(?:enough|sufficient|total|in\stotal|combined)")
-_BARE = re.compile(r"(?<![a-z0-9_.])" + _AMOUNT + r"(?!\s?(?:of\s)?(?:data|text|dataset|disk|ssd))")
+_ENOUGH = lazy_pattern(r"\s?(?:\?|is\s|be\s)?\s?(?:enough|sufficient|total|in\stotal|combined)")
+_BARE = lazy_pattern(
+    r"(?<![a-z0-9_.])" + _AMOUNT + r"(?!\s?(?:of\s)?(?:data|text|dataset|disk|ssd))"
+)
 
 
 def _gb(r: Reading, m: re.Match[str]) -> float:

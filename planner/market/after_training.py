@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from planner.catalog.architecture import linear_params
 from planner.catalog.models import ModelArch
-from planner.defaults import ResolvedJob
-from planner.memory.components import FP8_BYTES, MXFP4_BYTES, NF4_BYTES, adapter_params
-from planner.memory.profiles import CUDA_CONTEXT_GIB
+from planner.estimate.memory.components import FP8_BYTES, MXFP4_BYTES, NF4_BYTES, adapter_params
+from planner.estimate.memory.profiles import CUDA_CONTEXT_GIB
+from planner.job.resolved import ResolvedJob
 from planner.plan import AfterTraining
 from planner.spec import Method, lora_target_names
 from planner.units import GIB

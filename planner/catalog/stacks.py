@@ -1,9 +1,10 @@
 """The training stacks' versioned facts: one data file per stack (planner/data/stack-*.json), each
 fact with its source and the releases it holds for, read on first use (nothing at import).
 
-The memory constants each stack calibrates live in planner.memory.profiles; these files say what
-the stack does by default at a given release (its loss kernel, how MoE experts load, its rollout
-engine's memory fraction, ...), which `resolve` turns into the job's defaults and assumptions.
+The memory constants each stack calibrates live in planner.estimate.memory.profiles; these
+files say what the stack does by default at a given release (its loss kernel, how MoE experts
+load, its rollout engine's memory fraction, ...), which `resolve` turns into the job's defaults
+and assumptions.
 See docs/stacks.md.
 """
 
@@ -13,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from planner.spec import Framework
@@ -84,6 +85,7 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version)[:4])
 
 
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 _RANGE = re.compile(r"^(>=|<|<=|>)\s?([\d.]+)$")
 
 
@@ -105,7 +107,7 @@ def holds_for(versions: str, version: str | None) -> bool:
 @lru_cache(maxsize=16)
 def stack(framework: Framework) -> Stack:
     """The stack's data file, parsed once."""
-    path = resources.files("planner").joinpath(f"data/stack-{Framework(framework).value}.json")
+    path = DATA_DIR / f"stack-{Framework(framework).value}.json"
     raw = json.loads(path.read_text(encoding="utf-8"))
     facts = {
         name: tuple(

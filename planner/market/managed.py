@@ -31,9 +31,9 @@ from planner.plan import ManagedOption
 from planner.spec import Method, Objective
 
 if TYPE_CHECKING:
-    from planner.defaults import ResolvedJob
+    from planner.job.resolved import ResolvedJob
 
-MANAGED_CSV = Path(__file__).resolve().parent / "data" / "managed_finetune_prices.csv"
+MANAGED_CSV = Path(__file__).resolve().parents[1] / "data" / "managed_finetune_prices.csv"
 PER_TRAINING_TOKENS_UNIT = "USD per 1M training tokens"
 TOKENS_PER_PRICE_UNIT = 1e6
 _RANGE = re.compile(r"^(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?)|(\+))$")

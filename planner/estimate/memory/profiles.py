@@ -86,16 +86,16 @@ class FrameworkProfile:
         ("fuse optimizer step into backward" as a row of its own, after AdamW rows) shows that
         step is then a separate choice, so it is not assumed.
     recompute_holds_mlp_gradients: backward of the recomputed layer holds the gradients of its
-        MLP intermediates (d gate, d up) beside its saved tensors (planner.memory.components.
-        recomputed_mlp_gradient_bytes). Unsloth's published context table (QLoRA, Llama 3.1
-        8B: 78,475 tokens on 24 GB, 342,733 on 80 GB) grows ≈ 212 KB per token: one recomputed
-        layer's saved tensors count 139 KB, and the 57 KB of its gated MLP's two gradients
-        (2 × 14,336 × 2 B) close most of the gap; the calibrated HF-family rows hold no such
-        extra (their allocator reuses blocks freed as backward goes).
+        MLP intermediates (d gate, d up) beside its saved tensors
+        (planner.estimate.memory.components.recomputed_mlp_gradient_bytes). Unsloth's published
+        context table (QLoRA, Llama 3.1 8B: 78,475 tokens on 24 GB, 342,733 on 80 GB) grows
+        ≈ 212 KB per token: one recomputed layer's saved tensors count 139 KB, and the 57 KB of
+        its gated MLP's two gradients (2 × 14,336 × 2 B) close most of the gap; the calibrated
+        HF-family rows hold no such extra (their allocator reuses blocks freed as backward goes).
     loads_onto_gpu: the stack loads the checkpoint straight onto the GPU (a device_map, or
         lazily mmapped tensors copied one at a time), so host RAM never holds the whole model
-        (planner.memory.host.loading_bytes). TRL and HF Trainer call from_pretrained without
-        one and move the model afterwards; torchtune reads the full state dict on the CPU.
+        (planner.estimate.memory.host.loading_bytes). TRL and HF Trainer call from_pretrained
+        without one and move the model afterwards; torchtune reads the full state dict on the CPU.
     recipe_global_batch: sequences per optimizer step in the recipe when the job does not say
         how much it accumulates (None: one micro-batch per step, HF Trainer's
         gradient_accumulation_steps=1 and torchtune's full single-device configs). LitGPT's
@@ -159,7 +159,8 @@ HF = FrameworkProfile(
     optimizer_in_backward_single_gpu=False,
 )
 
-# torchtune is also the `chunked` loss kernel's source (planner.memory.components), so it is named.
+# torchtune is also the `chunked` loss kernel's source (planner.estimate.memory.components), so
+# it is named.
 TORCHTUNE = replace(
     HF,
     name="torchtune",

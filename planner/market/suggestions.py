@@ -17,11 +17,10 @@ from bisect import bisect_left
 from functools import cache
 from typing import NamedTuple
 
-from planner.catalog.gpus import GpuSpec, all_gpus, gpu_by_key
-from planner.defaults import ResolvedJob
-from planner.memory.estimate import rollout_phase
-from planner.options import (
-    GENERIC_PREFIX,
+from planner.catalog.gpus import GENERIC_PREFIX, GpuSpec, all_gpus, gpu_by_key
+from planner.estimate.memory.estimate import rollout_phase
+from planner.job.resolved import ResolvedJob
+from planner.market.options import (
     MarketContext,
     cheapest_run,
     multi_gpu_sharding,
@@ -29,6 +28,7 @@ from planner.options import (
     verdict_for,
 )
 from planner.plan import Option, Suggestion
+from planner.resolve.defaults import changed
 from planner.spec import Framework, Method, Objective, Optimizer, Quant, Rollout, Sharding
 from planner.units import hours_text
 
@@ -131,7 +131,7 @@ def _holding_tensor_parallel(job: ResolvedJob, pool_gib: float) -> int | None:
     current = job.rollout_tensor_parallel or 1
     sizes = [n for n in range(current + 1, job.num_gpus + 1) if job.num_gpus % n == 0]
     for size in sizes:
-        wider = job.changed({"rollout_tensor_parallel": size})
+        wider = changed(job, {"rollout_tensor_parallel": size})
         if rollout_phase(wider, wider.num_gpus, wider.sharding).minimum_gib <= pool_gib:
             return size
     return sizes[-1] if sizes else None

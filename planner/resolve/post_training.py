@@ -1,5 +1,5 @@
 """Preference and RL fine-tuning: what each objective keeps on the GPU and how it counts its data,
-decided once in `resolve` (planner.defaults) and stated as assumptions.
+decided once in `resolve` (planner.resolve.defaults) and stated as assumptions.
 
 Defaults are TRL's at HEAD (shared/docs/post-training.md §1.1, §5), which LLaMA-Factory, Unsloth
 and axolotl run underneath:
@@ -22,6 +22,7 @@ from dataclasses import dataclass, fields
 
 from planner.catalog.models import ModelArch, resolve_model
 from planner.errors import PlanningError
+from planner.job.resolved import PostTrainingFields
 from planner.spec import (
     ONLINE_OBJECTIVES,
     PREFERENCE_OBJECTIVES,
@@ -57,28 +58,6 @@ _ONLINE_ONLY = (
     "rollout_tensor_parallel",
     "rollout_sleep",
 )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PostTrainingFields:
-    """The post-training fields of a ResolvedJob, which inherits them: None where the
-    objective has none (no generations for DPO, no rollout GPUs without a vLLM server)."""
-
-    objective: Objective
-    reference_model: bool
-    num_generations: int | None
-    prompt_len: int | None
-    completion_len: int | None
-    rollout: Rollout | None
-    rollout_memory_fraction: float | None
-    rollout_gpus: int | None
-    # A colocated engine's tensor-parallel size and whether it sleeps through the update.
-    rollout_tensor_parallel: int | None
-    rollout_sleep: bool | None
-    reward_model: str | None
-    # The reward model's architecture (None: rule-based rewards, nothing on the GPU).
-    reward_arch: ModelArch | None
-    dataset_prompts: float | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,13 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.catalog.models import ModelArch
-from planner.memory.profiles import PROFILES
+from planner.catalog.stacks import stack, stack_family_fact
+from planner.estimate.memory.profiles import PROFILES
 from planner.spec import Framework, JobSpec, LossKernel, Method, Precision
-from planner.stacks import stack, stack_family_fact
-
-# Chip families with FP8 tensor cores that the FP8 training stacks (Transformer Engine, torchao
-# float8) support for training: Hopper and Blackwell.
-FP8_CHIP_FAMILIES = frozenset({"hopper", "blackwell-gb100", "blackwell-gb20x"})
 
 LOSS_KERNEL_WORDS = {
     LossKernel.hf: "stock HF loss (full [tokens × vocabulary] logits, fp32 log-softmax)",

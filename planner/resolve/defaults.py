@@ -7,16 +7,18 @@ which is what most fine-tuning runs use; each choice becomes a plain-language as
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
-from typing import Literal
 
-from planner.catalog.gpus import read_gpu
+from planner.catalog.gpus import read_gpu, requested_card
 from planner.catalog.models import ModelArch, resolve_model
+from planner.catalog.stacks import resolve_version, stack, stack_fact, stack_family_fact
 from planner.errors import PlanningError
-from planner.memory.profiles import PROFILES
-from planner.model_switches import LOSS_KERNEL_WORDS, decide_experts, resolve_model_switches
-from planner.post_training import PostTrainingFields, resolve_post_training
+from planner.estimate.memory.estimate import estimate_memory
+from planner.estimate.memory.profiles import PROFILES
+from planner.job.resolved import Patch, ResolvedJob
+from planner.resolve.model_switches import LOSS_KERNEL_WORDS, decide_experts, resolve_model_switches
+from planner.resolve.post_training import resolve_post_training
 from planner.spec import (
     ALL_LINEAR,
     ONLINE_OBJECTIVES,
@@ -24,7 +26,6 @@ from planner.spec import (
     JobSpec,
     LoraTarget,
     LossKernel,
-    MeasuredMetric,
     Method,
     Optimizer,
     Precision,
@@ -33,7 +34,6 @@ from planner.spec import (
     Rollout,
     Sharding,
 )
-from planner.stacks import resolve_version, stack, stack_fact, stack_family_fact
 
 DEFAULT_SEQ_LEN = 2048
 DEFAULT_LORA_RANK = 16
@@ -46,94 +46,6 @@ EAGER_ATTENTION_FAMILIES = frozenset({"gpt-oss", "gpt_oss"})
 OWN_ATTENTION_KERNEL_FRAMEWORKS = frozenset({Framework.unsloth})
 # A model said to be "13B" that catalogs as 7B is probably a different model: warn past this.
 PARAMS_MISMATCH_FRACTION = 0.25
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ResolvedJob(PostTrainingFields):
-    """A job with every choice decided: what memory, time, options, suggestions and
-    after_training read. Only `resolve` makes one; nothing downstream falls back to a default.
-
-    `raw` is what the user said: a change (a suggestion, a follow-up) patches `raw` and resolves
-    again, so every default is chosen afresh for the changed job. Fields that are None here mean
-    "does not apply" (no quantisation for LoRA, no LoRA rank for a full fine-tune, no card named),
-    never "not decided yet". The preference and RL fields come from PostTrainingFields.
-    """
-
-    raw: JobSpec
-    arch: ModelArch
-    # The architecture the caller supplied (a config.json) rather than the catalog's: kept so
-    # that a re-resolved change plans the same model.
-    given_arch: ModelArch | None
-    model: str
-    params_b: float
-    method: Method
-    quant: Quant | None
-    precision: Precision
-    optimizer: Optimizer
-    lora_rank: int | None
-    lora_alpha: float | None
-    lora_targets: tuple[LoraTarget, ...] | Literal["all-linear"] | None
-    seq_len: int
-    micro_batch: int
-    grad_accum: int
-    gradient_checkpointing: bool
-    flash_attention: bool
-    packing: bool
-    num_gpus: int
-    sharding: Sharding
-    cpu_offload: bool
-    activation_offloading: bool
-    framework: Framework
-    framework_version: str | None  # None: a stack whose release number is not recorded
-    gpu: str | None
-    gpu_vram_gb: float | None
-    dataset_tokens: float | None  # trained tokens, a VLM's image tokens included
-    mean_sample_len: int | None  # text tokens a sample averages; None: samples fill seq_len
-    epochs: float
-    tokens_per_s: float | None
-    measured_peak_gib: float | None
-    measured_metric: MeasuredMetric | None
-    # measured ÷ estimated peak (planner.anchor): 1.0 without a report.
-    memory_scale: float
-    budget_usd: float | None
-    deadline_hours: float | None
-    # Architecture switches (planner.model_switches): MoE expert parallelism, VLM images.
-    expert_parallel: int
-    context_parallel: int  # 1: each GPU holds whole sequences
-    loss_kernel: LossKernel | None  # None: the framework's own loss
-    experts_quantized: bool  # fused MoE experts held quantised (QLoRA)
-    experts_adapted: bool  # LoRA on fused MoE experts (target_parameters)
-    train_vision_tower: bool
-    images_per_sample: float
-    image_tokens: int  # what one sample's images add; inside seq_len
-    pricing: Pricing
-    assumptions: tuple[str, ...]
-    warnings: tuple[str, ...]
-
-    @property
-    def reference_copy(self) -> bool:
-        """A frozen second copy of the model is resident: a reference for full fine-tuning
-        (PEFT's reference is the same base with the adapters switched off)."""
-        return self.reference_model and self.method is Method.full
-
-    def to_spec(self) -> JobSpec:
-        """The job as planned, as the public JobSpec JSON (Plan.spec): every default filled."""
-        targets = self.lora_targets
-        return self.raw.model_copy(
-            update={
-                **{name: getattr(self, name) for name in _DECIDED_FIELDS},
-                "lora_targets": list(targets) if isinstance(targets, tuple) else targets,
-                "memory_scale": self.memory_scale if self.memory_scale != 1.0 else None,
-            }
-        )
-
-    def changed(self, patch: dict[str, object]) -> ResolvedJob:
-        """The job with `patch` (JobSpec fields; enum members or their JSON values) applied to
-        what the user said, every default decided again. A measured peak's scale carries over
-        (what-ifs scale from the measurement) unless the patch sets it."""
-        carried = {"memory_scale": self.memory_scale} if self.memory_scale != 1.0 else {}
-        fields = {**dict(self.raw), **carried, **patch}
-        return resolve(self.raw.model_validate(fields), self.given_arch)
 
 
 def _model(spec: JobSpec, arch: ModelArch | None) -> tuple[ModelArch, list[str], list[str]]:
@@ -293,9 +205,7 @@ _LORA_DEFAULTS: dict[Framework, tuple[int, list[LoraTarget] | str]] = {
 FSDP_ONLY_FRAMEWORKS = (Framework.torchtune, Framework.litgpt)
 
 
-def _sharding(
-    spec: JobSpec, framework: Framework, num_gpus: int, said: list[str], ddp_misfit: str | None
-) -> Sharding:
+def _sharding(spec: JobSpec, framework: Framework, num_gpus: int, said: list[str]) -> Sharding:
     if spec.sharding is not None:
         return spec.sharding
     if num_gpus == 1:
@@ -303,24 +213,23 @@ def _sharding(
     if spec.method is Method.full or framework in FSDP_ONLY_FRAMEWORKS:
         said.append(f"{num_gpus} GPUs with FSDP (full sharding)")
         return Sharding.fsdp
-    if ddp_misfit is not None:
-        said.append(f"{num_gpus} GPUs with FSDP (full sharding): {ddp_misfit}")
-        return Sharding.fsdp
-    said.append(f"{num_gpus} GPUs with DDP (each GPU holds the whole model)")
+    said.append(_ddp_sentence(num_gpus))
     return Sharding.ddp
+
+
+def _ddp_sentence(num_gpus: int) -> str:
+    return f"{num_gpus} GPUs with DDP (each GPU holds the whole model)"
 
 
 def _ddp_misfit(job: ResolvedJob) -> str | None:
     """Why DDP cannot be the layout of a multi-GPU job whose user named none: a LoRA/QLoRA job
     defaults to DDP (accelerate launch's default), but a whole copy per GPU that does not fit the
     requested card is not what anyone would run: FSDP is, and the market's multi-GPU rows already
-    plan it (planner.options.multi_gpu_sharding), so the answer's rows agree with each other."""
+    plan it (planner.market.options.multi_gpu_sharding), so the answer's rows agree with each
+    other."""
     if job.raw.sharding is not None or job.sharding is not Sharding.ddp:
         return None
-    from planner.memory.estimate import estimate_memory  # the estimate reads a ResolvedJob
-    from planner.options import read_requested_card
-
-    card = read_requested_card(job).gpu
+    card = requested_card(job.gpu, job.gpu_vram_gb).gpu
     if card is None:
         return None
     needed_gib = estimate_memory(job, card_gib=card.usable_gib).required_gib
@@ -348,13 +257,17 @@ def _warnings(
             f"sequence length {seq_len:,} is longer than {arch.name}'s context "
             f"({arch.max_context:,} tokens): it needs RoPE scaling and quality may drop"
         )
+    return warnings + _layout_warnings(spec.cpu_offload, spec.method, num_gpus, sharding)
+
+
+def _layout_warnings(
+    cpu_offload: bool | None, method: Method, num_gpus: int, sharding: Sharding
+) -> list[str]:
+    """The warnings the layout decides (the last of a job's warnings)."""
+    warnings = []
     if num_gpus > 1 and sharding is Sharding.none:
         warnings.append(f"no sharding on {num_gpus} GPUs: each GPU holds the whole job")
-    if (
-        spec.cpu_offload
-        and sharding in (Sharding.none, Sharding.ddp)
-        and spec.method is not Method.full
-    ):
+    if cpu_offload and sharding in (Sharding.none, Sharding.ddp) and method is not Method.full:
         warnings.append("CPU offload saves little for LoRA/QLoRA without FSDP/ZeRO-3")
     return warnings
 
@@ -366,9 +279,31 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
     """
     if not isinstance(spec, JobSpec):
         raise PlanningError("expected a JobSpec", field="spec")
-    job = _resolve(spec, arch, ddp_misfit=None)
+    job = _resolve(spec, arch)
     misfit = _ddp_misfit(job)
-    return job if misfit is None else _resolve(spec, arch, ddp_misfit=misfit)
+    return job if misfit is None else _on_fsdp(job, misfit)
+
+
+def _on_fsdp(job: ResolvedJob, ddp_misfit: str) -> ResolvedJob:
+    """The default-DDP job laid out with FSDP instead, without resolving it again: only the
+    layout, its sentence and its warnings change (of everything else `_resolve` decides, only
+    precision reads the layout, and only for ZeRO or a full fine-tune, never a DDP default)."""
+    fsdp_said = f"{job.num_gpus} GPUs with FSDP (full sharding): {ddp_misfit}"
+    ddp_said = _ddp_sentence(job.num_gpus)
+    said = tuple(fsdp_said if sentence == ddp_said else sentence for sentence in job.assumptions)
+    layout = (job.raw.cpu_offload, job.method, job.num_gpus)
+    kept = len(job.warnings) - len(_layout_warnings(*layout, Sharding.ddp))
+    warnings = (*job.warnings[:kept], *_layout_warnings(*layout, Sharding.fsdp))
+    return replace(job, sharding=Sharding.fsdp, assumptions=said, warnings=warnings)
+
+
+def changed(job: ResolvedJob, patch: Patch) -> ResolvedJob:
+    """The job with `patch` applied to what the user said, every default decided again. A
+    measured peak's scale carries over (what-ifs scale from the measurement) unless the patch
+    sets it."""
+    carried = {"memory_scale": job.memory_scale} if job.memory_scale != 1.0 else {}
+    fields = {**dict(job.raw), **carried, **patch}
+    return resolve(job.raw.model_validate(fields), job.given_arch)
 
 
 # Layouts Unsloth cannot run: its patched kernels train a whole model per process (its multi-GPU
@@ -534,7 +469,7 @@ def _stack_loss_kernel(
     return kernel
 
 
-def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> ResolvedJob:
+def _resolve(spec: JobSpec, arch: ModelArch | None) -> ResolvedJob:
     model_arch, said, warned = _model(spec, arch)
     framework = _framework(spec, said, warned)
     version = (
@@ -543,7 +478,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
         else stack(framework).current_version
     )
     num_gpus = spec.num_gpus or 1
-    sharding = _sharding(spec, framework, num_gpus, said, ddp_misfit)
+    sharding = _sharding(spec, framework, num_gpus, said)
     precision = _precision(spec, framework, sharding, said, warned)
     optimizer = _optimizer(spec, framework, num_gpus, said)
     peft = spec.method is not Method.full
@@ -685,9 +620,3 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
         assumptions=tuple(said),
         warnings=tuple(warnings),
     )
-
-
-# The ResolvedJob fields that are JobSpec fields (all but the bookkeeping ones).
-_DECIDED_FIELDS = tuple(
-    name for name in ResolvedJob.__dataclass_fields__ if name in JobSpec.model_fields
-)

@@ -1,7 +1,7 @@
 """The memory model's components, one pure function each, in bytes for the whole job on one device.
 
 `Job` gathers the resolved JobSpec fields the components read, so each function states exactly
-what it depends on. Sharding across GPUs is applied afterwards (planner.memory.placement).
+what it depends on. Sharding across GPUs is applied afterwards (planner.estimate.memory.placement).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from planner.catalog.models import (
     quantisable_linear_params,
     small_params,
 )
-from planner.memory.profiles import (
+from planner.estimate.memory.profiles import (
     EAGER_ATTENTION_BYTES_PER_SCORE,
     FSDP_UNITS_IN_FLIGHT,
     FSDP_UNSHARDED_GRADIENT_UNITS,
@@ -27,10 +27,10 @@ from planner.memory.profiles import (
     ZERO3_REDUCE_BUCKET_PER_HIDDEN_SQUARED,
     FrameworkProfile,
 )
-from planner.memory.profiles import (
+from planner.estimate.memory.profiles import (
     HF as HF_PROFILE,
 )
-from planner.memory.profiles import (
+from planner.estimate.memory.profiles import (
     TORCHTUNE as TORCHTUNE_PROFILE,
 )
 from planner.spec import LossKernel, Method, Optimizer, Precision, Quant, Rollout, Sharding
@@ -38,7 +38,8 @@ from planner.spec import LossKernel, Method, Optimizer, Precision, Quant, Rollou
 
 @dataclass(frozen=True, slots=True)
 class Job:
-    """The resolved JobSpec fields the components read (planner.memory.estimate.component_job)."""
+    """The resolved JobSpec fields the components read
+    (planner.estimate.memory.estimate.component_job)."""
 
     method: Method
     quant: Quant | None
@@ -683,7 +684,7 @@ def rollout_bytes(arch: ModelArch, job: Job) -> float:
     over TP GPUs generates the TP ranks' sequences with each GPU holding 1/TP of the heads, so
     its KV cache per GPU is one rank's round whatever TP is (post-training.md §8, "vLLM TP
     divides W_rollout"). It reserves more, gpu_memory_utilization of the card
-    (planner.memory.estimate applies it per card). Zero for HF generate (transient:
+    (planner.estimate.memory.estimate applies it per card). Zero for HF generate (transient:
     `generation_scratch_bytes`) and for a separate vLLM server."""
     if job.rollout is not Rollout.vllm_colocate:
         return 0.0

@@ -27,17 +27,18 @@ import re
 from collections.abc import Callable
 from typing import get_args
 
-from planner.catalog.gpus import GpuSpec, gpu_by_key
+from planner.catalog.gpus import GpuSpec, gpu_by_key, requested_card
 from planner.catalog.models import ModelArch, all_models, lookup_model
-from planner.defaults import FSDP_ONLY_FRAMEWORKS, ResolvedJob, resolve
 from planner.errors import PlanningError
-from planner.memory import estimate_memory
-from planner.memory.estimate import required_gib
-from planner.memory.host import GPUS_PER_NODE, node_host_ram_gib
-from planner.options import in_nodes, requested_card, verdict_for
+from planner.estimate.memory import estimate_memory
+from planner.estimate.memory.estimate import required_gib
+from planner.estimate.memory.host import GPUS_PER_NODE, node_host_ram_gib
+from planner.job.resolved import ResolvedJob
+from planner.market.options import in_nodes, verdict_for
+from planner.market.suggestions import HF_FAMILY
 from planner.plan import Asked, Lever, Plan, Solve, SolvedCard, Verdict
+from planner.resolve.defaults import FSDP_ONLY_FRAMEWORKS, resolve
 from planner.spec import MAX_MICRO_BATCH, Framework, JobSpec, Method, Sharding
-from planner.suggestions import HF_FAMILY
 
 CONTEXT_STEP = 256
 # Without a window in the catalog, contexts are searched up to this (no dense model trains past).
@@ -194,7 +195,8 @@ def counts_searched(gpu: GpuSpec) -> list[int]:
 def _fewest_gpus(search: _Search) -> SolvedCard:
     """The fewest GPUs that hold the job, without CPU offload first (offload is slow and its
     host RAM is rarely there); either way only layouts whose host RAM one node of the card
-    offers (planner.memory.host.NODE_HOST_RAM_GB), so the count is one a person can rent."""
+    offers (planner.estimate.memory.host.NODE_HOST_RAM_GB), so the count is one a person can
+    rent."""
     node_gib = node_host_ram_gib(search.gpu.card_class)
     ladder = counts_searched(search.gpu)
     for offloaded in (False, True):

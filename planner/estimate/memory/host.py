@@ -26,12 +26,12 @@ import math
 from typing import TYPE_CHECKING, NamedTuple
 
 from planner.catalog.models import largest_linear
-from planner.memory import components as comp
-from planner.memory.profiles import GIB
+from planner.estimate.memory import components as comp
+from planner.estimate.memory.profiles import GIB
 from planner.spec import ONLINE_OBJECTIVES, Method, Precision, Sharding
 
 if TYPE_CHECKING:
-    from planner.defaults import ResolvedJob
+    from planner.job.resolved import ResolvedJob
 
 TRAINING_PROCESS_GIB = 6.0
 ROLLOUT_PROCESS_GIB = 11.0

@@ -1,11 +1,11 @@
 """Time, cost and a recommendation across the rental market: fills a Plan's market fields.
 
 Options: every card at one GPU, plus, where one card cannot hold the job, the fewest GPUs (2, 4
-or 8, sharded with FSDP/ZeRO-3) that can (planner/options.py). Recommendation: the cheapest, the
-fastest, the best value, and with a budget or deadline the cheapest run that meets it, all over
-the same runs: every option that fits, the requested one included (`candidates`). Best value is
-the option with the smallest cost × hours (dollar-hours): a run that costs a little more but
-finishes in a fraction of the time beats a marginally cheaper slow one.
+or 8, sharded with FSDP/ZeRO-3) that can (planner/market/options.py). Recommendation: the
+cheapest, the fastest, the best value, and with a budget or deadline the cheapest run that meets
+it, all over the same runs: every option that fits, the requested one included (`candidates`).
+Best value is the option with the smallest cost × hours (dollar-hours): a run that costs a little
+more but finishes in a fraction of the time beats a marginally cheaper slow one.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
-from planner.after_training import after_training
 from planner.catalog.prices import (
     NO_QUOTE_REASON,
     PriceBook,
     not_rentable_reasons,
     price_book,
 )
-from planner.managed import managed_option
-from planner.options import (
+from planner.market.after_training import after_training
+from planner.market.managed import managed_option
+from planner.market.options import (
     Footprint,
     MarketCards,
     MarketContext,
@@ -31,13 +31,13 @@ from planner.options import (
     read_requested_card,
     training_tokens,
 )
+from planner.market.suggestions import suggest
 from planner.plan import NotRentable, Option, Plan, Recommendation
 from planner.spec import Pricing, Rollout, Sharding
-from planner.suggestions import suggest
 from planner.units import hours_text
 
 if TYPE_CHECKING:
-    from planner.defaults import ResolvedJob
+    from planner.job.resolved import ResolvedJob
 
 
 def _describe(option: Option) -> str:

@@ -7,10 +7,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from planner.catalog.models import ModelArch
-from planner.memory import components as comp
-from planner.memory.host import host_ram_bytes
-from planner.memory.placement import Components, per_gpu
-from planner.memory.profiles import (
+from planner.catalog.stacks import stack_fact
+from planner.estimate.memory import components as comp
+from planner.estimate.memory.host import host_ram_bytes
+from planner.estimate.memory.placement import Components, per_gpu
+from planner.estimate.memory.profiles import (
     ALLOCATOR_SLACK_PACKED,
     ALLOCATOR_SLACK_VARIABLE_LENGTH,
     CUDA_CONTEXT_GIB,
@@ -18,7 +19,7 @@ from planner.memory.profiles import (
     NCCL_BUFFERS_GIB,
     PROFILES,
 )
-from planner.memory.range import range_bytes
+from planner.estimate.memory.range import range_bytes
 from planner.plan import MemoryBreakdown, MemoryEstimate
 from planner.spec import (
     PREFERENCE_OBJECTIVES,
@@ -30,10 +31,9 @@ from planner.spec import (
     Sharding,
     lora_target_names,
 )
-from planner.stacks import stack_fact
 
-if TYPE_CHECKING:  # planner.defaults imports our profiles
-    from planner.defaults import ResolvedJob
+if TYPE_CHECKING:  # annotations only
+    from planner.job.resolved import ResolvedJob
 
 
 # Layouts whose gradients are plain tensors set to None after every step (PyTorch ≥ 2.0's

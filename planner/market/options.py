@@ -18,33 +18,26 @@ priced, and paired with its price once per price table.
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
 from typing import NamedTuple
 
 from pydantic import BaseModel
 
 from planner.catalog.gpus import (
     GpuSpec,
+    RequestedCard,
     all_gpus,
-    apple_silicon_sentence,
-    closest_gpus,
-    is_apple_silicon,
-    read_gpu,
+    requested_card,
 )
 from planner.catalog.models import ModelArch
 from planner.catalog.prices import CardPrice, price_table
-from planner.defaults import ResolvedJob
-from planner.memory.estimate import (
+from planner.estimate.memory.estimate import (
     RolloutPhase,
     required_gib,
     required_on_card_gib,
     rollout_phase,
 )
-from planner.plan import Option, Verdict
-from planner.spec import Precision, Rollout, Sharding
-from planner.throughput import (
+from planner.estimate.throughput import (
     CardSpeed,
     JobWork,
     card_speed,
@@ -52,6 +45,10 @@ from planner.throughput import (
     matmul_rate,
     tokens_per_s_at,
 )
+from planner.job.resolved import ResolvedJob
+from planner.plan import Option, Verdict
+from planner.resolve.defaults import changed
+from planner.spec import Precision, Rollout, Sharding
 
 OVERHEAD_FRACTION = 0.25
 TIGHT_HEADROOM_FRACTION = 0.10
@@ -65,7 +62,6 @@ MULTI_NODE_COUNTS = (16, 32, 64)
 # JobSpec fields that say where the job runs, not what it is.
 PLACEMENT_FIELDS = frozenset({"num_gpus", "sharding", "gpu", "gpu_vram_gb"})
 SHARDING_STRATEGIES = (Sharding.fsdp, Sharding.zero3)
-GENERIC_PREFIX = "generic-"
 # Every trusted Option shares this set of set fields: it holds every field, so pydantic's only
 # write to it (adding a field on assignment) never changes it, and model_copy copies it.
 _EVERY_OPTION_FIELD = set(Option.model_fields)
@@ -226,7 +222,7 @@ class MarketContext:
         what the user said and the job is resolved again, so its figures are a re-plan's. The
         prices and measured speed are kept, and the memory estimates and cost per token too when
         the change moves only the placement and decides nothing else differently."""
-        job = self.job.changed(patch)
+        job = changed(self.job, patch)
         ratio = self.measured_ratio
         if not PLACEMENT_FIELDS.issuperset(patch) or _decided(job) != _decided(self.job):
             return MarketContext(job, measured_ratio=ratio, prices=self.prices, among=self.among)
@@ -239,7 +235,7 @@ class MarketContext:
     def on_card(self, gpu: GpuSpec) -> MarketContext:
         """The context `gpu`'s rows are planned in: a card without bf16 (T4, V100) runs a bf16
         job in fp16 mixed precision with an fp32 master copy, as the job re-planned on that card
-        decides (planner.defaults), so its memory, time and cost are that run's, not a bf16
+        decides (planner.resolve.defaults), so its memory, time and cost are that run's, not a bf16
         run it cannot do. Every other card shares this context."""
         if gpu.supports_bf16 or self.job.precision not in (Precision.bf16, Precision.bf16_mixed):
             return self
@@ -473,55 +469,6 @@ def cheapest_run(context: MarketContext) -> Option | None:
     return option_on(planned, card, count, sharding, planned.memory(count, sharding))
 
 
-@cache
-def _gib_per_marketed_gb() -> float:
-    """How much of a marketed GB nvidia-smi shows, typical over the catalog."""
-    return statistics.median(gpu.usable_gib / gpu.marketed_gb for gpu in all_gpus())
-
-
-def generic_card(vram_gb: float) -> GpuSpec:
-    """A card known only by its size ("70b qlora 48gb?"): fit only, no speed or price."""
-    return GpuSpec(
-        key=f"{GENERIC_PREFIX}{vram_gb:g}gb",
-        name=f"{vram_gb:g} GB card",
-        vendor="",
-        usable_gib=round(vram_gb * _gib_per_marketed_gb(), 2),
-        bf16_tflops=0.0,
-        bandwidth_gbs=0.0,
-        interconnect="",
-        supports_bf16=True,
-        form="",
-        source="size given by the user",
-        marketed_gb=vram_gb,
-    )
-
-
-class RequestedCard(NamedTuple):
-    gpu: GpuSpec | None
-    assumptions: tuple[str, ...]
-    warnings: tuple[str, ...]
-
-
 def read_requested_card(job: ResolvedJob) -> RequestedCard:
     """The card the user named (or a generic one of the size they gave), with what we assumed."""
     return requested_card(job.gpu, job.gpu_vram_gb)
-
-
-# The catalog is fixed for the process and chat users name the same few dozen cards, so a card
-# name is read (fuzzy matching over every alias) once.
-@lru_cache(maxsize=512)
-def requested_card(name: str | None, vram_gb: float | None) -> RequestedCard:
-    assumptions: list[str] = []
-    warnings: list[str] = []
-    if name and is_apple_silicon(name):
-        return RequestedCard(None, (), (apple_silicon_sentence(name, vram_gb),))
-    if name:
-        match = read_gpu(name)
-        if match is not None:
-            if match.note:
-                assumptions.append(match.note)
-            return RequestedCard(match.gpu, tuple(assumptions), ())
-        nearest = ", ".join(gpu.name for gpu in closest_gpus(name))
-        warnings.append(f"Unknown card '{name}'; the closest known cards are {nearest}.")
-    gpu = generic_card(vram_gb) if vram_gb else None
-    return RequestedCard(gpu, tuple(assumptions), tuple(warnings))

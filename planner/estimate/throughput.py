@@ -92,16 +92,18 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
-from planner import post_training_time as post
-from planner.catalog.gpus import GpuSpec, gpu_by_key
+from planner.catalog.gpus import FP8_CHIP_FAMILIES, GpuSpec, gpu_by_key
 from planner.catalog.models import ModelArch, linear_params
-from planner.memory.components import quantised_bytes_per_weight
-from planner.model_switches import FP8_CHIP_FAMILIES
-from planner.spec import Method, Objective, Precision, Quant, Sharding
-from planner.stacks import stack_fact
+from planner.catalog.stacks import stack_fact
+from planner.estimate.memory.components import (
+    kv_bytes_per_token,
+    quantised_bytes_per_weight,
+    reward_model_params,
+)
+from planner.spec import ONLINE_OBJECTIVES, Method, Objective, Precision, Quant, Rollout, Sharding
 
 if TYPE_CHECKING:
-    from planner.defaults import ResolvedJob
+    from planner.job.resolved import ResolvedJob
 
 UTILISATION: dict[Method, float] = {Method.full: 0.86, Method.lora: 0.68, Method.qlora: 0.59}
 CARD_CLASS_FACTOR = {"datacenter": 1.0, "workstation": 0.80, "consumer": 0.99}
@@ -225,15 +227,15 @@ def _block_pass_factor(job: ResolvedJob) -> int:
 
 def flops_per_token(job: ResolvedJob) -> float:
     """FLOPs per trained token: the training step, and for preference and RL jobs their other
-    forwards, reward model and generation (planner.post_training_time)."""
+    forwards, reward model and generation (post-training, below)."""
     step = training_step_flops_per_token(job)
     if job.objective is Objective.sft:
         return step
     return (
-        step * post.training_passes(job)
-        + post.extra_forwards(job) * forward_flops_per_token(job)
-        + post.generation_flops_per_token(job, active_block_params(job.arch))
-        + post.reward_flops_per_token(job)
+        step * training_passes(job)
+        + extra_forwards(job) * forward_flops_per_token(job)
+        + generation_flops_per_token(job, active_block_params(job.arch))
+        + reward_flops_per_token(job)
     )
 
 
@@ -454,7 +456,7 @@ def _held_bytes_per_param(job: ResolvedJob) -> float:
 def memory_bytes_per_token(job: ResolvedJob) -> float:
     """Memory-bound traffic of every GPU per trained token: the training step's elementwise,
     loss and weight traffic, and for preference and RL jobs their other forwards' share of it
-    and generation's decode traffic (planner.post_training_time)."""
+    and generation's decode traffic (post-training, below)."""
     activations, weights = activation_bytes_per_token(job), weight_read_bytes_per_token(job)
     step = activations + weights
     if job.objective is Objective.sft:
@@ -462,9 +464,9 @@ def memory_bytes_per_token(job: ResolvedJob) -> float:
     activation_passes = 1 + BACKWARD_TRAFFIC_FACTOR + (1 if job.gradient_checkpointing else 0)
     forward = activations / activation_passes + weights / _weight_passes(job)
     return (
-        step * post.training_passes(job)
-        + post.extra_forwards(job) * forward
-        + post.decode_bytes_per_token(job, ACHIEVED_BANDWIDTH_FRACTION)
+        step * training_passes(job)
+        + extra_forwards(job) * forward
+        + decode_bytes_per_token(job, ACHIEVED_BANDWIDTH_FRACTION)
     )
 
 
@@ -492,7 +494,7 @@ def job_work(job: ResolvedJob) -> JobWork:
         memory_bytes_per_token=memory_bytes_per_token(job),
         optimizer_bytes_per_token_one_gpu=optimizer_bytes_per_token(job),
         trains_weights=job.method == Method.full,
-        sync_seconds_per_token=post.weight_sync_seconds_per_token(job),
+        sync_seconds_per_token=weight_sync_seconds_per_token(job),
         fp8_speedup=fp8_speedup(job),
         all_to_all_bytes_per_token=all_to_all_bytes_per_token(job),
         expert_parallel=max(job.expert_parallel, job.context_parallel),
@@ -678,3 +680,110 @@ def estimate_throughput(
             gpu, count, sharding, trains_weights=work.trains_weights
         ),
     )
+
+
+# What preference and RL fine-tuning add to the cost of one trained token.
+#
+# A trained token is one the policy's training step processes: for preference methods each of the
+# chosen and rejected sequences; for GRPO/RLOO/PPO every generated completion with its prompt, so a
+# dataset of D prompts trains D × num_generations × (prompt + completion) tokens. Per trained token
+# (shared/docs/post-training.md §3.3; N = the policy's active block parameters):
+#
+# - the training step: as SFT (6N, 4N for adapters, +2N with checkpointing, attention, logits);
+#   PPO trains policy and critic `PPO_EPOCHS` times over each rollout batch (TRL num_ppo_epochs,
+#   LLaMA-Factory ppo_epochs);
+# - no-grad forwards of a policy-sized model (2N + attention + logits each): DPO/KTO's reference
+#   (once per epoch; precomputed log-probs run it once over the dataset, so 1/epochs), the
+#   old-policy log-probs of online methods (always with vLLM: TRL's importance-sampling correction
+#   is on by default; PPO always, for its rollout log-probs), their reference (beta ≠ 0), PPO's
+#   value forward during the rollout;
+# - a reward model's forward (2 N_rm) over every completion, when one is named;
+# - generation: prefill and decode compute (2N per token) plus decode's memory traffic, the
+#   bandwidth-bound part. Each decode step reads every weight once and the KV cache of the round's
+#   sequences (which average prompt + completion/2 tokens), for `completion_len` steps (the longest
+#   completion gates the round). Per trained token that is
+#       C × (W + S × (P + C/2) × kv) / (S × (P + C)),
+#   with S sequences per generation round per GPU. Decode reaches `DECODE_BANDWIDTH_FRACTION` of
+#   the datasheet bandwidth, expressed as extra bytes at the trainer's ACHIEVED_BANDWIDTH_FRACTION;
+# - weight sync to a separate vLLM server: the 16-bit model pushed over NCCL after every
+#   optimizer step (LoRA merged first), at `WEIGHT_SYNC_GBS`.
+# Generation and training run one after the other (TRL's synchronous loop), so their times add.
+
+PPO_EPOCHS = 4
+# [uncertain] docs/post-training.md §3.1 gives η ≈ 0.5–0.8 for decode's share of the datasheet
+# bandwidth with a serving engine (vLLM: paged KV cache, CUDA graphs). HF generate pads the batch,
+# launches every kernel from Python per token and has no CUDA graphs: taken as half of that.
+DECODE_BANDWIDTH_FRACTION = {
+    Rollout.vllm_colocate: 0.6,
+    Rollout.vllm_server: 0.6,
+    Rollout.hf: 0.3,
+}
+# NCCL weight push from trainer to a vLLM server: PCIe-class bandwidth between processes on
+# different GPUs (TRL's vllm_group_port communicator) [uncertain: NVLink is faster].
+WEIGHT_SYNC_GBS = 25.0
+GENERATION_BYTES_PER_PARAM = 2.0
+
+
+def training_passes(job: ResolvedJob) -> float:
+    """Training steps per trained token: PPO's epochs over policy and critic, else 1."""
+    return 2.0 * PPO_EPOCHS if job.objective is Objective.ppo else 1.0
+
+
+def extra_forwards(job: ResolvedJob) -> float:
+    """No-grad forwards of a policy-sized model per trained token (module docstring)."""
+    objective = job.objective
+    if objective is Objective.sft:
+        return 0.0
+    if objective not in ONLINE_OBJECTIVES:
+        if objective in (Objective.dpo, Objective.kto) and not job.reference_model:
+            return 1.0 / job.epochs  # precomputed once over the dataset
+        return 1.0 if job.reference_model else 0.0
+    old_policy = objective is Objective.ppo or job.rollout is not Rollout.hf
+    value = objective is Objective.ppo
+    return float(old_policy) + float(job.reference_model) + float(value)
+
+
+def reward_flops_per_token(job: ResolvedJob) -> float:
+    """A frozen reward model's forward over every scored token."""
+    if job.reward_arch is None or job.objective not in ONLINE_OBJECTIVES:
+        return 0.0
+    return 2.0 * reward_model_params(job.reward_arch)
+
+
+def generation_flops_per_token(job: ResolvedJob, block_params: int) -> float:
+    """Prefill and decode compute: one forward's 2N per token of every sequence."""
+    if job.objective not in ONLINE_OBJECTIVES:
+        return 0.0
+    return 2.0 * block_params
+
+
+def sequences_per_round(job: ResolvedJob) -> int:
+    """Completions one GPU generates per round: TRL's generation_batch_size per process
+    (per_device_train_batch_size × steps_per_generation, which defaults to grad accumulation)."""
+    return job.micro_batch * job.grad_accum
+
+
+def decode_bytes_per_token(job: ResolvedJob, achieved_fraction: float) -> float:
+    """Decode's memory traffic per trained token, scaled to the trainer's achieved bandwidth
+    (module docstring)."""
+    if job.objective not in ONLINE_OBJECTIVES or job.completion_len is None:
+        return 0.0
+    arch = job.arch
+    prompt, completion = job.prompt_len or 0, job.completion_len
+    sequences = sequences_per_round(job)
+    weights = (
+        linear_params(arch, active_only=True) + arch.hidden_size * arch.vocab_size
+    ) * GENERATION_BYTES_PER_PARAM
+    kv = sequences * (prompt + completion / 2) * kv_bytes_per_token(arch)
+    per_round = completion * (weights + kv)
+    efficiency = achieved_fraction / DECODE_BANDWIDTH_FRACTION[job.rollout]
+    return per_round / (sequences * (prompt + completion)) * efficiency
+
+
+def weight_sync_seconds_per_token(job: ResolvedJob) -> float:
+    """Pushing the 16-bit model to a vLLM server once per optimizer step, per trained token of
+    one GPU's share of the step."""
+    if job.rollout is not Rollout.vllm_server:
+        return 0.0
+    seconds = job.arch.total_params * GENERATION_BYTES_PER_PARAM / (WEIGHT_SYNC_GBS * 1e9)
+    return seconds / (sequences_per_round(job) * job.seq_len)

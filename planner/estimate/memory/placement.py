@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass, fields, replace
 
 from planner.catalog.models import ModelArch, linear_params
-from planner.memory import components as comp
-from planner.memory.profiles import ZERO3_SUB_GROUP_ELEMENTS
+from planner.estimate.memory import components as comp
+from planner.estimate.memory.profiles import ZERO3_SUB_GROUP_ELEMENTS
 from planner.spec import Method, Sharding
 
 

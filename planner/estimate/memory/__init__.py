@@ -6,6 +6,6 @@ and GPU count it compares.
 
 from __future__ import annotations
 
-from planner.memory.estimate import component_job, estimate_memory
+from planner.estimate.memory.estimate import component_job, estimate_memory
 
 __all__ = ["component_job", "estimate_memory"]

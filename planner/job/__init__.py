@@ -1,0 +1,1 @@
+"""The job types every stage reads: JobSpec (planner.spec, the public JSON), Patch, ResolvedJob."""

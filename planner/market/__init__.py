@@ -1,0 +1,1 @@
+"""The market part of a plan: option rows, picks, suggestions, managed services and solving."""

@@ -1,0 +1,1 @@
+"""JobSpec → ResolvedJob: every default decided, the way most people run, and said."""
