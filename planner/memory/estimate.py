@@ -231,6 +231,14 @@ def required_gib(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> float:
     return round(peak_bytes(job, num_gpus, sharding).required / GIB, 3)
 
 
+def host_ram_gib(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> float:
+    """estimate_memory(...).host_ram_gib alone: the market checks an offloading job's host RAM
+    at each layout against what one node of the card offers."""
+    peak = peak_bytes(job, num_gpus, sharding)
+    host = host_ram_bytes(job, component_job(job, num_gpus, sharding), num_gpus, peak.paged_share)
+    return round(host.total_bytes / GIB, 1)
+
+
 class RolloutPhase(NamedTuple):
     """What a colocated vLLM engine adds on each GPU, in GiB: its minimum (comp.rollout_bytes)
     and, when it sleeps through the update, the generating phase's required figure (the
