@@ -51,6 +51,7 @@ GENERATION_BATCH_PER_GPU = 8
 # Fields that only online methods read.
 _ONLINE_ONLY = (
     "num_generations",
+    "generation_batch",
     "rollout",
     "rollout_memory_fraction",
     "rollout_gpus",
@@ -79,6 +80,8 @@ class PostTrainingFields:
     # The reward model's architecture (None: rule-based rewards, nothing on the GPU).
     reward_arch: ModelArch | None
     dataset_prompts: float | None
+    # Completions the job generates per round, when the user's stack says (None: TRL's round).
+    generation_batch: int | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -186,6 +189,7 @@ def resolve_post_training(
         reward_model=reward_model,
         reward_arch=reward_arch,
         dataset_prompts=spec.dataset_prompts,
+        generation_batch=spec.generation_batch if online else None,
         seq_len=seq_len,
     )
 
