@@ -140,7 +140,12 @@ def _post_training_fields(job: ResolvedJob, num_gpus: int) -> dict[str, object]:
     # runs the plain forward over query + response and slices the logits afterwards.
     keeps_completion_logits = job.objective in (Objective.grpo, Objective.rloo)
     return {
-        "sequences_per_row": 2 if job.objective in PREFERENCE_OBJECTIVES else 1,
+        # A packed row of seq_len tokens holds whole pairs, chosen and rejected inside the one
+        # length (ms-swift's packed DPO scripts: pairs packed into max_length rows); unpacked,
+        # each pair is two padded rows ([2B, T], TRL's concatenated forward).
+        "sequences_per_row": (
+            2 if job.objective in PREFERENCE_OBJECTIVES and not job.packing else 1
+        ),
         "logits_len": job.completion_len if online and keeps_completion_logits else 0,
         "reference_copy": job.reference_copy,
         "critic": job.objective is Objective.ppo,
