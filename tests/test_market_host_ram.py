@@ -39,3 +39,13 @@ def test_offloaded_rows_fit_one_node_of_host_ram() -> None:
 def test_without_offload_the_table_is_not_filtered_by_host_ram() -> None:
     plan = make_plan(JobSpec(**{**OFFLOADED, "cpu_offload": False}))
     assert any(o.count > 1 for o in plan.options)
+
+
+def test_no_offload_suggestion_needs_more_host_ram_than_a_node() -> None:
+    # 72B full fine-tune on 8× H100: offloading takes ≈ 2 TiB of host RAM, more than a DGX's 2 TB.
+    spec = JobSpec(model="qwen2.5 72b", method="full", gpu="h100", num_gpus=8, dataset_tokens=1e9)
+    plan = make_plan(spec)
+    offloaded = resolve(JobSpec(**{**spec.model_dump(), "cpu_offload": True}))
+    assert host_ram_gib(offloaded, 8, Sharding.fsdp) > node_host_ram_gib("datacenter")
+    assert not any(s.patch.get("cpu_offload") for s in plan.suggestions)
+    assert not any(s.fits_as_asked for s in plan.suggestions)
