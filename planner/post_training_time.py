@@ -87,10 +87,10 @@ def generation_flops_per_token(job: ResolvedJob, block_params: int) -> float:
 
 def sequences_per_round(job: ResolvedJob) -> int:
     """Completions one GPU generates per round: the job's stated generation batch over its GPUs
-    (a vLLM engine decodes the whole round together by continuous batching; NeMo RL generates
-    num_prompts_per_step × num_generations_per_prompt per step), else TRL's
-    generation_batch_size per process (per_device_train_batch_size × steps_per_generation,
-    which defaults to grad accumulation)."""
+    (TRL's generation_batch_size; NeMo RL's num_prompts_per_step × num_generations_per_prompt;
+    a vLLM engine decodes the whole round together by continuous batching), else TRL's default
+    round per process (per_device_train_batch_size × steps_per_generation, which defaults to
+    grad accumulation)."""
     if job.generation_batch is not None:
         return max(1, -(-job.generation_batch // job.num_gpus))
     return job.micro_batch * job.grad_accum

@@ -245,8 +245,8 @@ class JobSpec(BaseModel):
         ge=1,
         le=MAX_GENERATIONS * MAX_GPUS,
         description="completions the whole job generates per round (prompts × generations: TRL's "
-        "generation_batch_size × processes, NeMo RL's num_prompts_per_step × "
-        "num_generations_per_prompt); null = TRL's default round",
+        "generation_batch_size, NeMo RL's num_prompts_per_step × num_generations_per_prompt); "
+        "null = TRL's default round",
     )
     # Mixture-of-experts, vision-language bases and kernels (README "Models").
     expert_parallel: int | None = Field(
