@@ -240,6 +240,14 @@ class JobSpec(BaseModel):
     dataset_prompts: float | None = Field(
         None, ge=0, le=MAX_TOKENS, description="an RL dataset counted in prompts"
     )
+    generation_batch: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_GENERATIONS * MAX_GPUS,
+        description="completions the whole job generates per round (prompts × generations: TRL's "
+        "generation_batch_size, NeMo RL's num_prompts_per_step × num_generations_per_prompt); "
+        "null = TRL's default round",
+    )
     # Mixture-of-experts, vision-language bases and kernels (README "Models").
     expert_parallel: int | None = Field(
         None, ge=1, le=MAX_GPUS, description="MoE expert-parallel size (EP); 1 = none"

@@ -139,7 +139,7 @@ def test_the_bounded_cheapest_run_search_finds_the_cheapest_row_of_a_full_scan(
         rows = [
             make_option(changed, card.gpu, count)
             for card in changed.cards.priced
-            if (count := changed.fewest_gpus(card.gpu.usable_gib)) is not None
+            if (count := changed.fewest_gpus(card.gpu)) is not None
         ]
         if changed.total_tokens is None:
             assert fast is None  # no token count, no cost

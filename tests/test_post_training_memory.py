@@ -292,3 +292,12 @@ def test_a_sleeping_engine_peaks_in_one_phase_and_parks_its_weights_in_host_ram(
     parts = small.memory.breakdown_gib.model_dump()
     assert sum(parts.values()) == pytest.approx(small.memory.required_gib, abs=0.02)
     assert asleep.requested.required_gib == pytest.approx(memory.required_gib, abs=0.01)
+
+
+def test_a_packed_preference_row_holds_the_pair_inside_its_length() -> None:
+    # Packed: chosen and rejected share one seq_len row; padded: two rows of seq_len each.
+    packed = _memory("qwen2.5 7b", "full", "dpo", packing=True, seq_len=4096)
+    padded = _memory("qwen2.5 7b", "full", "dpo", packing=False, seq_len=4096)
+    sft = _memory("qwen2.5 7b", "full", "sft", packing=True, seq_len=4096)
+    assert packed.breakdown_gib.logits == pytest.approx(sft.breakdown_gib.logits)
+    assert padded.breakdown_gib.logits == pytest.approx(2 * packed.breakdown_gib.logits)

@@ -56,6 +56,12 @@ def test_the_issue_example_is_read_field_by_field() -> None:
         ("grpo 7b, 8 completions per prompt", {"num_generations": 8}),
         ("grpo 7b group size 12", {"num_generations": 12}),
         (
+            "grpo 7b, generation_batch_size 512, 8 generations per prompt",
+            {"generation_batch": 512, "num_generations": 8},
+        ),
+        ("grpo 7b on 16 h100, 2048 rollouts per step", {"generation_batch": 2048, "num_gpus": 16}),
+        ("grpo 7b 每步 2048 条 rollout", {"generation_batch": 2048}),
+        (
             "grpo 7b max_prompt_length 512 max_completion_length=4096",
             {"prompt_len": 512, "completion_len": 4096},
         ),

@@ -79,6 +79,19 @@ def test_decode_is_bandwidth_bound_so_bigger_rounds_are_cheaper_per_token() -> N
     assert big > 2 * small  # 64 sequences share each weight read instead of 8
 
 
+def test_a_stated_generation_batch_sets_the_round_not_the_training_batch() -> None:
+    grpo = {"objective": "grpo", "rollout": "vllm-colocate", "num_gpus": 2, "sharding": "fsdp"}
+    default = resolve(JobSpec(model="qwen2.5 7b", method="lora", **grpo))
+    stated = resolve(JobSpec(model="qwen2.5 7b", method="lora", generation_batch=128, **grpo))
+    card = gpu_by_key("h100-sxm")
+    assert (stated.micro_batch, stated.grad_accum) == (default.micro_batch, default.grad_accum)
+    # 64 completions per GPU share each decode step's weight read instead of TRL's round of 8.
+    faster = estimate_throughput(stated, card, 2, stated.sharding).tokens_per_s
+    assert faster > 2 * estimate_throughput(default, card, 2, default.sharding).tokens_per_s
+    sft = resolve(JobSpec(model="qwen2.5 7b", method="lora", generation_batch=128))
+    assert sft.generation_batch is None and any("generation_batch" in w for w in sft.warnings)
+
+
 def test_longer_completions_cost_more_per_token() -> None:
     short = _tokens_per_s(
         "qwen2.5 7b", "h100-sxm", objective="grpo", prompt_len=256, completion_len=512

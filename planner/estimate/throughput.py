@@ -758,8 +758,13 @@ def generation_flops_per_token(job: ResolvedJob, block_params: int) -> float:
 
 
 def sequences_per_round(job: ResolvedJob) -> int:
-    """Completions one GPU generates per round: TRL's generation_batch_size per process
-    (per_device_train_batch_size × steps_per_generation, which defaults to grad accumulation)."""
+    """Completions one GPU generates per round: the job's stated generation batch over its GPUs
+    (TRL's generation_batch_size; NeMo RL's num_prompts_per_step × num_generations_per_prompt;
+    a vLLM engine decodes the whole round together by continuous batching), else TRL's default
+    round per process (per_device_train_batch_size × steps_per_generation, which defaults to
+    grad accumulation)."""
+    if job.generation_batch is not None:
+        return max(1, -(-job.generation_batch // job.num_gpus))
     return job.micro_batch * job.grad_accum
 
 

@@ -55,6 +55,8 @@ class PostTrainingFields:
     # The reward model's architecture (None: rule-based rewards, nothing on the GPU).
     reward_arch: ModelArch | None
     dataset_prompts: float | None
+    # Completions the job generates per round, when the user's stack says (None: TRL's round).
+    generation_batch: int | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

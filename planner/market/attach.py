@@ -217,7 +217,10 @@ def attach_market(
     count = job.num_gpus
     sharding = job.sharding if count > 1 else Sharding.none
     if job.rollout is not Rollout.vllm_colocate:  # else the plan's figure holds a card's pool
-        context.known[(count, sharding)] = Footprint(plan.memory.required_gib, plan.memory.sharding)
+        host_gib = (plan.memory.host_ram_gib or 0.0) if job.cpu_offload else 0.0
+        context.known[(count, sharding)] = Footprint(
+            plan.memory.required_gib, plan.memory.sharding, host_ram_gib=host_gib
+        )
     requested = make_option(context, card.gpu, count, sharding) if card.gpu else None
     notes = calibrate_to_measurement(context, requested)
     if requested is not None and context.measured_ratio is not None:

@@ -33,10 +33,12 @@ from planner.catalog.models import ModelArch
 from planner.catalog.prices import CardPrice, price_table
 from planner.estimate.memory.estimate import (
     RolloutPhase,
+    host_ram_gib,
     required_gib,
     required_on_card_gib,
     rollout_phase,
 )
+from planner.estimate.memory.host import node_host_ram_gib
 from planner.estimate.throughput import (
     CardSpeed,
     JobWork,
@@ -74,6 +76,8 @@ class Footprint(NamedTuple):
     sharding: str  # the layout the estimate was made for
     rollout: RolloutPhase | None = None  # a colocated vLLM engine's
     rollout_fraction: float | None = None  # its share of each card
+    # Host RAM of the layout when the job offloads to the CPU (0 otherwise: not checked).
+    host_ram_gib: float = 0.0
 
     def on(self, usable_gib: float) -> float:
         """Per-GPU memory on a card of `usable_gib`: with vLLM colocated, its pool is a share of
@@ -254,6 +258,8 @@ class MarketContext:
                     rollout=rollout_phase(self.job, key[0], key[1]),
                     rollout_fraction=self.job.rollout_memory_fraction,
                 )
+            if self.job.cpu_offload:
+                known = known._replace(host_ram_gib=host_ram_gib(self.job, key[0], key[1]))
             self.known[key] = known
         return known
 
@@ -264,17 +270,21 @@ class MarketContext:
         largest = max(card.gpu.usable_gib for card in self.cards.every)
         return self.memory(FIT_COUNTS[-1], self.multi_gpu_sharding).on(largest) > largest
 
-    def fewest_gpus(self, usable_gib: float, multi_node: bool = False) -> int | None:
-        """The fewest GPUs (1, else sharded 2, 4 or 8; with `multi_node` when no node of any
-        card holds the job, then 2, 4 or 8 nodes of 8) of `usable_gib` each that hold it."""
+    def fewest_gpus(self, gpu: GpuSpec) -> int | None:
+        """The fewest GPUs (1, else sharded 2, 4 or 8; for cards rented in nodes, when no node of
+        any card holds the job, then 2, 4 or 8 nodes of 8) of `gpu` that hold the job, with
+        host RAM one node of the card offers when it offloads (as the GPU-count solver)."""
+        usable_gib = gpu.usable_gib
+        node_gib = node_host_ram_gib(gpu.card_class)
         footprints = self._fit_footprints
         counts = FIT_COUNTS
-        if multi_node and self.needs_nodes:
+        if in_nodes(gpu) and self.needs_nodes:
             counts = (*FIT_COUNTS, *MULTI_NODE_COUNTS)
         for index, count in enumerate(counts):
             if index == len(footprints):
                 footprints.append(self.memory(count, self.multi_gpu_sharding))
-            if footprints[index].on(usable_gib) <= usable_gib:
+            footprint = footprints[index]
+            if footprint.on(usable_gib) <= usable_gib and footprint.host_ram_gib <= node_gib:
                 return count
         return None
 
@@ -411,11 +421,15 @@ def market_options(context: MarketContext) -> list[Option]:
     for card in context.cards.rentable:
         planned = context.on_card(card.gpu)
         single = planned.memory(1, Sharding.none)
+        if single.host_ram_gib > node_host_ram_gib(card.gpu.card_class):
+            # Offloading on this card takes more host RAM than one node of it offers, at any
+            # count (the offloaded state is the whole model's): no row a person can rent.
+            continue
         options.append(option_on(planned, card, 1, Sharding.none, single))
         usable_gib = card.gpu.usable_gib
         if usable_gib >= single.on(usable_gib):
             continue  # one card holds it: fewest_gpus would say 1
-        count = planned.fewest_gpus(usable_gib, in_nodes(card.gpu))
+        count = planned.fewest_gpus(card.gpu)
         if count is not None:
             memory = planned.memory(count, sharding)
             options.append(option_on(planned, card, count, sharding, memory))
@@ -449,7 +463,7 @@ def cheapest_run(context: MarketContext) -> Option | None:
         if matmul_price * floor_per_matmul_price * FLOOR_ROUNDING_MARGIN >= best_cost + CENT:
             break
         planned = context.on_card(card.gpu)
-        count = planned.fewest_gpus(card.gpu.usable_gib, in_nodes(card.gpu))
+        count = planned.fewest_gpus(card.gpu)
         if count is None:
             continue
         sharding = context.multi_gpu_sharding if count > 1 else Sharding.none

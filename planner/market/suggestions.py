@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from planner.catalog.gpus import GENERIC_PREFIX, GpuSpec, all_gpus, gpu_by_key
 from planner.estimate.memory.estimate import rollout_phase
+from planner.estimate.memory.host import node_host_ram_gib
 from planner.job.resolved import ResolvedJob
 from planner.market.options import (
     MarketContext,
@@ -292,6 +293,8 @@ class After(NamedTuple):
     count: int
     required_gib: float
     fits: bool  # on the target card, or with no card named on some single card
+    # The layout's host RAM (when it offloads) is within one node of the target card.
+    host_ram_ok: bool = True
 
 
 def _apply(context: MarketContext, change: Change, card: GpuSpec | None) -> After:
@@ -306,7 +309,10 @@ def _apply(context: MarketContext, change: Change, card: GpuSpec | None) -> Afte
         fits = verdict_for(after_gib, target.usable_gib) != "no"
     else:
         fits = _smallest_card_holding(after_gib, context.among) is not None
-    return After(after_context, target, count, after_gib, fits)
+    # An offload no node of the card has the host RAM for is not a run a person can rent
+    # (issue 28 item 5, as the market table and the GPU-count solver).
+    host_ram_ok = target is None or footprint.host_ram_gib <= node_host_ram_gib(target.card_class)
+    return After(after_context, target, count, after_gib, fits and host_ram_ok, host_ram_ok)
 
 
 def _before_gib(context: MarketContext, requested: Option | None) -> float:
@@ -445,7 +451,7 @@ def suggest(
                 moves_card = "gpu" in change.patch
                 rank = (moves_card, change.changes_the_job, cost or float("inf"))
                 helpful.append((*rank, suggestion))
-            elif after.required_gib < cut_gib:
+            elif after.host_ram_ok and after.required_gib < cut_gib:
                 partial.append((after.required_gib, change, after))
         # Changes that make it fit: on the named card before another card, settings before job
         # changes, cheapest first; then the biggest memory cuts, priced only if there is room.

@@ -2,12 +2,13 @@
 
 Objective: DPO ("direct preference optimization", 偏好优化, 直接偏好优化), KTO, ORPO, SimPO, CPO,
 GRPO ("RL with verifiable rewards", RLVR, DAPO, 强化学习), RLOO, PPO (RLHF); "DPO vs ORPO" is a
-comparison. Generations: "G=8", "num_generations 8", "8 generations/samples/completions/rollouts
-per prompt", "group size 8", "每个prompt 8个回答". Lengths ("k" = 1024 as for context): "1k
-prompt", "prompt length 512", "2k completion", "max_completion_length 2048", "max_new_tokens",
-"response length 1k". Rollout: "vllm colocate", "vLLM server", "vLLM on a separate GPU" / "on 2
-extra GPUs", "HF generate", "gpu_memory_utilization 0.5"; the colocated engine's "vLLM TP 4",
-"tensor_parallel_size=2", "sleep mode", "free_cache_engine", "no sleep mode". A reward model:
+comparison. Generations: "G=8", "num_generations 8", "8 generations/samples/completions/rollouts per
+prompt", "group size 8", "每个prompt 8个回答"; the round: "generation_batch_size 512",
+"generation batch 512", "2048 rollouts per step", "每步 2048 条 rollout". Lengths ("k" = 1024 as
+for context): "1k prompt", "prompt length 512", "2k completion", "max_completion_length 2048",
+"max_new_tokens", "response length 1k". Rollout: "vllm colocate", "vLLM server", "vLLM on a separate
+GPU" / "on 2 extra GPUs", "HF generate", "gpu_memory_utilization 0.5"; the colocated engine's "vLLM
+TP 4", "tensor_parallel_size=2", "sleep mode", "free_cache_engine", "no sleep mode". A reward model:
 "7B reward model", "RM 8b", "reward model Skywork/Skywork-Reward-Llama-3.1-8B". The reference:
 "without the reference model", "precompute reference log-probs", "beta 0.04". RL datasets in
 prompts: "2000 prompts", "500 steps of 64 prompts"; for preference/online jobs also "10k
@@ -63,6 +64,14 @@ _GENERATIONS = lazy_pattern(
     + r"|每个?(?:prompt|问题|提示)\s?(?:采样|生成)?\s?(?P<d>\d{1,4})\s?(?:个|条|次)"
 )
 _GENERATION_WORDS = ("g", "generation", "sample", "completion", "rollout", "response", "answer")
+# The whole job's round of completions (TRL's generation_batch_size, NeMo RL's G-GBS).
+_GENERATION_BATCH = re.compile(
+    r"generation[-_\s]batch(?:[-_\s]size)?\s?(?:of|=|:|is)?\s?(?P<a>\d{1,6})(?![\d.a-z])|"
+    r"(?<![\d.])(?P<b>\d{1,6})\s?(?:rollouts?|completions?|generations?)\s?(?:per|each|/)\s?"
+    r"(?:step|round|iteration)(?![a-z])|"
+    r"每(?:步|轮)\s?(?P<c>\d{1,6})\s?(?:条|个)?\s?(?:rollouts?|回答|生成|样本)"
+)
+_GENERATION_BATCH_WORDS = ("batch", "step", "round", "iteration", "每步", "每轮")
 _LENGTH = r"(?P<num>" + NUM + r")\s?(?P<k>k)?(?![a-z0-9_]|\.\d)"
 _PROMPT_WORDS = r"(?:prompts?|questions?|queries)"
 _COMPLETION_WORDS = r"(?:completions?|responses?|answers?|generations?|outputs?)"
@@ -196,6 +205,11 @@ def _read_objective_name(r: Reading) -> str | None:
 
 
 def _read_generations(r: Reading) -> None:
+    for m in r.matches_if(_GENERATION_BATCH_WORDS, _GENERATION_BATCH):
+        count = int(next(value for value in m.groups() if value))
+        if count >= 1:
+            r.put("generation_batch", count)
+            r.take(m)
     for m in r.matches_if((*_GENERATION_WORDS, "每"), _GENERATIONS):
         written = next(value for value in m.groups() if value)
         count = int(written)

@@ -52,6 +52,7 @@ GENERATION_BATCH_PER_GPU = 8
 # Fields that only online methods read.
 _ONLINE_ONLY = (
     "num_generations",
+    "generation_batch",
     "rollout",
     "rollout_memory_fraction",
     "rollout_gpus",
@@ -165,6 +166,7 @@ def resolve_post_training(
         reward_model=reward_model,
         reward_arch=reward_arch,
         dataset_prompts=spec.dataset_prompts,
+        generation_batch=spec.generation_batch if online else None,
         seq_len=seq_len,
     )
 

@@ -140,7 +140,12 @@ def _post_training_fields(job: ResolvedJob, num_gpus: int) -> dict[str, object]:
     # runs the plain forward over query + response and slices the logits afterwards.
     keeps_completion_logits = job.objective in (Objective.grpo, Objective.rloo)
     return {
-        "sequences_per_row": 2 if job.objective in PREFERENCE_OBJECTIVES else 1,
+        # A packed row of seq_len tokens holds whole pairs, chosen and rejected inside the one
+        # length (ms-swift's packed DPO scripts: pairs packed into max_length rows); unpacked,
+        # each pair is two padded rows ([2B, T], TRL's concatenated forward).
+        "sequences_per_row": (
+            2 if job.objective in PREFERENCE_OBJECTIVES and not job.packing else 1
+        ),
         "logits_len": job.completion_len if online and keeps_completion_logits else 0,
         "reference_copy": job.reference_copy,
         "critic": job.objective is Objective.ppo,
@@ -229,6 +234,14 @@ def required_gib(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> float:
     this figure for several GPU counts per job and shows nothing else of those estimates.
     A colocated vLLM pool is not in it (it depends on the card: `rollout_pool_excess_gib`)."""
     return round(peak_bytes(job, num_gpus, sharding).required / GIB, 3)
+
+
+def host_ram_gib(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> float:
+    """estimate_memory(...).host_ram_gib alone: the market checks an offloading job's host RAM
+    at each layout against what one node of the card offers."""
+    peak = peak_bytes(job, num_gpus, sharding)
+    host = host_ram_bytes(job, component_job(job, num_gpus, sharding), num_gpus, peak.paged_share)
+    return round(host.total_bytes / GIB, 1)
 
 
 class RolloutPhase(NamedTuple):
