@@ -35,7 +35,11 @@ class Job:
     checkpointing: bool = True
     optimizer: str = "adamw"
     precision: str = "bf16-mixed"
-    loss: str = "hf"  # hf | chunked | liger (TRL's fused LM head)
+    # hf: transformers' loss; chunked: torchtune's CEWithChunkedOutputLoss in plain PyTorch.
+    # (TRL 1.16's fused LM head tiles 32,768 tokens, so below that it is one tile of full
+    # logits: a kernel the planner does not name, so it is not in the grid; see
+    # docs/shadow-runs.md.)
+    loss: str = "hf"
     objective: str = "sft"
     rank: int = 16
     targets: str = ALL_LINEAR  # all-linear | qv | qkvo
@@ -119,7 +123,6 @@ def _jobs_for(model: str, tier: str) -> list[Job]:
     jobs.append(Job(model, "lora", 4096, 1, rank=8, targets="qkvo"))
     jobs.append(Job(model, "lora", 2048, 1, precision="bf16", targets=targets))
     jobs.append(Job(model, "lora", 4096, 2, loss="chunked", targets=targets))
-    jobs.append(Job(model, "lora", 4096, 1, loss="liger", targets=targets))
     jobs.append(Job(model, "lora", 1024, 1, objective="dpo", targets=targets))
     # Full fine-tuning: fp32-master mixed and pure bf16, AdamW and SGD.
     for seq, precision in itertools.product((512, 4096), ("bf16-mixed", "bf16")):

@@ -4,7 +4,8 @@ The model is the real transformers modeling code, built from the row's config.js
 device and materialised with `to_empty` inside FakeTensorMode (random init on a fake device would
 need the real one); PEFT's LoRA takes the same route. Each step is what HF Trainer + TRL run for
 one micro-batch with gradient_accumulation_steps=1: forward (under bf16 autocast unless fp32:
-HF Trainer's bf16=True autocasts whatever dtype the weights were loaded in), the loss, backward, optimizer.step(), zero_grad(set_to_none=True).
+HF Trainer's bf16=True autocasts whatever dtype the weights were loaded in), the loss, backward,
+optimizer.step(), zero_grad(set_to_none=True).
 
 Heavy imports happen inside `run_trace`: this module is imported only by the shadow CLI.
 """
@@ -196,6 +197,22 @@ def cuda_dropout():
         F.dropout = plain
 
 
+@contextlib.contextmanager
+def one_sequence_per_row():
+    """Each row is one sequence of seq_len tokens. transformers reads the position ids to find
+    packed sequences, which it cannot on fake tensors (no values): it would assume packing and
+    hand SDPA an s×s mask (copied to the compute dtype in every layer) instead of is_causal=True,
+    which a real run without padding gets."""
+    from transformers import masking_utils
+
+    plain = masking_utils.find_packed_sequence_indices
+    masking_utils.find_packed_sequence_indices = lambda position_ids: None
+    try:
+        yield
+    finally:
+        masking_utils.find_packed_sequence_indices = plain
+
+
 def run_trace(spec: dict[str, Any], arch: dict[str, Any], steps: int = 2) -> dict[str, Any]:
     """The shadow block of a dataset row: peak live bytes, its breakdown and phase."""
     import torch
@@ -222,9 +239,11 @@ def run_trace(spec: dict[str, Any], arch: dict[str, Any], steps: int = 2) -> dic
         from peft import LoraConfig, get_peft_model
 
         targets = spec.get("lora_targets") or "all-linear"
-        names = list(TARGET_MODULES.values()) if targets == "all-linear" else [
-            TARGET_MODULES[t] for t in targets
-        ]
+        names = (
+            list(TARGET_MODULES.values())
+            if targets == "all-linear"
+            else [TARGET_MODULES[t] for t in targets]
+        )
         lora = LoraConfig(
             r=spec["lora_rank"],
             lora_alpha=spec.get("lora_alpha") or 2 * spec["lora_rank"],
@@ -243,8 +262,8 @@ def run_trace(spec: dict[str, Any], arch: dict[str, Any], steps: int = 2) -> dic
         # from_pretrained with the same torch_dtype).
         reference = _meta_model(config, dtype if precision == "fp32" else torch.bfloat16)
     if spec.get("gradient_checkpointing"):
-        enable = getattr(model, "gradient_checkpointing_enable")
-        enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        # HF's default (transformers 5): non-reentrant checkpointing of each decoder layer.
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     model.train()
 
     tracker = LiveBytes()
@@ -281,16 +300,14 @@ def run_trace(spec: dict[str, Any], arch: dict[str, Any], steps: int = 2) -> dic
         lambda _module, _inputs: setattr(tracker, "category", "activations")
     )
     optimizer = _optimizer(spec, trainable)
-    cast = (
-        torch.autocast("cpu", dtype=torch.bfloat16) if autocast else contextlib.nullcontext()
-    )
-    with fake, tracker, cuda_dropout():
+    cast = torch.autocast("cpu", dtype=torch.bfloat16) if autocast else contextlib.nullcontext()
+    with fake, tracker, cuda_dropout(), one_sequence_per_row():
         ids = torch.randint(0, config.get_text_config().vocab_size, (batch, seq))
         for step in range(1, steps + 1):
             tracker.phase, tracker.category = f"step {step}: forward", "activations"
             with cast:
-                loss = loss_fn(model, ids, reference) if reference is not None else loss_fn(
-                    model, ids
+                loss = (
+                    loss_fn(model, ids, reference) if reference is not None else loss_fn(model, ids)
                 )
             tracker.phase, tracker.category = f"step {step}: backward", "logits"
             loss.backward()
