@@ -16,7 +16,9 @@ from typing import Any
 from planner.catalog.models import arch_from_hf_config
 from planner.defaults import resolve
 from planner.memory import estimate_memory
+from planner.memory.estimate import peak_bytes
 from planner.spec import JobSpec
+from planner.units import GIB
 
 DATASET = Path(__file__).resolve().parents[2] / "bench" / "data" / "shadow_peaks.jsonl"
 
@@ -36,6 +38,7 @@ class Comparison:
     peak_phase: str
     # The planner's activations and logits at its peak beside the trace's (for reading).
     detail: dict[str, tuple[float, float]]
+    moe: bool = False
 
     @property
     def error(self) -> float:
@@ -53,15 +56,18 @@ def read_rows(path: Path = DATASET) -> Iterator[dict[str, Any]]:
 def compare(row: dict[str, Any]) -> Comparison:
     spec = JobSpec.model_validate(row["spec"])
     arch = arch_from_hf_config(row["arch"], spec.model or row["id"])
-    memory = estimate_memory(resolve(spec, arch))
+    job = resolve(spec, arch)
+    memory = estimate_memory(job)
     b = memory.breakdown_gib
+    # The optimizer's state as such: the breakdown charges the step's scratch to it when the
+    # step is the peak, where the trace counts that scratch as a temporary.
+    state_gib = peak_bytes(job, job.num_gpus, job.sharding).share.optimizer / GIB
     planner = {
         "parameters": b.weights + b.adapter + b.reference,
         "gradients": b.gradients,
-        "optimizer": b.optimizer,
+        "optimizer": min(b.optimizer, state_gib),
     }
     planner["transients"] = memory.peak_allocated_gib - sum(planner.values())
-    detail = {"activations": b.activations, "logits": b.logits}
     cats = row["shadow"]["by_category_gib"]
     shadow = {
         "parameters": cats["parameters"],
@@ -77,7 +83,8 @@ def compare(row: dict[str, Any]) -> Comparison:
         planner=planner,
         peak_phase=row["shadow"]["peak_phase"],
         detail={
-            name: (detail[name], cats[name] + (cats["temporaries"] if name == "logits" else 0))
-            for name in detail
+            "activations": (b.activations, cats["activations"]),
+            "logits": (b.logits, cats["logits"] + cats["temporaries"]),
         },
+        moe=arch.is_moe,
     )
