@@ -87,3 +87,20 @@ def test_each_category_agrees_with_the_traces(comparisons: list[Comparison], cat
         and abs(c.planner[category] - c.shadow[category]) > tolerance * c.shadow_gib
     ]
     assert not apart, apart[:5]
+
+
+def test_a_config_that_cannot_be_built_is_skipped_with_its_reason(tmp_path, monkeypatch) -> None:
+    """The grid logs the reason and goes on (no torch needed: the failure is the trace's)."""
+    from tools.shadow import __main__ as shadow
+    from tools.shadow.trace import SkipConfig
+
+    def unbuildable(job):
+        raise SkipConfig("transformers cannot build 'no_such_arch'")
+
+    monkeypatch.setattr(shadow, "trace_row", unbuildable)
+    monkeypatch.setattr(shadow, "SKIPPED", tmp_path / "skipped.jsonl")
+    out = tmp_path / "rows.jsonl"
+    job = next(iter(by_id().values()))
+    assert shadow.run_one(job, out) is False
+    assert not out.exists()
+    assert "no_such_arch" in (tmp_path / "skipped.jsonl").read_text()
