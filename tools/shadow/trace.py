@@ -173,6 +173,29 @@ def _optimizer(spec: dict[str, Any], params):
     return optimizer
 
 
+def with_lora(model, spec: dict[str, Any]):
+    """PEFT's LoRA on the job's targets (created on the device the caller sets)."""
+    from peft import LoraConfig, get_peft_model
+
+    targets = spec.get("lora_targets") or "all-linear"
+    names = (
+        list(TARGET_MODULES.values())
+        if targets == "all-linear"
+        else [TARGET_MODULES[t] for t in targets]
+    )
+    lora = LoraConfig(
+        r=spec["lora_rank"],
+        lora_alpha=spec.get("lora_alpha") or 2 * spec["lora_rank"],
+        lora_dropout=LORA_DROPOUT,
+        target_modules=names,
+        task_type="CAUSAL_LM",
+    )
+    try:
+        return get_peft_model(model, lora)
+    except ValueError as exc:
+        raise SkipConfig(f"PEFT cannot wrap it: {exc}") from exc
+
+
 @contextlib.contextmanager
 def cuda_dropout():
     """Dropout as CUDA runs it. On CPU, F.dropout multiplies by a mask in the input's dtype (an
@@ -236,26 +259,8 @@ def run_trace(spec: dict[str, Any], arch: dict[str, Any], steps: int = 2) -> dic
 
         add_fused_lm_head(model)
     if method == "lora":
-        from peft import LoraConfig, get_peft_model
-
-        targets = spec.get("lora_targets") or "all-linear"
-        names = (
-            list(TARGET_MODULES.values())
-            if targets == "all-linear"
-            else [TARGET_MODULES[t] for t in targets]
-        )
-        lora = LoraConfig(
-            r=spec["lora_rank"],
-            lora_alpha=spec.get("lora_alpha") or 2 * spec["lora_rank"],
-            lora_dropout=LORA_DROPOUT,
-            target_modules=names,
-            task_type="CAUSAL_LM",
-        )
         with torch.device("meta"):
-            try:
-                model = get_peft_model(model, lora)
-            except ValueError as exc:
-                raise SkipConfig(f"PEFT cannot wrap it: {exc}") from exc
+            model = with_lora(model, spec)
     reference = None
     if spec.get("objective") == "dpo" and method == "full":
         # The reference is loaded in the compute dtype (TRL create_reference_model / a second
