@@ -14,7 +14,7 @@ import pytest
 
 from planner.spec import JobSpec
 from tools.shadow.compare import Comparison, compare, read_rows
-from tools.shadow.grid import by_id, spec_of
+from tools.shadow.grid import arch_of, by_id, spec_of
 
 # The targets: within 5 % of the traced peak on ≥ 90 % of the configs, median ≤ 3 %.
 WITHIN = 0.05
@@ -49,6 +49,7 @@ def test_every_row_is_a_grid_job_reproducible_by_its_id(rows: list[dict]) -> Non
         job = jobs[row["id"]]
         expected = {**spec_of(job), "params_b": row["spec"]["params_b"]}
         assert row["spec"] == expected, row["id"]
+        assert row["arch"] == arch_of(job), row["id"]
         JobSpec.model_validate(row["spec"])
         assert row["arch"]["model_type"]
         assert set(row["versions"]) == {"torch", "transformers", "peft", "trl"}

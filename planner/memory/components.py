@@ -413,6 +413,19 @@ def autocast_copy_bytes(arch: ModelArch, job: Job) -> float:
     return 2.0 * (linear_params(arch) + arch.vocab_size * arch.hidden_size)
 
 
+def autocast_cache_bytes(arch: ModelArch, job: Job) -> float:
+    """Autocast caches the 16-bit copy of every trained fp32 weight it casts until the forward
+    (and the loss) leave its region; with checkpointing nothing else keeps them, without it
+    backward does anyway (`saved_activation_bytes` counts them)."""
+    return autocast_copy_bytes(arch, job) if job.gradient_checkpointing else 0.0
+
+
+# What of the logits' bytes per entry the forward holds when the loss is computed: transformers'
+# loss keeps the 16-bit logits, their fp32 upcast and the fp32 log-softmax (2 + 4 + 4 of the 12 B
+# backward's start holds; shadow trace qwen2.5-0.5b.full.sft.s2048.b1.gc.sgd.bf16-mixed).
+LOGITS_FORWARD_SHARE = 10.0 / 12.0
+
+
 def residual_bytes(job: Job) -> float:
     """Bytes per element of the residual stream (each layer's input): fp32 when the weights are
     (fp32 training, or autocast over fp32 weights, where the embedding output and every residual
@@ -604,6 +617,12 @@ def logits_bytes(arch: ModelArch, job: Job) -> float:
     return tokens * arch.vocab_size * job.profile.logits_bytes_per_entry
 
 
+# torchtune's chunked cross-entropy run eagerly outside torchtune: the 16-bit logits, every
+# chunk's fp32 log-softmax (cross_entropy saves it for backward) and one chunk's fp32 upcast of
+# eight: 2 + 4 + 4/8 bytes per token × vocabulary entry at the end of the forward (shadow traces
+# *.chunked, e.g. qwen2.5-0.5b.lora-r16-all-linear.sft.s4096.b2.gc.adamw.bf16-mixed.chunked).
+EAGER_CHUNKED_CE_BYTES_PER_ENTRY = 2.0 + 4.0 + 4.0 / 8
+
 # Cut Cross-Entropy keeps only the correct token's logit and a log-sum-exp per token (fp32).
 CCE_BYTES_PER_TOKEN = 8.0
 
@@ -611,8 +630,10 @@ CCE_BYTES_PER_TOKEN = 8.0
 def loss_kernel_bytes(arch: ModelArch, job: Job, tokens: int) -> float:
     """The loss region of the kernel the job names.
 
-    hf: tokens · V · the HF profile's bytes per entry. chunked: tokens · V · torchtune's
-    (its CEWithChunkedOutputLoss is the chunked kernel; the profile says how its figure was set).
+    hf: tokens · V · the HF profile's bytes per entry. chunked: in torchtune, tokens · V ·
+    torchtune's measured figure (its CEWithChunkedOutputLoss is the chunked kernel; the profile
+    says how its figure was set); in other stacks the same loss as written, in eager PyTorch
+    (`EAGER_CHUNKED_CE_BYTES_PER_ENTRY`).
     liger (fused linear cross-entropy): logits exist one chunk of ≈ tokens·h/V tokens at a time,
     about one fp32 hidden state per token (tokens · h · 4), plus the lm_head weight's gradient
     accumulated in the compute dtype (V · h). cce: tokens · 8 B (Wijmans et al. 2024: Gemma 2
@@ -621,8 +642,10 @@ def loss_kernel_bytes(arch: ModelArch, job: Job, tokens: int) -> float:
     match job.loss_kernel:
         case LossKernel.hf:
             return tokens * arch.vocab_size * HF_PROFILE.logits_bytes_per_entry
-        case LossKernel.chunked:
+        case LossKernel.chunked if job.profile is TORCHTUNE_PROFILE:
             return tokens * arch.vocab_size * TORCHTUNE_PROFILE.logits_bytes_per_entry
+        case LossKernel.chunked:
+            return tokens * arch.vocab_size * EAGER_CHUNKED_CE_BYTES_PER_ENTRY
         case LossKernel.liger:
             return tokens * arch.hidden_size * 4.0 + arch.vocab_size * arch.hidden_size * (
                 job.compute_bytes

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.catalog.models import get_model
-from tools.shadow.grid import Job, by_id, catalog_configs, grid, part, spec_of
+from tools.shadow.grid import Job, arch_of, by_id, grid, part, spec_of
 
 ROOT = Path(__file__).resolve().parents[2]
 DATASET = ROOT / "bench" / "data" / "shadow_peaks.jsonl"
@@ -38,8 +38,7 @@ def trace_row(job: Job) -> dict[str, Any]:
     """One dataset row; raises SkipConfig for a job that cannot be built or run here."""
     from tools.shadow.trace import SkipConfig, count_params, run_trace, versions
 
-    entry = catalog_configs()[job.model]
-    arch = entry["config"]
+    arch = arch_of(job)
     spec = spec_of(job)
     planner_params = get_model(job.model).total_params
     traced_params = count_params(arch, spec)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.shadow.__main__ import append, done_ids
-from tools.shadow.grid import Job, by_id, catalog_configs, spec_of
+from tools.shadow.grid import Job, arch_of, by_id, spec_of
 from tools.shadow.trace import _loss_fn, _optimizer, build_config, versions, with_lora
 
 OUT = Path(__file__).resolve().parents[2] / "bench" / "data" / "gpu_peaks.jsonl"
@@ -71,7 +71,7 @@ def _model(spec: dict[str, Any], arch: dict[str, Any], qlora: bool):
 def run_gpu(job: Job, qlora: bool = False, steps: int = 2) -> dict[str, Any]:
     import torch
 
-    arch = catalog_configs()[job.model]["config"]
+    arch = arch_of(job)
     spec = spec_of(job)
     if spec["objective"] != "sft":
         raise SystemExit(f"{job.id}: the GPU slice runs SFT jobs only")

@@ -74,6 +74,19 @@ def catalog_configs() -> dict[str, dict[str, Any]]:
     return {entry["key"]: entry for entry in raw["models"]}
 
 
+def arch_of(job: Job) -> dict[str, Any]:
+    """The config.json the trace builds: the catalog's, with sliding_window stated. The catalog
+    states a window only for models that have one (the planner plans the others with full
+    attention), while transformers' configs default to one (Mistral 4,096, Gemma 3 512 on
+    5 of 6 layers): absent means none, every layer full attention."""
+    config = dict(catalog_configs()[job.model]["config"])
+    if "sliding_window" not in config:
+        config["sliding_window"] = None
+        if config.get("num_hidden_layers") and config.get("model_type", "").startswith("gemma3"):
+            config["layer_types"] = ["full_attention"] * config["num_hidden_layers"]
+    return config
+
+
 def spec_of(job: Job) -> dict[str, Any]:
     """The full JobSpec JSON the trace runs (every setting stated, nothing left to defaults)."""
     entry = catalog_configs()[job.model]

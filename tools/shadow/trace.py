@@ -133,25 +133,29 @@ def _loss_fn(spec: dict[str, Any], model):
         return sft
     if objective != "dpo":
         raise SkipConfig(f"objective {objective!r} is not traced")
-    from trl.trainer.utils import selective_log_softmax
 
     def logps(m, ids):
-        logits = m(input_ids=ids).logits[:, :-1]
-        return selective_log_softmax(logits, ids[:, 1:]).sum(-1)
+        # get_batch_logps as TRL and LLaMA-Factory write it: fp32 logits, log-softmax, gather.
+        logits = m(input_ids=ids).logits.to(torch.float32)
+        per_token = torch.gather(logits[:, :-1].log_softmax(-1), 2, ids[:, 1:, None])
+        return per_token.squeeze(2).sum(-1), logits
 
     def dpo(model, ids, reference=None):
-        # TRL concatenates chosen and rejected rows ([2B, T]); the reference's log-probs first,
-        # without grad, from a frozen copy (full) or the base with the adapters off (PEFT).
+        # Chosen and rejected rows concatenated ([2B, T]). TRL's order: the reference's
+        # log-probs first, without grad, from a frozen copy (full) or the base with the adapters
+        # off (LoRA); then the policy, whose logits the logged metrics read.
         with torch.no_grad():
             if reference is not None:
-                ref = logps(reference, ids)
+                ref, _ = logps(reference, ids)
             else:
                 with model.disable_adapter():
-                    ref = logps(model, ids)
-        policy = logps(model, ids)
+                    ref, _ = logps(model, ids)
+        policy, logits = logps(model, ids)
         half = ids.size(0) // 2
         ratio = (policy[:half] - ref[:half]) - (policy[half:] - ref[half:])
-        return -F.logsigmoid(DPO_BETA * ratio).mean()
+        loss = -F.logsigmoid(DPO_BETA * ratio).mean()
+        del logits  # read by the metrics; gone with the step's outputs before backward
+        return loss
 
     return dpo
 
@@ -174,15 +178,18 @@ def _optimizer(spec: dict[str, Any], params):
 
 
 def with_lora(model, spec: dict[str, Any]):
-    """PEFT's LoRA on the job's targets (created on the device the caller sets)."""
+    """PEFT's LoRA on the job's targets (created on the device the caller sets): "all-linear"
+    as PEFT reads it (every nn.Linear but the LM head, fused q/k/v or gate/up projections
+    included), named targets only where the model has those modules."""
     from peft import LoraConfig, get_peft_model
 
     targets = spec.get("lora_targets") or "all-linear"
-    names = (
-        list(TARGET_MODULES.values())
-        if targets == "all-linear"
-        else [TARGET_MODULES[t] for t in targets]
-    )
+    names: str | list[str] = "all-linear"
+    if targets != "all-linear":
+        names = [TARGET_MODULES[t] for t in targets]
+        present = {name.rsplit(".", 1)[-1] for name, _ in model.named_modules()}
+        if missing := sorted(set(names) - present):
+            raise SkipConfig(f"no {', '.join(missing)} modules (fused projections)")
     lora = LoraConfig(
         r=spec["lora_rank"],
         lora_alpha=spec.get("lora_alpha") or 2 * spec["lora_rank"],
@@ -336,5 +343,5 @@ def run_trace(spec: dict[str, Any], arch: dict[str, Any], steps: int = 2) -> dic
         "optimizer_impl": getattr(optimizer, "_shadow_impl", ""),
         "loss_impl": LOSS_IMPLS[spec.get("loss_kernel") or "hf"]
         if spec.get("objective") != "dpo"
-        else "trl.selective_log_softmax + sigmoid DPO loss",
+        else "DPO as TRL orders it: reference first; fp32 logits, log-softmax gather, sigmoid",
     }
