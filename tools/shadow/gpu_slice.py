@@ -23,7 +23,7 @@ from typing import Any
 
 from tools.shadow.__main__ import append, done_ids
 from tools.shadow.grid import Job, arch_of, by_id, spec_of
-from tools.shadow.trace import _loss_fn, _optimizer, build_config, versions, with_lora
+from tools.shadow.trace import build_config, loss_fn_for, optimizer_for, versions, with_lora
 
 OUT = Path(__file__).resolve().parents[2] / "bench" / "data" / "gpu_peaks.jsonl"
 # Small, fast jobs that also fit a 24 GB card: LoRA and full, checkpointing on and off.
@@ -87,8 +87,8 @@ def run_gpu(job: Job, qlora: bool = False, steps: int = 2) -> dict[str, Any]:
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     model.train()
     trainable = [p for p in model.parameters() if p.requires_grad]
-    optimizer = _optimizer(spec, trainable)
-    loss_fn = _loss_fn(spec, model)
+    optimizer = optimizer_for(spec, trainable)
+    loss_fn = loss_fn_for(spec, model)
     vocab = model.config.get_text_config().vocab_size
     rows = spec["micro_batch"] * (2 if spec["objective"] == "dpo" else 1)
     ids = torch.randint(0, vocab, (rows, spec["seq_len"]), device="cuda")

@@ -105,7 +105,7 @@ def _final_norm(model):
     raise SkipConfig(f"no final norm found on {type(inner).__name__}")
 
 
-def _loss_fn(spec: dict[str, Any], model):
+def loss_fn_for(spec: dict[str, Any], model):
     """loss(model, input_ids) for the job's objective and loss kernel."""
     import torch
     import torch.nn.functional as F
@@ -160,7 +160,7 @@ def _loss_fn(spec: dict[str, Any], model):
     return dpo
 
 
-def _optimizer(spec: dict[str, Any], params):
+def optimizer_for(spec: dict[str, Any], params):
     import torch
 
     name = spec.get("optimizer") or "adamw"
@@ -283,7 +283,7 @@ def run_trace(spec: dict[str, Any], arch: dict[str, Any], steps: int = 2) -> dic
     fake = FakeTensorMode(allow_non_fake_inputs=True)
     batch = spec["micro_batch"] * (2 if spec.get("objective") == "dpo" else 1)
     seq = spec["seq_len"]
-    loss_fn = _loss_fn(spec, model)
+    loss_fn = loss_fn_for(spec, model)
     norm = _final_norm(model)
 
     def into_loss(_module, _inputs, output):
@@ -311,7 +311,7 @@ def run_trace(spec: dict[str, Any], arch: dict[str, Any], steps: int = 2) -> dic
     model.get_input_embeddings().register_forward_pre_hook(
         lambda _module, _inputs: setattr(tracker, "category", "activations")
     )
-    optimizer = _optimizer(spec, trainable)
+    optimizer = optimizer_for(spec, trainable)
     cast = torch.autocast("cpu", dtype=torch.bfloat16) if autocast else contextlib.nullcontext()
     with fake, tracker, cuda_dropout(), one_sequence_per_row():
         ids = torch.randint(0, config.get_text_config().vocab_size, (batch, seq))
