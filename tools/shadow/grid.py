@@ -75,15 +75,14 @@ def catalog_configs() -> dict[str, dict[str, Any]]:
 
 
 def arch_of(job: Job) -> dict[str, Any]:
-    """The config.json the trace builds: the catalog's, with sliding_window stated. The catalog
-    states a window only for models that have one (the planner plans the others with full
-    attention), while transformers' configs default to one (Mistral 4,096, Gemma 3 512 on
-    5 of 6 layers): absent means none, every layer full attention."""
+    """The config.json the trace builds: the catalog's, with sliding_window stated where the
+    catalog leaves it out. The catalog states a window for models that have one, and the planner
+    plans the others with full attention, while transformers' configs default to one (Mistral's
+    4,096): absent means none. Gemma 3 keeps transformers' default, its real 512-token window
+    on 5 of 6 layers (the catalog omits it; docs/shadow-runs.md)."""
     config = dict(catalog_configs()[job.model]["config"])
-    if "sliding_window" not in config:
+    if "sliding_window" not in config and not config["model_type"].startswith("gemma3"):
         config["sliding_window"] = None
-        if config.get("num_hidden_layers") and config.get("model_type", "").startswith("gemma3"):
-            config["layer_types"] = ["full_attention"] * config["num_hidden_layers"]
     return config
 
 
