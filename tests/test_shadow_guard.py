@@ -72,6 +72,10 @@ def test_the_dataset_spans_the_grid_the_issue_asks_for(rows: list[dict]) -> None
         if s["method"] == "lora" and s["params_b"] <= 2 and s["optimizer"] == "adamw"
     ]
     assert small_lora
+    assert any(s["objective"] == "dpo" and s.get("reference_model") for s in specs)
+    assert {s["optimizer"] for s in specs} >= {"adamw", "sgd"}
+    assert {s["precision"] for s in specs} >= {"bf16", "bf16-mixed"}
+    assert {s["gradient_checkpointing"] for s in specs} == {True, False}
 
 
 def test_the_allocated_peak_agrees_with_the_traces(comparisons: list[Comparison]) -> None:
