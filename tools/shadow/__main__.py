@@ -1,7 +1,7 @@
 """Shadow runs: the real training code on fake tensors (docs/shadow-runs.md).
 
 usage:
-  python -m tools.shadow run ID [--print]     trace one job of the grid and write its row
+  python -m tools.shadow run ID [--print]     trace one job of the grid and (re)write its row
   python -m tools.shadow grid --part K/N      trace the K-th of N parts, skipping ids done
   python -m tools.shadow list                 the grid's ids, cheapest first
 
@@ -67,8 +67,21 @@ def append(path: Path, record: dict[str, Any]) -> None:
         handle.write(json.dumps(record, separators=(",", ":")) + "\n")
 
 
-def run_one(job: Job, out: Path) -> bool:
-    """Trace `job` and append its row; a job that cannot be built is logged, not raised."""
+def replace(path: Path, record: dict[str, Any]) -> None:
+    """`record` in place of the row with its id (not while a grid appends to the same file)."""
+    kept = []
+    if path.exists():
+        with path.open(encoding="utf-8") as handle:
+            kept = [
+                line for line in handle if line.strip() and json.loads(line)["id"] != record["id"]
+            ]
+    path.write_text("".join(kept), encoding="utf-8")
+    append(path, record)
+
+
+def run_one(job: Job, out: Path, regenerate: bool = False) -> bool:
+    """Trace `job` and append its row (replace it: `regenerate`); a job that cannot be built is
+    logged, not raised."""
     from tools.shadow.trace import SkipConfig
 
     started = time.monotonic()
@@ -83,7 +96,7 @@ def run_one(job: Job, out: Path) -> bool:
         log.warning("skip %s: %s: %s", job.id, type(exc).__name__, exc)
         append(SKIPPED, {"id": job.id, "reason": f"{type(exc).__name__}: {exc}"[:500]})
         return False
-    append(out, row)
+    (replace if regenerate else append)(out, row)
     log.info(
         "%s: %.2f GiB at %s (%.0f s)",
         job.id,
@@ -120,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.print:
             print(json.dumps(trace_row(job), indent=1))
             return 0
-        return 0 if run_one(job, DATASET) else 1
+        return 0 if run_one(job, DATASET, regenerate=True) else 1
     k, _, n = args.part.partition("/")
     done = done_ids(DATASET) | done_ids(SKIPPED)
     todo = [job for job in part(grid(), int(k), int(n)) if job.id not in done]
