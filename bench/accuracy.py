@@ -259,6 +259,7 @@ def main() -> None:
     import post_training_figures
 
     print(post_training_figures.table())
+    print("\n" + __import__("shadow_accuracy").table())  # bench/shadow_accuracy.py
     if args.rows or args.moe:
         print()
         print(detail([r for r in rows if r.moe or args.rows]))

@@ -4,6 +4,7 @@ suggestions all say what the plan's own rows say (issue #13)."""
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 
@@ -121,7 +122,7 @@ def test_a_software_change_that_fits_the_asked_card_comes_first() -> None:
     verdict = reply.verdict
     assert "does not fit on 1× NVIDIA GeForce RTX 3090, but it fits with Unsloth" in verdict
     # The single-card fix is the answer: no costlier multi-card layout pushed beside it.
-    assert "8× NVIDIA GeForce RTX 3090" not in verdict
+    assert not re.search(r"\d+× NVIDIA GeForce RTX 3090", verdict.replace("1× NVIDIA", ""))
     plan = answer_once(GEMMA_3090).plan
     first = next(s for s in plan.suggestions if s.fits_as_asked)
     assert first.patch == {"framework": "unsloth"}

@@ -94,6 +94,7 @@ def test_hf_fsdp_full_fine_tune_holds_fp32_shards_torchtune_bf16() -> None:
         "num_gpus": gpus,
         "optimizer": "adamw",
         "grad_accum": 4,
+        "seq_len": 4096,
     }
     hf, _ = _estimate(**common, framework="hf")
     torchtune, _ = _estimate(**common, framework="torchtune", cpu_offload=False)

@@ -231,12 +231,13 @@ def test_long_rollouts_are_offered_fewer_generations_and_shorter_completions() -
         objective="grpo",
         num_generations=16,
         prompt_len=1024,
-        completion_len=8192,
+        # tight on the card (the traced activations put 8,192 just inside it)
+        completion_len=9216,
         dataset_prompts=1000,
         gpu="a100 40gb",
     )
     patches = [s.patch for s in shown.values()]
     assert {"num_generations": 8} in patches
-    assert {"completion_len": 4096} in patches
+    assert {"completion_len": 4608} in patches
     fewer = next(s for s in shown.values() if s.patch == {"num_generations": 8})
     assert fewer.hours_change_pct < 0  # half the completions to generate and train on

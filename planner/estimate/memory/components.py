@@ -118,11 +118,6 @@ class Job:
     def mixed(self) -> bool:
         return self.precision in (Precision.bf16_mixed, Precision.fp16_mixed)
 
-    @property
-    def activation_scale(self) -> float:
-        """Activation sizes are counted in 16-bit elements: fp32 training stores twice that."""
-        return self.compute_bytes / 2.0
-
 
 # Bytes per quantised linear weight: 4-bit codes + one fp32 absmax per 64-weight block (NF4), or
 # with the absmax itself quantised to 8 bits plus an fp32 constant per 256 blocks (double
@@ -155,16 +150,18 @@ def quantised_bytes_per_weight(quant: Quant, double_quant: bool) -> float:
 def base_weight_bytes_per_param(job: Job) -> float:
     """Bytes per 16-bit-able parameter as the model is held: fp32 when the precision is fp32;
     under DeepSpeed 2 (the fp32 master is optimizer state); in mixed precision the fp32 master
-    plus the 16-bit copy autocast saves for backward (4 + 2), or under FSDP the fp32 shard alone
-    (its 16-bit copies are the gathered units); else 2. A LoRA/QLoRA job's frozen base stays
-    16-bit in mixed precision unless the stack keeps it fp32 (`mixed_keeps_frozen_fp32`)."""
+    (4), or under FSDP the fp32 shard (its 16-bit copies are the gathered units); else 2. The
+    16-bit copies autocast makes live only while backward needs them (`autocast_copy_bytes`:
+    shadow trace llama-3.2-1b.full.sft.s512.b1.gc.adamw.bf16-mixed peaks in the optimizer step
+    with 4 B per weight). A LoRA/QLoRA job's frozen base stays 16-bit in mixed precision unless
+    the stack keeps it fp32 (`mixed_keeps_frozen_fp32`)."""
     if job.precision is Precision.fp32:
         return 4.0
     if job.method is not Method.full and not job.profile.mixed_keeps_frozen_fp32:
         return 2.0
     if job.deepspeed or not job.mixed:
         return 2.0
-    return 4.0 if job.sharding is Sharding.fsdp else 6.0
+    return 4.0
 
 
 def kbit_upcasts_shared_weights(job: Job) -> bool:
@@ -355,6 +352,14 @@ def optimizer_step_scratch_bytes(arch: ModelArch, job: Job) -> float:
     return trainable_params(arch, job) * trainable_bytes_per_param(job)
 
 
+def lm_head_in_one_matmul(job: Job) -> bool:
+    """The logits come from one LM-head matmul over every token (transformers' models), not per
+    chunk: torchtune's models apply the output projection chunk by chunk for its chunked loss,
+    whose gradients accumulate in place."""
+    chunked = job.loss_kernel is LossKernel.chunked or job.profile is TORCHTUNE_PROFILE
+    return not chunked and not job.profile.loss_chunk_tokens
+
+
 def gradient_ramp_bytes(arch: ModelArch, job: Job) -> tuple[float, float, float]:
     """(ramp, first, tail): how the gradients overlap backward's transients when they are
     freed after every step and each step sees one micro-batch (`gradients_freed_each_step`).
@@ -372,9 +377,16 @@ def gradient_ramp_bytes(arch: ModelArch, job: Job) -> tuple[float, float, float]
         return 0.0, 0.0, 0.0
     ramp = gradient_bytes(arch, job)
     first = 0.0
-    if job.method is Method.full:
-        first = min(ramp, arch.vocab_size * arch.hidden_size * trainable_bytes_per_param(job))
     tail = layer_activation_bytes_per_token(arch, job) * job.tokens
+    if job.method is Method.full:
+        matrix = arch.vocab_size * arch.hidden_size * trainable_bytes_per_param(job)
+        first = min(ramp, matrix)
+        if arch.tie_embeddings and lm_head_in_one_matmul(job):
+            # The LM head's gradient of a tied matrix waits in autograd's input buffer until the
+            # embedding's arrives at the end, and the two are summed out of place: three V×h
+            # tensors at once (shadow trace llama-3.2-1b.full.sft.s2048.b1.gc.sgd.bf16-mixed
+            # peaks at that aten.add).
+            tail += 2 * matrix
     return ramp, first, tail
 
 
@@ -387,8 +399,13 @@ def paged_optimizer_bytes(arch: ModelArch, job: Job) -> float:
     return 0.0
 
 
-# A dropped-out copy of an adapted input (16-bit) plus the dropout's boolean mask.
-LORA_DROPOUT_BYTES_PER_ELEMENT = 3.0
+# CUDA's fused dropout (native_dropout) keeps a bool mask: 1 byte per element. Shadow trace
+# llama-3.2-1b.lora-r16-all-linear.*: every adapted linear keeps its own mask and its own
+# compute-dtype dropped-out copy (PEFT gives each LoRA layer its own dropout).
+LORA_DROPOUT_MASK_BYTES = 1.0
+# FlashAttention and SDPA's flash kernels keep an fp32 log-sum-exp per head and query token
+# beside q, k, v and the output (shadow traces: aten._scaled_dot_product_flash_attention_for_cpu).
+ATTENTION_LSE_BYTES_PER_HEAD = 4.0
 
 
 def saves_linear_input(job: Job, target: str) -> bool:
@@ -401,16 +418,100 @@ def saves_linear_input(job: Job, target: str) -> bool:
     return job.method is Method.qlora and job.quant in (Quant.nf4, Quant.int8)
 
 
-def layer_activation_bytes_per_token(arch: ModelArch, job: Job) -> float:
-    """What one decoder layer saves for backward per token (16-bit unless fp32 training).
+def autocast_over_fp32(job: Job) -> bool:
+    """The weights are held in fp32 and autocast casts each matmul's operands to 16 bits (a full
+    fine-tune's fp32 master weights in bf16/fp16-mixed; LitGPT's frozen fp32 base); not under
+    FSDP, whose mixed precision gathers 16-bit units and casts the inputs."""
+    return (
+        job.mixed and job.sharding is not Sharding.fsdp and base_weight_bytes_per_param(job) == 4.0
+    )
 
-    Always: each norm's input (fp32 upcast in eager PyTorch norms, 16-bit when fused), q, k, v
-    (GQA widths) and the attention output (FlashAttention/SDPA keeps them for backward), the
-    MLP's gate and up outputs and the activation output (a fused kernel recomputes the
-    activation), or a plain MLP's pre-activation. Linear inputs only where backward needs them
-    (`saves_linear_input`): the norm outputs feeding q/k/v and gate/up, and the down
-    projection's input. With LoRA dropout, a dropped copy and mask of each distinct adapted
-    input. An MoE token passes through experts_per_token experts. Without
+
+def autocast_copy_bytes(arch: ModelArch, job: Job) -> float:
+    """The 16-bit copies autocast makes of fp32 matmul weights (the decoder's linears and the LM
+    head), which backward keeps until it has used them: all of them without checkpointing."""
+    if not autocast_over_fp32(job):
+        return 0.0
+    return 2.0 * (linear_params(arch) + arch.vocab_size * arch.hidden_size)
+
+
+def autocast_cache_bytes(arch: ModelArch, job: Job) -> float:
+    """Autocast caches the 16-bit copy of every trained fp32 weight it casts until the forward
+    (and the loss) leave its region; with checkpointing nothing else keeps them, without it
+    backward does anyway (`saved_activation_bytes` counts them)."""
+    return autocast_copy_bytes(arch, job) if job.gradient_checkpointing else 0.0
+
+
+# What of the logits' bytes per entry the forward holds when the loss is computed: transformers'
+# loss keeps the 16-bit logits, their fp32 upcast and the fp32 log-softmax (2 + 4 + 4 of the 12 B
+# backward's start holds; shadow trace qwen2.5-0.5b.full.sft.s2048.b1.gc.sgd.bf16-mixed).
+LOGITS_FORWARD_SHARE = 10.0 / 12.0
+
+
+def residual_bytes(job: Job) -> float:
+    """Bytes per element of the residual stream (each layer's input): fp32 when the weights are
+    (fp32 training, or autocast over fp32 weights, where the embedding output and every residual
+    add stay fp32: shadow trace qwen2.5-0.5b.full.*.bf16-mixed), else the compute dtype."""
+    return 4.0 if autocast_over_fp32(job) else job.compute_bytes
+
+
+def eager_norm_extra_bytes(job: Job) -> float:
+    """Per hidden unit, what an eager RMSNorm/LayerNorm keeps besides its fp32 input when its
+    weight is trained: the normalised input in the residual dtype, for the weight's gradient
+    (`weight * hidden.to(input_dtype)`; shadow trace llama-3.2-1b.full.*). Frozen weights (LoRA)
+    need none; fused norm kernels (profiles keeping a 16-bit input) recompute it."""
+    eager = job.profile.norm_input_bytes_per_hidden >= 4.0
+    return residual_bytes(job) if eager and job.method is Method.full else 0.0
+
+
+def _linear_input_bytes(job: Job, group: tuple[str, ...], width: int, kept: bool) -> float:
+    """What backward keeps of the input shared by the linears in `group` (per token).
+
+    LoRA with dropout: each adapted linear its own bool mask and compute-dtype dropped-out copy
+    (the LoRA A matmul's input); the frozen base keeps nothing of its input unless bitsandbytes'
+    matmul does. Otherwise one compute-dtype copy where any linear needs it (`saves_linear_input`),
+    or one per linear where autocast casts an fp32 input for each matmul on its own (shadow trace
+    llama-3.2-1b.full.*.bf16-mixed: q, k and v each keep a bf16 copy of the norm's output).
+    `kept`: the input is saved anyway (the attention output, kept by the attention kernel).
+    """
+    c = job.compute_bytes
+    adapted = [t for t in group if job.method is not Method.full and t in job.lora_targets]
+    if adapted and job.profile.lora_dropout:
+        total = len(adapted) * (LORA_DROPOUT_MASK_BYTES + c) * width
+        bnb_keeps_input = job.method is Method.qlora and job.quant in (Quant.nf4, Quant.int8)
+        return total + (c * width if bnb_keeps_input and not kept else 0.0)
+    if kept or not any(saves_linear_input(job, t) for t in group):
+        return 0.0
+    fp32_input = autocast_over_fp32(job) and group != ("down",) and group != ("o",)
+    return (len(group) if fp32_input else 1) * c * width
+
+
+# The norms of a decoder layer where the modeling code has more than a pre-norm before attention
+# and one before the MLP: (norms over the hidden size, whether q and k are normalised too).
+# Gemma 2/3 add post-norms after attention and the MLP; Qwen3 and Gemma 3 normalise q and k per
+# head, OLMo 2/3 over their full width with post-norms in place of pre-norms (transformers'
+# modeling_*.py; shadow traces gemma-3-1b.lora-*.nogc: 4 × h + q + k fp32 inputs per layer).
+NORM_LAYOUTS: dict[str, tuple[int, bool]] = {
+    "gemma2": (4, False),
+    "gemma3": (4, True),
+    "gemma3_text": (4, True),
+    "qwen3": (2, True),
+    "qwen3_moe": (2, True),
+    "olmo2": (2, True),
+    "olmo3": (2, True),
+}
+
+
+def layer_activation_bytes_per_token(arch: ModelArch, job: Job) -> float:
+    """What one decoder layer saves for backward per token.
+
+    Each norm's input (fp32 upcast in eager PyTorch norms, 16-bit when fused; plus the
+    normalised input when the norm weight trains, `eager_norm_extra_bytes`); q, k, v (GQA widths,
+    after the rotary embedding), the attention output and its log-sum-exp (FlashAttention/SDPA
+    keep them for backward); the MLP's gate and up outputs and the activation output (a fused
+    kernel recomputes the activation), or a plain MLP's pre-activation; and the linears' inputs
+    as `_linear_input_bytes` counts them (LoRA dropout copies included). Tensors are in the
+    compute dtype. An MoE token passes through experts_per_token experts. Without
     FlashAttention/SDPA the s×s scores are materialised (Korthikanti et al. 2022: 5 bytes per
     head per query·key pair).
     """
@@ -418,34 +519,36 @@ def layer_activation_bytes_per_token(arch: ModelArch, job: Job) -> float:
     q_out = arch.num_heads * arch.head_dim
     kv_out = arch.num_kv_heads * arch.head_dim
     width = arch.token_mlp_width
-    norm = job.profile.norm_input_bytes_per_hidden * h
-    kept = 0.0  # 16-bit elements per token
-
-    kept += q_out + 2 * kv_out + q_out
-    if any(saves_linear_input(job, t) for t in ("q", "k", "v")):
-        kept += h
+    c = job.compute_bytes
+    hidden_norms, qk_norms = NORM_LAYOUTS.get(arch.family, (2, False))
+    normed = hidden_norms * h + (q_out + kv_out if qk_norms else 0)
+    norm = (job.profile.norm_input_bytes_per_hidden + eager_norm_extra_bytes(job)) * normed
+    attention = c * (2 * q_out + 2 * kv_out) + ATTENTION_LSE_BYTES_PER_HEAD * arch.num_heads
     if arch.mlp == "gated":
-        kept += job.profile.gated_mlp_saved_tensors * width
-        feeds = ("gate", "up")
+        mlp = c * job.profile.gated_mlp_saved_tensors * width
+        feeds: tuple[str, ...] = ("gate", "up")
     else:
-        kept += width
+        mlp = c * width
         feeds = ("up",)
-    if any(saves_linear_input(job, t) for t in feeds):
-        kept += h
-    if saves_linear_input(job, "down"):
-        kept += width
-    dropout = 0.0
-    if job.method is not Method.full and job.profile.lora_dropout:
-        adapted = [
-            width if group == ("down",) else (q_out if group == ("o",) else h)
-            for group in (("q", "k", "v"), ("o",), ("gate", "up"), ("down",))
-            if any(t in job.lora_targets for t in group)
-        ]
-        dropout = LORA_DROPOUT_BYTES_PER_ELEMENT * sum(adapted)
+    inputs = (
+        _linear_input_bytes(job, ("q", "k", "v"), h, kept=False)
+        + _linear_input_bytes(job, ("o",), q_out, kept=True)
+        + _linear_input_bytes(job, feeds, h, kept=False)
+        + _linear_input_bytes(job, ("down",), width, kept=False)
+    )
     scores = 0.0
     if not job.flash_attention:
         scores = EAGER_ATTENTION_BYTES_PER_SCORE * arch.num_heads * job.seq_len
-    return (2 * norm + 2.0 * kept + dropout) * job.activation_scale + scores
+    return norm + attention + mlp + inputs + scores
+
+
+def head_activation_bytes_per_token(job: Job, hidden_size: int) -> float:
+    """What the final norm keeps for backward per token: its input (fp32 upcast), and when it
+    trains the normalised input and the LM head's input (shadow traces: the activations left
+    at the start of backward beside the checkpoints)."""
+    extra = eager_norm_extra_bytes(job)
+    lm_head_input = job.compute_bytes if job.method is Method.full else 0.0
+    return (job.profile.norm_input_bytes_per_hidden + extra + lm_head_input) * hidden_size
 
 
 # Bytes one image patch saves per trained vision-tower layer (architectures-2026.md §7: 10–16 B
@@ -467,34 +570,50 @@ def vision_activation_bytes(arch: ModelArch, job: Job) -> float:
 
 
 def activation_bytes(arch: ModelArch, job: Job, num_layers: int | None = None) -> float:
-    """Activations of one micro-batch at the peak of backward, on a device running
-    `num_layers` of the decoder's layers (all of them unless a pipeline splits the model).
+    """Activations of one micro-batch in backward, on a device running `num_layers` of the
+    decoder's layers (all of them unless a pipeline splits the model): what is saved when
+    backward starts (`saved_activation_bytes`) and the layer in flight (`layer_in_flight_bytes`),
+    which the logits do not outlive (placement.Components takes the larger of the two)."""
+    return saved_activation_bytes(arch, job, num_layers) + layer_in_flight_bytes(arch, job)
 
-    Without checkpointing every layer's saved tensors; with it, each layer keeps only its
-    16-bit input and one layer is recomputed at a time. In both cases the layer being
-    back-propagated also holds the gradients of its activations (one more layer's worth).
-    Offloaded activations (`offloaded_activation_bytes`) wait in host RAM: the checkpoints, or
-    without checkpointing all but the layers in flight.
-    """
+
+def saved_activation_bytes(arch: ModelArch, job: Job, num_layers: int | None = None) -> float:
+    """What the forward leaves for backward: without checkpointing every layer's saved tensors;
+    with it, each layer's input (`_checkpoint_bytes`); and the final norm's
+    (`head_activation_bytes_per_token`). Offloaded activations (`offloaded_activation_bytes`)
+    wait in host RAM: the checkpoints, or without checkpointing all but the layers in flight."""
     layers = arch.num_layers if num_layers is None else num_layers
-    per_layer = layer_activation_bytes_per_token(arch, job) * job.tokens
+    head = head_activation_bytes_per_token(job, arch.hidden_size) * job.tokens
     tower = vision_activation_bytes(arch, job)
     if not job.gradient_checkpointing:
         on_gpu = min(layers, OFFLOADED_LAYERS_IN_FLIGHT) if job.offload_activations else layers
-        return (on_gpu + 1) * per_layer + tower
+        per_layer = layer_activation_bytes_per_token(arch, job) * job.tokens
+        copies = autocast_copy_bytes(arch, job) * layers / arch.num_layers
+        return on_gpu * per_layer + head + tower + copies
     checkpoints = 0.0 if job.offload_activations else _checkpoint_bytes(arch, job, layers)
-    recomputed = RECOMPUTED_LAYERS * per_layer + recomputed_mlp_gradient_bytes(arch, job)
-    return checkpoints + recomputed + tower
+    return checkpoints + head + tower
+
+
+def layer_in_flight_bytes(arch: ModelArch, job: Job) -> float:
+    """The layer backward is working on: with checkpointing its recomputed saved tensors (and,
+    where the stack holds them, its MLP's gradients: `recomputed_mlp_gradient_bytes`), without
+    the gradients of its activations (about one layer's worth either way). It starts only after
+    the LM head's backward has freed the logits (shadow traces peak at
+    _log_softmax_backward_data with the checkpoints and no recomputed layer alive)."""
+    per_layer = layer_activation_bytes_per_token(arch, job) * job.tokens
+    if not job.gradient_checkpointing:
+        return per_layer
+    return RECOMPUTED_LAYERS * per_layer + recomputed_mlp_gradient_bytes(arch, job)
 
 
 def recomputed_mlp_gradient_bytes(arch: ModelArch, job: Job) -> float:
     """The gradients of the recomputed layer's MLP intermediates (d gate and d up of a gated
-    MLP, d up of a plain one: 16-bit, the MLP's width per token) that the stack holds beside
-    the layer's saved tensors (`FrameworkProfile.recompute_holds_mlp_gradients`)."""
+    MLP, d up of a plain one: the compute dtype, the MLP's width per token) that the stack holds
+    beside the layer's saved tensors (`FrameworkProfile.recompute_holds_mlp_gradients`)."""
     if not job.profile.recompute_holds_mlp_gradients:
         return 0.0
     width = arch.token_mlp_width * (2 if arch.mlp == "gated" else 1)
-    return width * 2.0 * job.tokens * job.activation_scale
+    return width * job.compute_bytes * job.tokens
 
 
 # torchtune's OffloadActivations (which TRL's activation_offloading wraps) keeps the tensors of
@@ -503,8 +622,9 @@ OFFLOADED_LAYERS_IN_FLIGHT = 2
 
 
 def _checkpoint_bytes(arch: ModelArch, job: Job, layers: int) -> float:
-    """One 16-bit input per checkpointed layer."""
-    return layers * 2.0 * arch.hidden_size * job.tokens * job.activation_scale
+    """One input per checkpointed layer, in the residual stream's dtype (fp32 under autocast
+    over fp32 weights: shadow trace *.full.*.gc.*.bf16-mixed)."""
+    return layers * residual_bytes(job) * arch.hidden_size * job.tokens
 
 
 def offloaded_activation_bytes(arch: ModelArch, job: Job) -> float:
@@ -532,6 +652,12 @@ def logits_bytes(arch: ModelArch, job: Job) -> float:
     return tokens * arch.vocab_size * job.profile.logits_bytes_per_entry
 
 
+# torchtune's chunked cross-entropy run eagerly outside torchtune: the 16-bit logits, every
+# chunk's fp32 log-softmax (cross_entropy saves it for backward) and one chunk's fp32 upcast of
+# eight: 2 + 4 + 4/8 bytes per token × vocabulary entry at the end of the forward (shadow traces
+# *.chunked, e.g. qwen2.5-0.5b.lora-r16-all-linear.sft.s4096.b2.gc.adamw.bf16-mixed.chunked).
+EAGER_CHUNKED_CE_BYTES_PER_ENTRY = 2.0 + 4.0 + 4.0 / 8
+
 # Cut Cross-Entropy keeps only the correct token's logit and a log-sum-exp per token (fp32).
 CCE_BYTES_PER_TOKEN = 8.0
 
@@ -539,8 +665,10 @@ CCE_BYTES_PER_TOKEN = 8.0
 def loss_kernel_bytes(arch: ModelArch, job: Job, tokens: int) -> float:
     """The loss region of the kernel the job names.
 
-    hf: tokens · V · the HF profile's bytes per entry. chunked: tokens · V · torchtune's
-    (its CEWithChunkedOutputLoss is the chunked kernel; the profile says how its figure was set).
+    hf: tokens · V · the HF profile's bytes per entry. chunked: in torchtune, tokens · V ·
+    torchtune's measured figure (its CEWithChunkedOutputLoss is the chunked kernel; the profile
+    says how its figure was set); in other stacks the same loss as written, in eager PyTorch
+    (`EAGER_CHUNKED_CE_BYTES_PER_ENTRY`).
     liger (fused linear cross-entropy): logits exist one chunk of ≈ tokens·h/V tokens at a time,
     about one fp32 hidden state per token (tokens · h · 4), plus the lm_head weight's gradient
     accumulated in the compute dtype (V · h). cce: tokens · 8 B (Wijmans et al. 2024: Gemma 2
@@ -549,8 +677,10 @@ def loss_kernel_bytes(arch: ModelArch, job: Job, tokens: int) -> float:
     match job.loss_kernel:
         case LossKernel.hf:
             return tokens * arch.vocab_size * HF_PROFILE.logits_bytes_per_entry
-        case LossKernel.chunked:
+        case LossKernel.chunked if job.profile is TORCHTUNE_PROFILE:
             return tokens * arch.vocab_size * TORCHTUNE_PROFILE.logits_bytes_per_entry
+        case LossKernel.chunked:
+            return tokens * arch.vocab_size * EAGER_CHUNKED_CE_BYTES_PER_ENTRY
         case LossKernel.liger:
             return tokens * arch.hidden_size * 4.0 + arch.vocab_size * arch.hidden_size * (
                 job.compute_bytes

@@ -176,6 +176,8 @@ def _job_components(arch: ModelArch, job: comp.Job) -> tuple[Components, float]:
         gradient_ramp=ramp,
         first_gradient=first,
         backward_tail=tail,
+        layer_in_flight=comp.layer_in_flight_bytes(arch, job),
+        autocast_cache=comp.autocast_cache_bytes(arch, job),
     )
     return total, comp.paged_optimizer_bytes(arch, job)
 

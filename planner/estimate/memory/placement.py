@@ -40,6 +40,12 @@ class Components:
     gradient_ramp: float = 0.0
     first_gradient: float = 0.0
     backward_tail: float = 0.0
+    # The part of `activations` backward's current layer holds (comp.layer_in_flight_bytes): it
+    # starts after the logits are freed, so backward's start holds the larger of the two.
+    layer_in_flight: float = 0.0
+    # Autocast's cache of 16-bit weight copies at the end of the forward, beyond what the
+    # activations already count (comp.autocast_cache_bytes), and the logits' forward part.
+    autocast_cache: float = 0.0
 
     def scaled(self, factor: float) -> Components:
         """Every component × `factor` (a user's measured peak over our estimate), except that
@@ -53,8 +59,19 @@ class Components:
         )
 
     @property
+    def _first_made(self) -> float:
+        return min(self.first_gradient, self.gradient_ramp)
+
+    @property
+    def _logits_overlap(self) -> float:
+        """What of the logits and what comes after them (the layer in flight, the LM head's
+        gradient) is never alive together: the loss's backward peaks at
+        _log_softmax_backward_data before either exists (shadow traces, llama-3.2-1b.full.*)."""
+        return min(self.logits, self.layer_in_flight + self._first_made)
+
+    @property
     def _backward_start(self) -> float:
-        return self.activations + self.logits + min(self.first_gradient, self.gradient_ramp)
+        return self.activations + self.logits - self._logits_overlap + self._first_made
 
     @property
     def _backward_end(self) -> float:
@@ -65,10 +82,20 @@ class Components:
         return self.gradient_ramp + self.step_scratch
 
     @property
+    def _forward_end(self) -> float:
+        """The loss computed, autocast's cache not yet freed (only above backward's start where
+        there is such a cache: shadow trace qwen2.5-0.5b.full.sft.s2048.b1.gc.sgd.bf16-mixed
+        peaks at nll_loss_forward)."""
+        if not self.autocast_cache:
+            return 0.0
+        saved = self.activations - self.layer_in_flight
+        return saved + self.autocast_cache + self.logits * comp.LOGITS_FORWARD_SHARE
+
+    @property
     def transient(self) -> float:
-        """The largest of the per-step transients: backward's start, backward's end (with the
-        ramped gradients) and the optimizer step (with its scratch)."""
-        return max(self._backward_start, self._backward_end, self._step)
+        """The largest of the per-step transients: the end of the forward, backward's start,
+        backward's end (with the ramped gradients) and the optimizer step (with its scratch)."""
+        return max(self._forward_end, self._backward_start, self._backward_end, self._step)
 
     @property
     def generation_excess(self) -> float:
@@ -82,12 +109,20 @@ class Components:
         far; at its end every gradient and the tail; in the step every gradient and the
         optimizer's scratch, the activations and logits freed."""
         persistent = self.gradients - self.gradient_ramp
+        # What is never alive beside the logits (`_logits_overlap`) comes off the LM head's
+        # gradient first, then off the layer in flight.
+        from_gradients = min(self._logits_overlap, self._first_made)
+        activations = self.activations - (self._logits_overlap - from_gradients)
+        if self._forward_end and self.transient == self._forward_end:
+            forward_logits = self.logits * comp.LOGITS_FORWARD_SHARE
+            saved = self.transient - forward_logits
+            return persistent, self.optimizer, saved, forward_logits
         if not self.gradient_ramp:
-            excess = max(0.0, self.step_scratch - self.activations - self.logits)
-            return self.gradients, self.optimizer + excess, self.activations, self.logits
+            excess = max(0.0, self.step_scratch - activations - self.logits)
+            return self.gradients, self.optimizer + excess, activations, self.logits
         if self.transient == self._backward_start:
-            made = persistent + min(self.first_gradient, self.gradient_ramp)
-            return made, self.optimizer, self.activations, self.logits
+            made = persistent + self._first_made - from_gradients
+            return made, self.optimizer, activations, self.logits
         if self.transient == self._backward_end:
             return self.gradients, self.optimizer, self.backward_tail, 0.0
         return self.gradients, self.optimizer + self.step_scratch, 0.0, 0.0
@@ -111,6 +146,8 @@ class Components:
             gradient_ramp=0.0,
             first_gradient=0.0,
             backward_tail=0.0,
+            layer_in_flight=0.0,
+            autocast_cache=0.0,
         )
 
     def asleep_in_update(self) -> Components:
@@ -284,6 +321,8 @@ def _fully_sharded(arch: ModelArch, job: comp.Job, c: Components, n: int) -> Com
         gradient_ramp=c.gradient_ramp / n,
         first_gradient=c.first_gradient / n,
         backward_tail=c.backward_tail,
+        layer_in_flight=c.layer_in_flight,
+        autocast_cache=c.autocast_cache,
     )
 
 
@@ -318,4 +357,6 @@ def pipeline_stage(arch: ModelArch, job: comp.Job, c: Components, n: int) -> Com
         gradient_ramp=c.gradient_ramp * trained_fraction,
         first_gradient=min(c.first_gradient, c.gradient_ramp * trained_fraction),
         backward_tail=c.backward_tail,
+        layer_in_flight=c.layer_in_flight,
+        autocast_cache=c.autocast_cache,
     )
