@@ -3,9 +3,11 @@ answer), else the workspace's or server's default, else English.
 
 The default per workspace/server is the `language` setting in the settings store
 (bot/settings.py), set by an admin with `/gpuplan language zh` (or `en`, or `auto` to clear it);
-`GPUPLAN_LANGUAGE` is the default for workspaces that set none. Translation happens once, on the
-finished neutral reply, so every surface (console, Slack, Discord) shows the same words;
-renderers translate their own headings with `label`.
+`GPUPLAN_LANGUAGE` is the default for workspaces that set none. The language is applied once, on
+the finished neutral reply, so every surface (console, Slack, Discord) shows the same words: a
+catalog sentence (planner/words.py) is shown as its entry's Chinese with the same values; a
+sentence not yet in a catalog still goes through bot/zh.py's rules. Renderers translate their
+own headings with `label`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Literal, get_args
 
 from bot import zh
 from bot.reply import Reply
+from planner.words import Said
 
 Language = Literal["en", "zh"]
 LANGUAGES: tuple[str, ...] = get_args(Language)
@@ -69,10 +72,10 @@ def localize(reply: Reply, language: Language) -> Reply:
                 for line in reply.memory
             ],
             "price_date": zh.translate(reply.price_date) if reply.price_date else None,
-            "title": zh.translate(reply.title),
-            "verdict": zh.translate(reply.verdict),
-            "body": zh.translate(reply.body),
-            **{name: [zh.translate(line) for line in getattr(reply, name)] for name in sections},
+            "title": _chinese(reply.title),
+            "verdict": _chinese(reply.verdict),
+            "body": _chinese(reply.body),
+            **{name: [_chinese(line) for line in getattr(reply, name)] for name in sections},
             "followups": [zh.translate_followup(text) for text in reply.followups],
             "whatifs": [
                 whatif.model_copy(
@@ -85,6 +88,12 @@ def localize(reply: Reply, language: Language) -> Reply:
             ],
         }
     )
+
+
+def _chinese(text: str) -> str:
+    if isinstance(text, Said):
+        return text.to("zh", zh.translate)
+    return zh.translate(text)
 
 
 def label(language: str, english: str) -> str:

@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from bot import format as fmt
+from planner.errors import field_label
 from planner.parsing.assemble import EXAMPLE
+from planner.words import Catalog, Entry, Listing, Said
 
 __all__ = ["EXAMPLE"]
 
@@ -26,143 +28,278 @@ class Message(NamedTuple):
 
 # --- The conversation's own answers -----------------------------------------------------------
 
-ASK_SOMETHING = Message(
-    "What job should I plan?", f"Describe it in one line, e.g. “{EXAMPLE}”, or say “help”."
+# Each answer's English and Chinese, by message id (planner/words.py says why a catalog module).
+CONVERSATION = Catalog(
+    {
+        "ask_something.title": Entry("What job should I plan?", "要规划什么任务？"),
+        "ask_something.body": Entry(
+            "Describe it in one line, e.g. “{example}”, or say “help”.",
+            "用一句话描述它，例如：“{example}”，或者说“help”。",
+        ),
+        "too_long.title": Entry("That message is too long", "这条消息太长了"),
+        "too_long.body": Entry(
+            "Send just the job, e.g. “{example}”.", "只发任务本身，例如：“{example}”。"
+        ),
+        "went_wrong.title": Entry("Something went wrong", "出错了"),
+        "went_wrong.body": Entry(
+            "I could not answer that; the thread's job is unchanged. Please try again.",
+            "这次没能回答；本帖的任务没有改动。请再试一次。",
+        ),
+        "busy.title": Entry("This thread is busy", "这个帖子正忙"),
+        "busy.body": Entry(
+            "Several answers were racing; please ask again.", "几个回答在同时计算；请再问一次。"
+        ),
+        "started_over.title": Entry("Started over", "已重新开始"),
+        "started_over.body": Entry(
+            "This thread has no job now. Ask a new one, e.g. “{example}”.",
+            "这个帖子现在没有任务。请问一个新的，例如：“{example}”。",
+        ),
+        "no_job_yet.title": Entry("No job to change yet", "还没有可修改的任务"),
+        "no_job_yet.body": Entry(
+            "There is no job here to change yet, or the thread's job expired. Ask a full question "
+            "first, e.g. “{example}”.",
+            "这里还没有可修改的任务，或者已过期。请先完整地问一次，例如：“{example}”。",
+        ),
+        "which_model.title": Entry("Which model?", "哪个模型？"),
+        "which_model.body": Entry(
+            "Tell me the model or its size and the method, e.g. “{example}”.",
+            "告诉我模型（或它的大小）和方法，例如：“{example}”。",
+        ),
+        "one_question.title": Entry("One question first", "先问一个问题"),
+        "what_change.title": Entry("What should change?", "要改什么？"),
+        "no_change_read.body": Entry(
+            "I could not read a change to this thread's job from that, so it is unchanged. Try "
+            "“what if 8k ctx?”, “and 2 epochs?”, “on 2x4090?” or “help”; say “new” to start "
+            "another job.",
+            "从这句话里读不出要对本帖任务做的修改，所以任务没变。可以试试“上下文改成8k呢？”、"
+            "“换成2张4090呢？”、“撤销”或“help”；说“重来”开始另一个任务。",
+        ),
+        "unread_change.body": Entry(
+            "I could not read “{shown}” in that, so the job is unchanged. Rephrase the change, "
+            "e.g. “what if 8k ctx?” or “and 2 epochs?”.",
+            "读不懂其中的“{shown}”，所以任务没变。请换个说法，例如：“上下文改成8k呢？”"
+            "或“换成2张4090呢？”。",
+        ),
+        "nothing_to_undo.title": Entry("Nothing to undo", "没有可撤销的修改"),
+        "nothing_to_undo.body": Entry(
+            "This is the thread's first job as asked.", "这是本帖最初问的任务，没有可撤销的修改。"
+        ),
+        "button_expired.title": Entry("This button has expired", "这个按钮已过期"),
+        "button_expired.body": Entry(
+            "This button has expired, ask again: the change it stood for is no longer kept.",
+            "这个按钮已过期，请重新提问：它代表的修改已不再保存。",
+        ),
+        "no_memory": Entry(
+            "Thread memory is unavailable right now, so I answered this as a new question and "
+            "will not remember it for follow-ups.",
+            "帖子记忆暂时不可用，所以我把这当作新问题回答，之后的追问不会记得它。",
+        ),
+        "not_remembered": Entry(
+            "Thread memory is unavailable right now, so this answer will not be remembered for "
+            "follow-ups.",
+            "帖子记忆暂时不可用，所以这个回答不会被记住，追问时用不上。",
+        ),
+        # What went wrong with the thread store, said without paths or codes (the log has both).
+        "store.disk_full": Entry("The bot's disk is full", "机器人的磁盘已满"),
+        "store.read_only": Entry("The bot's thread store is read-only", "机器人的帖子存储是只读的"),
+        "store.locked": Entry(
+            "The bot's thread store is locked by another program",
+            "机器人的帖子存储被另一个程序锁住了",
+        ),
+        "store.corrupt": Entry("The bot's thread store is damaged", "机器人的帖子存储已损坏"),
+        "store.unavailable": Entry(
+            "The bot cannot open its thread store", "机器人打不开它的帖子存储"
+        ),
+        "store_not_read": Entry(
+            "{trouble}, so I answered this as a new question and did not save it.",
+            "{trouble}，所以我把这当作新问题回答，也没有保存。",
+        ),
+        "store_not_saved": Entry(
+            "{trouble}, so this answer was not saved: a follow-up will not know it.",
+            "{trouble}，所以这个回答没有保存：之后的追问不会知道它。",
+        ),
+        "config_default_lora": Entry(
+            "no method named: planned as LoRA on the supplied model (say QLoRA or full)",
+            "未指定方法：按提供的模型做 LoRA 规划（可以说 QLoRA 或全参）",
+        ),
+        "not_json.title": Entry("That JSON does not parse", "这段 JSON 解析不了"),
+        "not_json.body": Entry(
+            "I could not read the pasted JSON: {why}.", "读不了贴上来的 JSON：{why}。"
+        ),
+        "not_a_config": Entry(
+            "That JSON is not a model config.json: {why}. Paste the model's config.json from its "
+            "Hugging Face page (Files → config.json).",
+            "这段 JSON 不是模型的 config.json：{why}。请从模型的 Hugging Face 页面贴上它的 "
+            "config.json（Files → config.json）。",
+        ),
+        "cant_read": Entry("I can't read that", "看不懂这句话"),
+        "report_doubt": Entry("Is that this job's peak?", "这是这个任务的峰值吗？"),
+        "cant_plan": Entry("I can't plan that", "无法规划"),
+        "cant_use": Entry("I can't use that", "无法使用"),
+        "undid": Entry("Undid the last change.", "已撤销上一次修改。"),
+        "nothing_changed": Entry(
+            "Nothing changed: that is the job as it was.", "没有变化：任务和原来一样。"
+        ),
+        # The adapters' fallbacks when the conversation itself could not be reached.
+        "adapter_error": Entry("gpuplan could not answer", "gpuplan 无法回答"),
+        "plan_timed_out": Entry(
+            "That took too long to plan. Try a simpler question.",
+            "规划太久了。试试简单一点的问题。",
+        ),
+        "plan_crashed": Entry(
+            "Something went wrong while planning that. Try rephrasing it.",
+            "规划时出错了。换个说法试试。",
+        ),
+        "plan_failed": Entry(
+            "I could not plan that one. Please try again, or ask `help`.",
+            "这个没能规划出来。请再试一次，或者问 `help`。",
+        ),
+        "undeliverable": Entry(
+            "Sorry, Discord would not take that answer. Try asking again.",
+            "抱歉，Discord 不接受这个回答。请再问一次。",
+        ),
+        "planning_ack": Entry(
+            "Planning… (the answer follows in a moment)", "规划中…（回答马上就来）"
+        ),
+        "nothing_to_scale.title": Entry("What should it be?", "改成多少？"),
+        "nothing_to_scale.body": Entry(
+            "This job has no {names} yet to change; say the value, e.g. “and 50M tokens?”.",
+            "这个任务还没有可改的{names}；请说出数值，例如：“数据改成50M tokens呢？”。",
+        ),
+        "language.asker.title": Entry("Language: the asker's", "语言：跟随提问"),
+        "language.asker.body": Entry(
+            "Answers here follow each question's language again (English unless it is Chinese).",
+            "这里的回答重新跟随提问的语言（中文提问用中文，其余用英文）。",
+        ),
+        "language.en": Entry("English", "英文"),
+        "language.zh": Entry("Chinese", "中文"),
+        "language.set.title": Entry("Language: {name}", "语言：{name}"),
+        "language.set.body": Entry(
+            "Questions that do not show their language are answered here in {name} from now on.",
+            "今后这里看不出语言的问题都用{name}回答。",
+        ),
+        "rate_limited.title": Entry("One moment", "稍等"),
+        "rate_limited.body": Entry(
+            "That is a lot of questions at once. Try again in {wait}.",
+            "一下子问得太多了。请 {wait} 后再试。",
+        ),
+        "nothing_cheaper.title": Entry("Nothing cheaper", "没有更便宜的"),
+        "nothing_cheaper.budget": Entry(
+            "No card fits this job within that budget.", "在这个预算内没有显卡放得下这个任务。"
+        ),
+        "nothing_cheaper.priced": Entry(
+            "No card fits this job with a known price.", "没有已知价格的显卡放得下这个任务。"
+        ),
+        "did_not_understand": Entry("I did not understand: {unread}", "没看懂：{unread}"),
+        "comparing_cards": Entry("Comparing {cards}.", "对比 {cards}。"),
+        "comparing_jobs": Entry(
+            "Comparing {count} jobs side by side; the details below are for the first, which this "
+            "thread keeps for follow-ups.",
+            "并排对比 {count} 个任务；下面的细节是第一个任务的，本帖的追问沿用它。",
+        ),
+        "first_of_variants": Entry(
+            "You asked about {count} variants; this is the first. Ask about the others one at a "
+            "time.",
+            "你问了 {count} 种方案；这是第一种。其余的请一个一个问。",
+        ),
+    }
 )
-TOO_LONG_TITLE = "That message is too long"
-TOO_LONG_BODY = f"Send just the job, e.g. “{EXAMPLE}”."
-SOMETHING_WENT_WRONG = Message(
-    "Something went wrong",
-    "I could not answer that; the thread's job is unchanged. Please try again.",
-)
-THREAD_BUSY = Message("This thread is busy", "Several answers were racing; please ask again.")
-STARTED_OVER = Message(
-    "Started over", f"This thread has no job now. Ask a new one, e.g. “{EXAMPLE}”."
-)
-NO_JOB_YET = Message(
-    "No job to change yet",
-    "There is no job here to change yet, or the thread's job expired. Ask a full question first, "
-    f"e.g. “{EXAMPLE}”.",
-)
-WHICH_MODEL_TITLE = "Which model?"
-ONE_QUESTION_TITLE = "One question first"
-WHICH_MODEL_BODY = f"Tell me the model or its size and the method, e.g. “{EXAMPLE}”."
-NO_CHANGE_READ = Message(
-    "What should change?",
-    "I could not read a change to this thread's job from that, so it is unchanged. Try “what if "
-    "8k ctx?”, “and 2 epochs?”, “on 2x4090?” or “help”; say “new” to start another job.",
-)
-NOTHING_TO_UNDO = Message("Nothing to undo", "This is the thread's first job as asked.")
-BUTTON_EXPIRED = Message(
-    "This button has expired",
-    "This button has expired, ask again: the change it stood for is no longer kept.",
-)
-NO_MEMORY = (
-    "Thread memory is unavailable right now, so I answered this as a new question and will not "
-    "remember it for follow-ups."
-)
-NOT_REMEMBERED = (
-    "Thread memory is unavailable right now, so this answer will not be remembered for follow-ups."
-)
-# What went wrong with the thread store, said to users without paths or codes (the log has both).
-STORE_TROUBLE = {
-    "disk_full": "The bot's disk is full",
-    "read_only": "The bot's thread store is read-only",
-    "locked": "The bot's thread store is locked by another program",
-    "corrupt": "The bot's thread store is damaged",
-    "unavailable": "The bot cannot open its thread store",
-}
+_say = CONVERSATION
+
+
+def _message(key: str, **values: object) -> Message:
+    return Message(_say(f"{key}.title"), _say(f"{key}.body", **values))
+
+
+ASK_SOMETHING = _message("ask_something", example=EXAMPLE)
+TOO_LONG_TITLE = _say("too_long.title")
+TOO_LONG_BODY = _say("too_long.body", example=EXAMPLE)
+SOMETHING_WENT_WRONG = _message("went_wrong")
+THREAD_BUSY = _message("busy")
+STARTED_OVER = _message("started_over", example=EXAMPLE)
+NO_JOB_YET = _message("no_job_yet", example=EXAMPLE)
+WHICH_MODEL_TITLE = _say("which_model.title")
+ONE_QUESTION_TITLE = _say("one_question.title")
+WHICH_MODEL_BODY = _say("which_model.body", example=EXAMPLE)
+NO_CHANGE_READ = Message(_say("what_change.title"), _say("no_change_read.body"))
+NOTHING_TO_UNDO = _message("nothing_to_undo")
+BUTTON_EXPIRED = _message("button_expired")
+NO_MEMORY = _say("no_memory")
+NOT_REMEMBERED = _say("not_remembered")
 
 
 def store_not_read(kind: str) -> str:
-    return f"{STORE_TROUBLE[kind]}, so I answered this as a new question and did not save it."
+    return _say("store_not_read", trouble=_say(f"store.{kind}"))
 
 
 def store_not_saved(kind: str) -> str:
-    return f"{STORE_TROUBLE[kind]}, so this answer was not saved: a follow-up will not know it."
+    return _say("store_not_saved", trouble=_say(f"store.{kind}"))
 
 
-CONFIG_DEFAULT_LORA = "no method named: planned as LoRA on the supplied model (say QLoRA or full)"
+CONFIG_DEFAULT_LORA = _say("config_default_lora")
 
 
 def not_json(why: str) -> Message:
-    return Message("That JSON does not parse", f"I could not read the pasted JSON: {why}.")
+    return _message("not_json", why=why)
 
 
 def not_a_config(why: str) -> str:
-    return (
-        f"That JSON is not a model config.json: {why}. Paste the model's config.json from its "
-        "Hugging Face page (Files → config.json)."
-    )
+    return _say("not_a_config", why=why)
 
 
-CANT_READ = "I can't read that"
-REPORT_DOUBT = "Is that this job's peak?"
-CANT_PLAN = "I can't plan that"
-CANT_USE = "I can't use that"
-UNDID = "Undid the last change."
-NOTHING_CHANGED = "Nothing changed: that is the job as it was."
-# The adapters' fallbacks when the conversation itself could not be reached.
-ADAPTER_ERROR_TITLE = "gpuplan could not answer"
-PLAN_TIMED_OUT = "That took too long to plan. Try a simpler question."
-PLAN_CRASHED = "Something went wrong while planning that. Try rephrasing it."
-PLAN_FAILED = "I could not plan that one. Please try again, or ask `help`."
-UNDELIVERABLE = "Sorry, Discord would not take that answer. Try asking again."
-PLANNING_ACK = "Planning… (the answer follows in a moment)"
+CANT_READ = _say("cant_read")
+REPORT_DOUBT = _say("report_doubt")
+CANT_PLAN = _say("cant_plan")
+CANT_USE = _say("cant_use")
+UNDID = _say("undid")
+NOTHING_CHANGED = _say("nothing_changed")
+ADAPTER_ERROR_TITLE = _say("adapter_error")
+PLAN_TIMED_OUT = _say("plan_timed_out")
+PLAN_CRASHED = _say("plan_crashed")
+PLAN_FAILED = _say("plan_failed")
+UNDELIVERABLE = _say("undeliverable")
+PLANNING_ACK = _say("planning_ack")
 
 
 def nothing_to_scale(fields: Sequence[str]) -> Message:
-    names = ", ".join(name.replace("_", " ") for name in fields)
-    return Message(
-        "What should it be?",
-        f"This job has no {names} yet to change; say the value, e.g. “and 50M tokens?”.",
-    )
+    return _message("nothing_to_scale", names=Listing(field_label(name) for name in fields))
 
 
 def language_set(language: str | None) -> Message:
     if language is None:
-        return Message(
-            "Language: the asker's",
-            "Answers here follow each question's language again (English unless it is Chinese).",
-        )
-    name = {"en": "English", "zh": "Chinese"}[language]
-    return Message(
-        f"Language: {name}",
-        f"Questions that do not show their language are answered here in {name} from now on.",
-    )
+        return _message("language.asker")
+    name = _say(f"language.{language}")
+    return Message(_say("language.set.title", name=name), _say("language.set.body", name=name))
 
 
 def rate_limited(wait_text: str) -> Message:
-    return Message("One moment", f"That is a lot of questions at once. Try again in {wait_text}.")
+    return _message("rate_limited", wait=wait_text)
 
 
 def unread_change(unread: Sequence[str]) -> Message:
-    shown = "”, “".join(unread)
-    return Message(
-        "What should change?",
-        f"I could not read “{shown}” in that, so the job is unchanged. Rephrase the change, e.g. "
-        "“what if 8k ctx?” or “and 2 epochs?”.",
-    )
+    shown = Listing(unread, en_sep="”, “", zh_sep="”、“")
+    return Message(_say("what_change.title"), _say("unread_change.body", shown=shown))
 
 
 def nothing_cheaper(within_budget: bool) -> Message:
-    why = "within that budget" if within_budget else "with a known price"
-    return Message("Nothing cheaper", f"No card fits this job {why}.")
+    why = "budget" if within_budget else "priced"
+    return Message(_say("nothing_cheaper.title"), _say(f"nothing_cheaper.{why}"))
 
 
 def did_not_understand(unread: Sequence[str]) -> str:
-    return f"I did not understand: {'; '.join(unread)}"
+    return _say("did_not_understand", unread=Listing(unread, en_sep="; ", zh_sep="; "))
 
 
 def comparing_cards(cards: Sequence[str]) -> str:
-    return f"Comparing {' vs '.join(cards)}."
+    return _say("comparing_cards", cards=Listing(cards, en_sep=" vs ", zh_sep=" vs "))
 
 
 def comparing_jobs(count: int) -> str:
-    return (
-        f"Comparing {count} jobs side by side; the details below are for the first, which this "
-        "thread keeps for follow-ups."
-    )
+    return _say("comparing_jobs", count=count)
+
+
+def first_of_variants(count: int) -> str:
+    return _say("first_of_variants", count=count)
 
 
 SIDE_BY_SIDE = "Side by side"
@@ -185,13 +322,6 @@ def fastest_card(card: str, cost: str) -> str:
 
 
 NO_CARD_HOLDS_IT = "no card in the catalog holds it"
-
-
-def first_of_variants(count: int) -> str:
-    return (
-        f"You asked about {count} variants; this is the first. Ask about the others one at a time."
-    )
-
 
 # --- Help ---------------------------------------------------------------------------------------
 
@@ -347,19 +477,65 @@ def report_kept(kept: bool) -> str:
 # --- What changed in a thread -------------------------------------------------------------------
 
 
+CHANGES = Catalog(
+    {
+        "field_changed": Entry("{label}: {before} → {after}", "{label}：{before} → {after}"),
+        "memory_changed": Entry(
+            "memory per GPU: {before} → {after} ({delta})",
+            "每张GPU显存：{before} → {after}（{delta}）",
+        ),
+        "more_flips": Entry(
+            "…and {count} more cards changed verdict", "……另有 {count} 种显卡的结论变了"
+        ),
+        # A card's verdict before and after, as the table's key words.
+        "verdict.fits": Entry("fits", "放得下"),
+        "verdict.tight": Entry("tight", "勉强"),
+        "verdict.no": Entry("no", "放不下"),
+        "value.default": Entry("default", "默认"),
+        "value.on": Entry("on", "开"),
+        "value.off": Entry("off", "关"),
+        # The run a reader follows: the card they named, else the cheapest.
+        "headline.your_card": Entry("your card", "所问的卡"),
+        "headline.cheapest": Entry("cheapest", "最便宜"),
+        "headline.none_fits": Entry("none fits", "都放不下"),
+        "headline.card": Entry("{label}: {card}", "{label}：{card}"),
+        "headline.card_moved": Entry("{label}: {before} → {after}", "{label}：{before} → {after}"),
+        "headline.figure": Entry("{before} → {after} ({delta})", "{before} → {after}（{delta}）"),
+        "headline": Entry("{parts}", "{parts}"),
+    }
+)
+
+
 def field_changed(label: str, before: str, after: str) -> str:
-    return f"{label}: {before} → {after}"
+    return CHANGES("field_changed", label=label, before=before, after=after)
 
 
 def memory_changed(before_gib: float, after_gib: float) -> str:
-    return (
-        f"memory per GPU: {fmt.gib(before_gib)} → {fmt.gib(after_gib)} "
-        f"({fmt.signed(after_gib - before_gib, fmt.gib)})"
+    delta = fmt.signed(after_gib - before_gib, fmt.gib)
+    return CHANGES(
+        "memory_changed", before=fmt.gib(before_gib), after=fmt.gib(after_gib), delta=delta
     )
 
 
 def more_flips(count: int) -> str:
-    return f"…and {count} more cards changed verdict"
+    return CHANGES("more_flips", count=count)
+
+
+def verdict_word(verdict: str) -> str:
+    return CHANGES(f"verdict.{verdict}")
+
+
+def headline_line(label: str, before: str, after: str | None, figures: Sequence[str]) -> str:
+    """ "cheapest: 1× H100 → 2× A100, 3.0 h → 4.1 h (+1.1 h), $8 → $9 (+$1)"."""
+    if after is None:
+        card = CHANGES("headline.card", label=label, card=before)
+    else:
+        card = CHANGES("headline.card_moved", label=label, before=before, after=after)
+    return CHANGES("headline", parts=Listing([card, *figures], zh_sep="，"))
+
+
+def figure_changed(before: str, after: str, delta: str) -> str:
+    return CHANGES("headline.figure", before=before, after=after, delta=delta)
 
 
 # The labels of highlighted table rows and of the recommendation's picks.
@@ -378,11 +554,12 @@ CHART_VERDICTS = {
     "tight": "tight (under 10 % headroom)",
     "no": "does not fit: no hours, no cost",
 }
-NONE_FITS = "none fits"
-YOUR_CARD = "your card"
-ON = "on"
-OFF = "off"
-DEFAULT_VALUE = "default"
+NONE_FITS = CHANGES("headline.none_fits")
+YOUR_CARD = CHANGES("headline.your_card")
+CHEAPEST_RUN = CHANGES("headline.cheapest")
+ON = CHANGES("value.on")
+OFF = CHANGES("value.off")
+DEFAULT_VALUE = CHANGES("value.default")
 
 
 # --- Inverse answers ("max context?", "how many 4090s?") --------------------------------------
@@ -399,102 +576,231 @@ STACK_NAMES = {
     "verl": "verl",
     "openrlhf": "OpenRLHF",
 }
-METHOD_NOUNS = {"full": "a full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
+INVERSE = Catalog(
+    {
+        "method.full": Entry("a full fine-tune", "全参微调"),
+        "method.lora": Entry("LoRA", "LoRA"),
+        "method.qlora": Entry("QLoRA", "QLoRA"),
+        "layout.ddp": Entry(
+            " with DDP (each GPU holds a full copy)", " 用 DDP（每张GPU一份完整副本）"
+        ),
+        "layout.zero2": Entry(
+            " with ZeRO-2 (optimizer state and gradients sharded)",
+            " 用 ZeRO-2（优化器状态和梯度切分）",
+        ),
+        "layout.fsdp": Entry(
+            " with FSDP/ZeRO-3 (everything sharded)", " 用 FSDP/ZeRO-3（全部切分）"
+        ),
+        "layout.zero3": Entry(" with ZeRO-3 (everything sharded)", " 用 ZeRO-3（全部切分）"),
+        "layout.device_map": Entry(" split layer by layer (device_map)", " 逐层切分（device_map）"),
+        "with_headroom": Entry(" ({value} with 10 % headroom)", "（留 10 % 余量为 {value}）"),
+        "with_accumulation": Entry(
+            "{sentence} Gradient accumulation gives a larger effective batch at no memory cost.",
+            "{sentence}用梯度累积可以加大有效批次，不多占显存。",
+        ),
+        "one_card": Entry("one {gpu}", "一张 {gpu}"),
+        "cards": Entry("{count}× {gpu}", "{count}× {gpu}"),
+        "context_limit": Entry(
+            "Up to {tokens} tokens fit {where} with {stack}{headroom}.",
+            "用 {stack} 时 {where} 最多放得下 {tokens} token{headroom}。",
+        ),
+        "context_window_fits": Entry(
+            "The model's whole context window, {tokens} tokens, fits {where} with {stack}.",
+            "用 {stack} 时 {where} 放得下模型的整个上下文窗口（{tokens} token）。",
+        ),
+        "no_context_fits": Entry(
+            "No context of even 256 tokens fits {where} for {model} {method} with {stack}"
+            "{smallest}.",
+            "{model} {method} 用 {stack} 时 {where} 连 256 token 的上下文都放不下{smallest}。",
+        ),
+        "batch_limit": Entry(
+            "Up to micro-batch {batch} fits {where} at {tokens:,} tokens with {stack}{headroom}.",
+            "{tokens:,} token 时，用 {stack} 的 {where} 最多放得下 micro-batch {batch}{headroom}。",
+        ),
+        "no_batch_fits": Entry(
+            "Not even micro-batch 1 fits {where} at {tokens:,} tokens with {stack}{smallest}.",
+            "{tokens:,} token 时，用 {stack} 的 {where} 连 micro-batch 1 都放不下{smallest}。",
+        ),
+        "largest_model": Entry(
+            "The largest catalog model that fits {where} for {method} with {stack}: "
+            "{model} ({size_b:.1f}B){easy}.",
+            "用 {stack} 做{method}时 {where} 放得下的最大目录模型："
+            "{model}（{size_b:.1f}B）{easy}。",
+        ),
+        "comfortable_model": Entry("; with 10 % headroom, {model}", "；留 10 % 余量则为 {model}"),
+        "no_model_fits": Entry(
+            "No catalog model fits {where} for {method} with {stack}.",
+            "用 {stack} 做{method}时，{where} 放不下目录里的任何模型。",
+        ),
+        # FSDP's CPUOffload and ZeRO-3's offload_param move the parameters and gradients too.
+        "offloaded.sharded": Entry(
+            " and the parameters, gradients and optimizer state offloaded to CPU RAM",
+            " 且参数、梯度和优化器状态卸载到CPU内存",
+        ),
+        "offloaded": Entry(
+            " and the optimizer state offloaded to CPU RAM", " 且优化器状态卸载到CPU内存"
+        ),
+        "fewer_do_not": Entry("; fewer do not", "；更少则不行"),
+        "fewest_cards": Entry(
+            "{count}× {gpu}{layout}{offloaded} hold it{fewer}.",
+            "{count}× {gpu}{layout}{offloaded} 可以放下{fewer}。",
+        ),
+        "no_count_holds": Entry(
+            "Even {most}× {gpu} do not hold this job.", "即使 {most}× {gpu} 也放不下这个任务。"
+        ),
+        "smallest_card_holding": Entry(
+            "; the smallest card that holds {tokens:,} tokens is {gpu}",
+            "；放得下 {tokens:,} token 的最小显卡是 {gpu}",
+        ),
+        "met.budget": Entry(
+            "The cheapest run that meets a {limit} budget: {run}.",
+            "满足 {limit} 预算的最便宜方案：{run}。",
+        ),
+        "met.deadline": Entry(
+            "The cheapest run that meets a {limit} deadline: {run}.",
+            "{limit} 内完成的最便宜方案：{run}。",
+        ),
+        "missed.budget": Entry(
+            "Nothing meets a {limit} budget: no priced card holds this job.",
+            "没有方案满足 {limit} 预算：没有标价的显卡放得下这个任务。",
+        ),
+        "missed.deadline": Entry(
+            "Nothing meets a {limit} deadline: no priced card holds this job.",
+            "没有方案能在 {limit} 内完成：没有标价的显卡放得下这个任务。",
+        ),
+        "over.budget": Entry(
+            "Nothing meets a {limit} budget: the cheapest run, {run}, is {over} over.",
+            "没有方案满足 {limit} 预算：最便宜的方案（{run}）超出 {over}。",
+        ),
+        "over.deadline": Entry(
+            "Nothing meets a {limit} deadline: the fastest run, {run}, is {over} over.",
+            "没有方案能在 {limit} 内完成：最快的方案（{run}）超出 {over}。",
+        ),
+        "run": Entry("{card}, {hours}, {cost}", "{card}, {hours}, {cost}"),
+        "levers": Entry("{sentence}; {moved}.", "{sentence}；{moved}。"),
+        # What a software lever of planner.solve moves the limit to ("8k with Unsloth").
+        "lever": Entry("{value} {change}", "{change}则为 {value}"),
+        "lever.with CPU offload": Entry("{value} with CPU offload", "卸载到CPU则 {value} 张即可"),
+        "lever.with Unsloth": Entry("{value} with Unsloth", "用 Unsloth 则为 {value}"),
+        "lever.with QLoRA": Entry("{value} with QLoRA", "用 QLoRA 则为 {value}"),
+        "lever.with gradient checkpointing": Entry(
+            "{value} with gradient checkpointing", "开启梯度检查点则为 {value}"
+        ),
+        # The lead of an inverse answer before the plan's own verdict.
+        "lead_and_verdict": Entry("{lead} {verdict}", "{lead} {verdict}"),
+    }
+)
+METHOD_NOUNS = {method: INVERSE(f"method.{method}") for method in ("full", "lora", "qlora")}
 LAYOUT_PHRASES = {
     "none": "",
-    "ddp": " with DDP (each GPU holds a full copy)",
-    "zero2": " with ZeRO-2 (optimizer state and gradients sharded)",
-    "fsdp": " with FSDP/ZeRO-3 (everything sharded)",
-    "zero3": " with ZeRO-3 (everything sharded)",
-    "device_map": " split layer by layer (device_map)",
+    **{key: INVERSE(f"layout.{key}") for key in ("ddp", "zero2", "fsdp", "zero3", "device_map")},
 }
-WITH_HEADROOM = " ({value} with 10 % headroom)"
-ACCUMULATION_NOTE = " Gradient accumulation gives a larger effective batch at no memory cost."
+
+
+def with_headroom(value: str) -> str:
+    return INVERSE("with_headroom", value=value)
+
+
+def with_accumulation_note(sentence: str) -> str:
+    return INVERSE("with_accumulation", sentence=sentence)
 
 
 def on_cards(count: int, gpu_name: str) -> str:
-    return f"{'one' if count == 1 else f'{count}×'} {gpu_name}"
+    if count == 1:
+        return INVERSE("one_card", gpu=gpu_name)
+    return INVERSE("cards", count=count, gpu=gpu_name)
 
 
 def context_limit(tokens: str, where: str, stack: str, headroom: str) -> str:
-    return f"Up to {tokens} tokens fit {where} with {stack}{headroom}."
+    return INVERSE("context_limit", tokens=tokens, where=where, stack=stack, headroom=headroom)
 
 
 def context_window_fits(tokens: str, where: str, stack: str) -> str:
-    return f"The model's whole context window, {tokens} tokens, fits {where} with {stack}."
+    return INVERSE("context_window_fits", tokens=tokens, where=where, stack=stack)
 
 
 def no_context_fits(where: str, model: str, method: str, stack: str, smallest: str) -> str:
-    return (
-        f"No context of even 256 tokens fits {where} for {model} {method} with {stack}{smallest}."
-    )
+    values = {"where": where, "model": model, "method": method, "stack": stack}
+    return INVERSE("no_context_fits", smallest=smallest, **values)
 
 
 def batch_limit(batch: str, where: str, tokens: int, stack: str, headroom: str) -> str:
-    return f"Up to micro-batch {batch} fits {where} at {tokens:,} tokens with {stack}{headroom}."
+    values = {"batch": batch, "where": where, "tokens": tokens, "stack": stack}
+    return INVERSE("batch_limit", headroom=headroom, **values)
 
 
 def no_batch_fits(where: str, tokens: int, stack: str, smallest: str) -> str:
-    return f"Not even micro-batch 1 fits {where} at {tokens:,} tokens with {stack}{smallest}."
+    return INVERSE("no_batch_fits", where=where, tokens=tokens, stack=stack, smallest=smallest)
 
 
 def largest_model(where: str, method: str, stack: str, model: str, size_b: float, easy: str):
-    return (
-        f"The largest catalog model that fits {where} for {method} with {stack}: "
-        f"{model} ({size_b:.1f}B){easy}."
-    )
+    values = {"where": where, "method": method, "stack": stack, "model": model}
+    return INVERSE("largest_model", size_b=size_b, easy=easy, **values)
 
 
 def comfortable_model(model: str) -> str:
-    return f"; with 10 % headroom, {model}"
+    return INVERSE("comfortable_model", model=model)
 
 
 def no_model_fits(where: str, method: str, stack: str) -> str:
-    return f"No catalog model fits {where} for {method} with {stack}."
+    return INVERSE("no_model_fits", where=where, method=method, stack=stack)
 
 
 def fewest_cards(
     count: int, gpu_name: str, layout: str, offload: bool, sharded: bool = False
 ) -> str:
-    # FSDP's CPUOffload and ZeRO-3's offload_param move the parameters and gradients too.
-    moved = "the parameters, gradients and optimizer state" if sharded else "the optimizer state"
-    offloaded = f" and {moved} offloaded to CPU RAM" if offload else ""
-    fewer = "" if count == 1 else "; fewer do not"
-    return f"{count}× {gpu_name}{layout}{offloaded} hold it{fewer}."
+    offloaded = INVERSE("offloaded.sharded" if sharded else "offloaded") if offload else ""
+    fewer = "" if count == 1 else INVERSE("fewer_do_not")
+    values = {"count": count, "gpu": gpu_name, "layout": layout}
+    return INVERSE("fewest_cards", offloaded=offloaded, fewer=fewer, **values)
 
 
 def no_count_holds(gpu_name: str, most: int) -> str:
-    return f"Even {most}× {gpu_name} do not hold this job."
+    return INVERSE("no_count_holds", gpu=gpu_name, most=most)
 
 
 def smallest_card_holding(tokens: int, gpu_name: str) -> str:
-    return f"; the smallest card that holds {tokens:,} tokens is {gpu_name}"
+    return INVERSE("smallest_card_holding", tokens=tokens, gpu=gpu_name)
 
 
-def deadline_limit(hours: str) -> str:
-    return f"a {hours} deadline"
+def constraint_met(kind: str, limit: str, run: str) -> str:
+    """`kind` is "budget" (`limit` "$100") or "deadline" (`limit` "5 h")."""
+    return INVERSE(f"met.{kind}", limit=limit, run=run)
 
 
-def budget_limit(usd: str) -> str:
-    return f"a {usd} budget"
-
-
-def constraint_met(limit: str, run: str) -> str:
-    return f"The cheapest run that meets {limit}: {run}."
-
-
-def constraint_missed(limit: str, best: str = "", run: str = "", over: str = "") -> str:
+def constraint_missed(kind: str, limit: str, run: str = "", over: str = "") -> str:
+    """Nothing meets the limit: the best run that misses it and by how much, if any is priced."""
     if not run:
-        return f"Nothing meets {limit}: no priced card holds this job."
-    return f"Nothing meets {limit}: the {best} run, {run}, is {over} over."
+        return INVERSE(f"missed.{kind}", limit=limit)
+    return INVERSE(f"over.{kind}", limit=limit, run=run, over=over)
 
 
 def run_line(card: str, hours: str, cost: str) -> str:
-    return f"{card}, {hours}, {cost}"
+    return INVERSE("run", card=card, hours=hours, cost=cost)
+
+
+def lever_moved(value: str, change: str) -> str:
+    """A lever by its planner label (planner.solve.levers names four)."""
+    key = f"lever.{change}"
+    if key in INVERSE.entries:
+        return INVERSE(key, value=value)
+    return INVERSE("lever", value=value, change=change)
 
 
 def levers_line(sentence: str, moved: Sequence[str]) -> str:
-    return sentence.removesuffix(".") + "; " + ", ".join(moved) + "."
+    return INVERSE("levers", sentence=_without_full_stop(sentence), moved=Listing(moved))
+
+
+def _without_full_stop(sentence: str) -> str:
+    """A catalog sentence as a clause: its full stop dropped in each language."""
+    if not isinstance(sentence, Said):
+        return sentence.removesuffix(".")
+    entry = Entry(sentence.entry.en.removesuffix("."), sentence.entry.zh.removesuffix("。"))
+    return Said(sentence.key, entry, sentence.values)
+
+
+def lead_and_verdict(lead: str, verdict: str) -> str:
+    return INVERSE("lead_and_verdict", lead=lead, verdict=verdict)
 
 
 def searched_over(tolerance: str) -> str:

@@ -32,7 +32,7 @@ def plan_reply(
     return Reply(
         kind="plan",
         title=title(plan),
-        verdict=f"{lead} {verdict(plan)}" if lead else verdict(plan),
+        verdict=phrases.lead_and_verdict(lead, verdict(plan)) if lead else verdict(plan),
         required_gib=plan.memory.required_gib,
         range_gib=plan.memory.range_gib,
         memory=memory_lines(plan),

@@ -157,7 +157,9 @@ _EXAMPLE_COUNT = re.compile(
     + r")\s?(?P<scale>"
     + COUNT_SUFFIX
     + r")?\+?\s?(?:[a-z]{2,14}\s)?"
-    r"(?:pairs?|samples?|examples?|rows?|preference\spairs?|偏好对|条)(?![a-z])(?!\s?(?:per|each))"
+    # "1万对偏好数据": 对 counts pairs (the number before it already read, 万 and 千 included).
+    r"(?:pairs?|samples?|examples?|rows?|preference\spairs?|偏好对|对(?:偏好)?(?:数据|样本)?|条)"
+    r"(?![a-z])(?!\s?(?:per|each))"
     r"(?:\s?(?:of|with|at|,)\s?(?:about\s|around\s|~)?(?P<length>" + NUM + r")\s?(?P<lk>k)?\s?"
     r"tokens?(?:\seach)?)?"
 )
