@@ -325,16 +325,54 @@ NO_CARD_HOLDS_IT = "no card in the catalog holds it"
 
 # --- Help ---------------------------------------------------------------------------------------
 
-HELP_TITLE = "gpuplan: will my fine-tuning job fit, and what will it cost?"
-HELP_BODY = (
-    f"Describe the job in one line, e.g. “{EXAMPLE}”: model or size, method (full, LoRA,"
-    " QLoRA), context, dataset tokens and epochs, and optionally a card (“on 2x4090”),"
-    " a budget or a deadline.\n"
-    "Then ask follow-ups in the same thread: “what if 8k ctx?”, “and 2 epochs?”,"
-    " “rank 64”, “on 2x4090?”, “without checkpointing”, “cheapest under $20?”,"
-    " “compare h100 and a100”, “config axolotl” (the files that run it), “undo”, or “new” to"
-    " start over."
+HELP = Catalog(
+    {
+        "help.title": Entry(
+            "gpuplan: will my fine-tuning job fit, and what will it cost?",
+            "gpuplan：我的微调任务放得下吗，要花多少钱？",
+        ),
+        "help.body": Entry(
+            "Describe the job in one line, e.g. “{example}”: model or size, method (full, LoRA,"
+            " QLoRA), context, dataset tokens and epochs, and optionally a card (“on 2x4090”),"
+            " a budget or a deadline.\n"
+            "Then ask follow-ups in the same thread: “what if 8k ctx?”, “and 2 epochs?”,"
+            " “rank 64”, “on 2x4090?”, “without checkpointing”, “cheapest under $20?”,"
+            " “compare h100 and a100”, “config axolotl” (the files that run it), “undo”, or “new”"
+            " to start over.",
+            "用一句话描述任务，例如：“{example}”：模型或大小、方法（全参、LoRA、QLoRA）、"
+            "上下文、数据集 token 数和轮数，也可以加上显卡（“单卡4090”）、预算或期限。\n"
+            "然后在同一个帖子里追问：“上下文改成8k呢？”、“换成2张4090呢？”、“rank 64”、"
+            "“开启梯度检查点”、“cheapest under $20?”、“compare h100 and a100”、"
+            "“config axolotl”（运行它的文件）、“撤销”，或者“重来”重新开始。",
+        ),
+        # Run configs (bot/run_configs.py).
+        "config.none": Entry("No config for this job", "这个任务没有配置"),
+        "config.title": Entry("{stack} config for {model}", "{model} 的 {stack} 配置"),
+        "config.body": Entry(
+            "Attached: {files}. Fill in the TODOs listed in README.txt, then run `{launch}` in "
+            "the folder holding them.",
+            "附件：{files}。先填好 README.txt 列出的 TODO，"
+            "再在放这些文件的文件夹里运行 `{launch}`。",
+        ),
+        "config.needs_a_thread": Entry(
+            "Files cannot be attached to a private answer: say “config” in a thread with gpuplan "
+            "instead.",
+            "私密回答无法附带文件：请在 gpuplan 的帖子里说“config”。",
+        ),
+        "config.not_expressed": Entry("Not in the files: {item}", "文件里表达不了：{item}"),
+        "report.kept": Entry(
+            "Thanks: this report is kept with the job for calibration (this workspace keeps "
+            "reports; an admin can turn that off).",
+            "谢谢：这份报告会和任务一起保存，用于校准（这个工作区保存报告；管理员可以关闭）。",
+        ),
+        "report.not_kept": Entry(
+            "Thanks: the thread now plans from your measurement (reports are not kept here).",
+            "谢谢：这个帖子现在按你的实测来规划（这里不保存报告）。",
+        ),
+    }
 )
+HELP_TITLE = HELP("help.title")
+HELP_BODY = HELP("help.body", example=EXAMPLE)
 HELP_HINTS = ("what if 8k ctx?", "and on 2x4090?", "cheapest under $20?", "undo")
 
 
@@ -433,25 +471,20 @@ CONFIG_BUTTON = ("Get the config", "config")
 
 # --- Run configs (bot/run_configs.py) ---------------------------------------------------------
 
-NO_CONFIG_TITLE = "No config for this job"
+NO_CONFIG_TITLE = HELP("config.none")
 
 
 def config_attached(stack: str, model: str, files: Sequence[str], launch: str) -> tuple[str, str]:
     """The title and body of an answer that attaches a run config's files."""
-    return (
-        f"{stack} config for {model}",
-        f"Attached: {', '.join(files)}. Fill in the TODOs listed in README.txt, then run "
-        f"`{launch}` in the folder holding them.",
-    )
+    body = HELP("config.body", files=Listing(files, zh_sep="、"), launch=launch)
+    return HELP("config.title", stack=stack, model=model), body
 
 
-FILES_NEED_A_THREAD = (
-    "Files cannot be attached to a private answer: say “config” in a thread with gpuplan instead."
-)
+FILES_NEED_A_THREAD = HELP("config.needs_a_thread")
 
 
 def not_expressed(item: str) -> str:
-    return f"Not in the files: {item}"
+    return HELP("config.not_expressed", item=item)
 
 
 def other_card_hint(named_4090: bool) -> str:
@@ -466,12 +499,7 @@ UNDO_HINT = "undo"
 
 
 def report_kept(kept: bool) -> str:
-    if kept:
-        return (
-            "Thanks: this report is kept with the job for calibration (this workspace keeps "
-            "reports; an admin can turn that off)."
-        )
-    return "Thanks: the thread now plans from your measurement (reports are not kept here)."
+    return HELP("report.kept" if kept else "report.not_kept")
 
 
 # --- What changed in a thread -------------------------------------------------------------------
@@ -809,63 +837,97 @@ def searched_over(tolerance: str) -> str:
 
 # --- Prices: provider preferences and freshness ---------------------------------------------
 
-PROVIDERS_TITLE = "Providers"
-PROVIDERS_SAVED_TITLE = "Provider preference saved"
-UNKNOWN_PROVIDER_TITLE = "Unknown provider"
-CANT_PRICE_TITLE = "I can't price that"
+SETTINGS = Catalog(
+    {
+        "providers.title": Entry("Providers", "供应商"),
+        "providers.saved": Entry("Provider preference saved", "已保存供应商偏好"),
+        "providers.unknown": Entry("Unknown provider", "未知供应商"),
+        "cant_price": Entry("I can't price that", "无法给出价格"),
+        "only_admins.title": Entry("Only admins can change this", "只有管理员可以修改"),
+        "only_admins.body": Entry(
+            "{setting} applies to everyone here, so only workspace admins (Slack) or members with "
+            "Manage Server (Discord) can change it.",
+            "{setting}对这里的所有人生效，所以只有工作区管理员（Slack）或有“管理服务器”权限的成员"
+            "（Discord）可以修改。",
+        ),
+        "setting.providers": Entry("The provider preference", "供应商偏好"),
+        "setting.language": Entry("The answer language", "回答语言"),
+        "setting.reports": Entry("Keeping run reports", "保存运行报告"),
+        "reports.kept": Entry(
+            "This workspace {keeps} the peaks people report from real runs (“it peaked at "
+            "21 GiB”) with their job, to calibrate estimates (`gpuplan calibration`). “reports "
+            "off” stops it.",
+            "这个工作区{keeps}大家从实际运行中报告的峰值（“it peaked at 21 GiB”）和对应任务，"
+            "用于校准估算（`gpuplan calibration`）。说“reports off”可以停止。",
+        ),
+        "reports.now_keeps": Entry("now keeps", "现在会保存"),
+        "reports.keeps": Entry("keeps", "会保存"),
+        "reports.not_kept": Entry(
+            "This workspace does not keep run reports: a reported peak re-plans its thread and "
+            "is then forgotten. An admin can say “reports on” to keep them for calibration.",
+            "这个工作区不保存运行报告：报告的峰值只用来重新规划它所在的帖子，之后就不再保留。"
+            "管理员可以说“reports on”来保存它们用于校准。",
+        ),
+        "not_saved.title": Entry("Not saved", "没有保存"),
+        "not_saved.body": Entry(
+            "I could not save that setting (the state store refused the write); try again.",
+            "没能保存这个设置（状态存储拒绝了写入）；请再试一次。",
+        ),
+        "providers.every": Entry(
+            "Answers here use every provider's prices.", "这里的回答使用所有供应商的价格。"
+        ),
+        "providers.only": Entry(
+            "Answers here use prices from {names} only.", "这里的回答只使用 {names} 的价格。"
+        ),
+        "providers.unquoted": Entry(
+            " No feed quotes {unquoted} right now.", "目前没有数据源报出 {unquoted} 的价格。"
+        ),
+        "providers.default": Entry(
+            " (This is the bot's default, GPUPLAN_PROVIDERS.)",
+            "（这是机器人的默认设置，GPUPLAN_PROVIDERS。）",
+        ),
+        "providers.in_use": Entry(
+            "{said}{unquoted}{default} Change it with “/gpuplan providers runpod, vast.ai” or go "
+            "back to every provider with “/gpuplan providers all” (admins only).",
+            "{said}{unquoted}{default}用“/gpuplan providers runpod, vast.ai”修改，或用"
+            "“/gpuplan providers all”恢复为所有供应商（仅限管理员）。",
+        ),
+    }
+)
+PROVIDERS_TITLE = SETTINGS("providers.title")
+PROVIDERS_SAVED_TITLE = SETTINGS("providers.saved")
+UNKNOWN_PROVIDER_TITLE = SETTINGS("providers.unknown")
+CANT_PRICE_TITLE = SETTINGS("cant_price")
 
 
-def only_admins(setting: str) -> Message:
+def _only_admins(setting: str) -> Message:
     """A workspace setting someone without the role tried to change."""
-    return Message(
-        "Only admins can change this",
-        f"{setting} applies to everyone here, so only workspace admins (Slack) or members with "
-        "Manage Server (Discord) can change it.",
-    )
+    body = SETTINGS("only_admins.body", setting=SETTINGS(f"setting.{setting}"))
+    return Message(SETTINGS("only_admins.title"), body)
 
 
-ONLY_ADMINS_PROVIDERS = only_admins("The provider preference")
-ONLY_ADMINS_LANGUAGE = only_admins("The answer language")
-ONLY_ADMINS_REPORTS = only_admins("Keeping run reports")
-REPORTS_SETTING_TITLE = "Keeping run reports"
+ONLY_ADMINS_PROVIDERS = _only_admins("providers")
+ONLY_ADMINS_LANGUAGE = _only_admins("language")
+ONLY_ADMINS_REPORTS = _only_admins("reports")
+REPORTS_SETTING_TITLE = SETTINGS("setting.reports")
 
 
 def reports_setting(kept: bool, *, changed: bool) -> Message:
-    now = "now keeps" if changed else "keeps"
-    if kept:
-        return Message(
-            REPORTS_SETTING_TITLE,
-            f"This workspace {now} the peaks people report from real runs (“it peaked at 21 GiB”)"
-            " with their job, to calibrate estimates (`gpuplan calibration`). “reports off” "
-            "stops it.",
-        )
-    return Message(
-        REPORTS_SETTING_TITLE,
-        "This workspace does not keep run reports: a reported peak re-plans its thread and is "
-        "then forgotten. An admin can say “reports on” to keep them for calibration.",
-    )
+    if not kept:
+        return Message(REPORTS_SETTING_TITLE, SETTINGS("reports.not_kept"))
+    keeps = SETTINGS("reports.now_keeps" if changed else "reports.keeps")
+    return Message(REPORTS_SETTING_TITLE, SETTINGS("reports.kept", keeps=keeps))
 
 
-SETTING_NOT_SAVED = Message(
-    "Not saved", "I could not save that setting (the state store refused the write); try again."
-)
-PROVIDERS_HOW = (
-    "Change it with “/gpuplan providers runpod, vast.ai” or go back to every provider with "
-    "“/gpuplan providers all” (admins only)."
-)
+SETTING_NOT_SAVED = Message(SETTINGS("not_saved.title"), SETTINGS("not_saved.body"))
 
 
 def providers_in_use(names: str | None, unquoted: str | None, is_default: bool) -> str:
     """What `/gpuplan providers` says: whose prices answers here use."""
-    if names is None:
-        said = "Answers here use every provider's prices."
-    else:
-        said = f"Answers here use prices from {names} only."
-        if unquoted:
-            said += f" No feed quotes {unquoted} right now."
-    if is_default:
-        said += " (This is the bot's default, GPUPLAN_PROVIDERS.)"
-    return f"{said} {PROVIDERS_HOW}"
+    said = SETTINGS("providers.every") if names is None else SETTINGS("providers.only", names=names)
+    missing = SETTINGS("providers.unquoted", unquoted=unquoted) if names and unquoted else ""
+    default = SETTINGS("providers.default") if is_default else ""
+    return SETTINGS("providers.in_use", said=said, unquoted=missing, default=default)
 
 
 def prices_fresh(freshness: str) -> str:

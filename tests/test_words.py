@@ -22,6 +22,8 @@ CATALOGS: dict[str, Catalog] = {
     "bot.phrases.CONVERSATION": phrases.CONVERSATION,
     "bot.phrases.CHANGES": phrases.CHANGES,
     "bot.phrases.INVERSE": phrases.INVERSE,
+    "bot.phrases.HELP": phrases.HELP,
+    "bot.phrases.SETTINGS": phrases.SETTINGS,
     "planner.errors.FIELD_LABELS": errors.FIELD_LABELS,
 }
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
@@ -149,3 +151,12 @@ def test_an_english_thread_stays_english() -> None:
     reply = conversation.respond(key, "what if 8k ctx?").reply
     assert reply.changes and not any(_CJK.search(line) for line in reply.changes)
     assert conversation.respond(key, "undo").reply.title == first.title
+
+
+def test_help_and_settings_answers_follow_the_workspace_language(monkeypatch) -> None:
+    monkeypatch.setenv("GPUPLAN_LANGUAGE", "zh")
+    conversation, key = _thread()
+    help_reply = conversation.respond(key, "help").reply
+    assert help_reply.title.startswith("gpuplan：") and "撤销" in help_reply.body
+    refused = conversation.respond(key, "/gpuplan language en").reply
+    assert refused.title == "只有管理员可以修改" and "回答语言" in refused.body
