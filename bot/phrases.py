@@ -305,24 +305,6 @@ def first_of_variants(count: int) -> str:
 SIDE_BY_SIDE = "Side by side"
 
 
-def comparison_line(job: str, need_gib: float, where: str) -> str:
-    return f"{job}: {fmt.gib(need_gib)} per GPU; {where}"
-
-
-def on_the_card(verdict: str, card: str, cost: str) -> str:
-    return f"{VERDICT_WORDS[verdict]} on {card}{cost}"
-
-
-def best_card(card: str, cost: str) -> str:
-    return f"cheapest {card}{cost}"
-
-
-def fastest_card(card: str, cost: str) -> str:
-    return f"fastest {card}{cost}"
-
-
-NO_CARD_HOLDS_IT = "no card in the catalog holds it"
-
 # --- Help ---------------------------------------------------------------------------------------
 
 HELP = Catalog(
@@ -379,50 +361,127 @@ HELP_HINTS = ("what if 8k ctx?", "and on 2x4090?", "cheapest under $20?", "undo"
 # --- Around a plan ------------------------------------------------------------------------------
 
 METHOD_LABELS = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
-VERDICT_WORDS = {"fits": "fits", "tight": "is tight", "no": "does not fit"}
+# The verdict line: what the job needs per GPU and where it runs. Its full stop stays "." in
+# Chinese, as the answers have always shown it.
+VERDICT = Catalog(
+    {
+        "needs": Entry(
+            "Needs {need} per GPU ({low:.1f}–{high:.1f})",
+            "每张GPU需要 {need}（{low:.1f}–{high:.1f}）",
+        ),
+        "need_only": Entry("{need}.", "{need}."),
+        "no_card_holds": Entry(
+            "{need}; no card in the catalog holds it, even eight of them.",
+            "{need}；目录里没有显卡放得下，八张也不行。",
+        ),
+        "cheapest_to_rent": Entry(
+            "{need}. Cheapest to rent: {card}.", "{need}。最便宜的租法：{card}."
+        ),
+        "cheapest_run": Entry("{need}. Cheapest: {card}{cost}.", "{need}。最便宜：{card}{cost}."),
+        "verdict.fits": Entry("fits", "放得下"),
+        "verdict.tight": Entry("is tight", "勉强放得下"),
+        "verdict.no": Entry("does not fit", "放不下"),
+        "on_requested": Entry(
+            "{need}; {verdict} on {card}{cost}{fix}{more}.",
+            "{need}；{verdict}：{card}{cost}{fix}{more}.",
+        ),
+        "fits_with": Entry(
+            ", but it fits with {change} ({need} per GPU)",
+            "，但用「{change}」可以放下（每张GPU {need}）",
+        ),
+        "more_cards_hold": Entry("; {card} hold it", "；{card} 可以放下"),
+        "on_the_card": Entry("{verdict} on {card}{cost}", "{verdict}：{card}{cost}"),
+        "best_card": Entry("cheapest {card}{cost}", "最便宜 {card}{cost}"),
+        "fastest_card": Entry("fastest {card}{cost}", "最快 {card}{cost}"),
+        "no_card_holds_it": Entry("no card in the catalog holds it", "目录里没有显卡放得下"),
+        "comparison_line": Entry(
+            "{job}: {need} per GPU; {where}", "{job}：{need} 每张GPU；{where}"
+        ),
+        # How each multi-GPU layout places the job, said wherever a run on several GPUs is named.
+        "with_layout": Entry("{card} with {layout}", "{card} 用 {layout}"),
+        "layout.ddp": Entry("DDP (each GPU holds a full copy)", "DDP（每张GPU一份完整副本）"),
+        "layout.fsdp": Entry(
+            "FSDP (the model sharded across the GPUs)", "FSDP（模型切分到各张GPU）"
+        ),
+        "layout.zero3": Entry(
+            "ZeRO-3 (the model sharded across the GPUs)", "ZeRO-3（模型切分到各张GPU）"
+        ),
+        "layout.zero2": Entry(
+            "ZeRO-2 (gradients and optimizer state sharded; each GPU holds the weights)",
+            "ZeRO-2（梯度和优化器状态切分；每张GPU保留完整权重）",
+        ),
+        "layout.device_map": Entry(
+            "device_map (the layers split across the GPUs, one GPU busy at a time)",
+            "device_map（各层分到各张GPU，同一时刻只有一张在算）",
+        ),
+        "layout.none": Entry(
+            "no sharding (each GPU holds the whole job)", "不切分（每张GPU放整个任务）"
+        ),
+    }
+)
+VERDICT_WORDS = {verdict: VERDICT(f"verdict.{verdict}") for verdict in ("fits", "tight", "no")}
+LAYOUTS = {
+    key: VERDICT(f"layout.{key}") for key in ("ddp", "fsdp", "zero3", "zero2", "device_map", "none")
+}
+NO_CARD_HOLDS_IT = VERDICT("no_card_holds_it")
 
 
 def needs(required_gib: float, low_gib: float, high_gib: float) -> str:
-    return f"Needs {fmt.gib(required_gib)} per GPU ({low_gib:.1f}–{high_gib:.1f})"
+    return VERDICT("needs", need=fmt.gib(required_gib), low=low_gib, high=high_gib)
+
+
+def need_only(need: str) -> str:
+    return VERDICT("need_only", need=need)
 
 
 def no_card_holds(need: str) -> str:
-    return f"{need}; no card in the catalog holds it, even eight of them."
+    return VERDICT("no_card_holds", need=need)
 
 
 def cheapest_to_rent(need: str, card: str) -> str:
-    return f"{need}. Cheapest to rent: {card}."
+    return VERDICT("cheapest_to_rent", need=need, card=card)
 
 
 def cheapest_run(need: str, card: str, cost: str) -> str:
-    return f"{need}. Cheapest: {card}{cost}."
+    return VERDICT("cheapest_run", need=need, card=card, cost=cost)
 
 
-def on_requested(need: str, verdict: str, card: str, cost: str) -> str:
-    return f"{need}; {VERDICT_WORDS[verdict]} on {card}{cost}"
+def on_requested(
+    need: str, verdict: str, card: str, cost: str, fix: str = "", more: str = ""
+) -> str:
+    """The named card's verdict, then a software change that makes it fit (`fits_with`) or how
+    many of it hold the job (`more_cards_hold`)."""
+    values = {"need": need, "verdict": VERDICT_WORDS[verdict], "card": card, "cost": cost}
+    return VERDICT("on_requested", fix=fix, more=more, **values)
 
 
-def more_cards_hold(card: str, *, first: bool) -> str:
-    return f"; {card} hold it" if first else f"; or {card} hold it"
+def more_cards_hold(card: str) -> str:
+    return VERDICT("more_cards_hold", card=card)
 
 
 def fits_with(change: str, required_gib: float) -> str:
-    return f", but it fits with {change} ({fmt.gib(required_gib)} per GPU)"
-
-
-# How each multi-GPU layout places the job, said wherever a run on several GPUs is named.
-LAYOUTS = {
-    "ddp": "DDP (each GPU holds a full copy)",
-    "fsdp": "FSDP (the model sharded across the GPUs)",
-    "zero3": "ZeRO-3 (the model sharded across the GPUs)",
-    "zero2": "ZeRO-2 (gradients and optimizer state sharded; each GPU holds the weights)",
-    "device_map": "device_map (the layers split across the GPUs, one GPU busy at a time)",
-    "none": "no sharding (each GPU holds the whole job)",
-}
+    return VERDICT("fits_with", change=change, need=fmt.gib(required_gib))
 
 
 def with_layout(card: str, sharding: str) -> str:
-    return f"{card} with {LAYOUTS.get(sharding, sharding)}"
+    return VERDICT("with_layout", card=card, layout=LAYOUTS.get(sharding, sharding))
+
+
+def on_the_card(verdict: str, card: str, cost: str) -> str:
+    return VERDICT("on_the_card", verdict=VERDICT_WORDS[verdict], card=card, cost=cost)
+
+
+def best_card(card: str, cost: str) -> str:
+    return VERDICT("best_card", card=card, cost=cost)
+
+
+def fastest_card(card: str, cost: str) -> str:
+    return VERDICT("fastest_card", card=card, cost=cost)
+
+
+def comparison_line(job: str, need_gib: float, where: Sequence[str]) -> str:
+    parts = Listing(where, en_sep="; ", zh_sep="；")
+    return VERDICT("comparison_line", job=job, need=fmt.gib(need_gib), where=parts)
 
 
 def pick_line(label: str, card: str, cost: str) -> str:

@@ -93,17 +93,15 @@ def verdict(plan: Plan) -> str:
     need = phrases.needs(memory.required_gib, low_gib, high_gib)
     if plan.requested is not None:
         option = plan.requested
-        line = phrases.on_requested(need, option.verdict, _layout_card(option), _cost(option))
         software = software_fix(plan)
-        if software is not None:
-            line += phrases.fits_with(software.label, software.required_gib_after)
+        fix = phrases.fits_with(software.label, software.required_gib_after) if software else ""
         # A single-card software fix is the answer: more cards would be a second, costlier one.
         enough = _fewest_of_requested(plan) if software is None else None
-        if enough is not None:
-            line += phrases.more_cards_hold(_layout_card(enough), first=True)
-        return line + "."
+        more = phrases.more_cards_hold(_layout_card(enough)) if enough is not None else ""
+        card, cost = _layout_card(option), _cost(option)
+        return phrases.on_requested(need, option.verdict, card, cost, fix, more)
     if not plan.options:
-        return f"{need}."
+        return phrases.need_only(need)
     fitting = [o for o in plan.options if o.verdict != "no"]
     if not fitting:
         return phrases.no_card_holds(need)
@@ -151,7 +149,7 @@ def _comparison_line(plan: Plan) -> str:
     else:
         fitting = [o for o in plan.options if o.verdict != "no"]
         parts.append(phrases.best_card(_layout_card(min(fitting, key=_usd_per_hour_all)), ""))
-    return phrases.comparison_line(job, plan.memory.required_gib, "; ".join(parts))
+    return phrases.comparison_line(job, plan.memory.required_gib, parts)
 
 
 def _fewest_of_requested(plan: Plan) -> Option | None:

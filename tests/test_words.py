@@ -23,6 +23,7 @@ CATALOGS: dict[str, Catalog] = {
     "bot.phrases.CHANGES": phrases.CHANGES,
     "bot.phrases.INVERSE": phrases.INVERSE,
     "bot.phrases.HELP": phrases.HELP,
+    "bot.phrases.VERDICT": phrases.VERDICT,
     "bot.phrases.SETTINGS": phrases.SETTINGS,
     "planner.errors.FIELD_LABELS": errors.FIELD_LABELS,
 }
