@@ -76,13 +76,10 @@ def localize(reply: Reply, language: Language) -> Reply:
             "verdict": _chinese(reply.verdict),
             "body": _chinese(reply.body),
             **{name: [_chinese(line) for line in getattr(reply, name)] for name in sections},
-            "followups": [zh.translate_followup(text) for text in reply.followups],
+            "followups": [_chinese(text) for text in reply.followups],
             "whatifs": [
                 whatif.model_copy(
-                    update={
-                        "label": zh.translate_button(whatif.label),
-                        "text": zh.translate_followup(whatif.text),
-                    }
+                    update={"label": _chinese(whatif.label), "text": _chinese(whatif.text)}
                 )
                 for whatif in reply.whatifs
             ],

@@ -355,7 +355,6 @@ HELP = Catalog(
 )
 HELP_TITLE = HELP("help.title")
 HELP_BODY = HELP("help.body", example=EXAMPLE)
-HELP_HINTS = ("what if 8k ctx?", "and on 2x4090?", "cheapest under $20?", "undo")
 
 
 # --- Around a plan ------------------------------------------------------------------------------
@@ -513,20 +512,51 @@ def managed_line(
     )
 
 
-# What-if buttons: (label, the follow-up it reads as).
+# What-if buttons and suggested follow-ups. A Chinese follow-up must read back as the same change
+# (tests/test_language.py parses both), so its Chinese uses only forms the parser knows; "cheapest
+# …" stays as it is: a conversation intent, not a parsed change.
+BUTTONS = Catalog(
+    {
+        "context.label": Entry("{context} context", "{context} 上下文"),
+        "context.text": Entry("what if {context} ctx?", "上下文改成{context}呢？"),
+        "gpus.label": Entry("{count} GPUs", "{count} 张GPU"),
+        "gpus.text": Entry("what if {count} GPUs?", "换成{count}张卡呢？"),
+        "lora.label": Entry("LoRA instead", "改用 LoRA"),
+        "lora.text": Entry("what if LoRA?", "改成LoRA呢？"),
+        "qlora.label": Entry("QLoRA instead", "改用 QLoRA"),
+        "qlora.text": Entry("what if QLoRA?", "改成QLoRA呢？"),
+        "checkpointing.label": Entry("Checkpointing on", "开启检查点"),
+        "checkpointing.text": Entry("with gradient checkpointing", "开启梯度检查点"),
+        "cheapest.label": Entry("Cheapest card", "最便宜的卡"),
+        "cheapest.text": Entry("cheapest card?", "cheapest card?"),
+        "config.label": Entry("Get the config", "获取配置"),
+        "config.text": Entry("config", "config"),
+        "on_one.text": Entry("and on an {card}?", "换成一张{card}呢？"),
+        "on_many.text": Entry("and on {count}x{card}?", "换成{count}张{card}呢？"),
+        "budget.text": Entry("cheapest under ${budget:,}?", "cheapest under ${budget:,}?"),
+        "undo.text": Entry("undo", "撤销"),
+    }
+)
+
+
+def _button(key: str, **values: object) -> tuple[str, str]:
+    """A button: its label and the follow-up it reads as."""
+    return BUTTONS(f"{key}.label", **values), BUTTONS(f"{key}.text", **values)
+
+
 def longer_context_button(context: str) -> tuple[str, str]:
-    return f"{context} context", f"what if {context} ctx?"
+    return _button("context", context=context)
 
 
 def more_gpus_button(count: int) -> tuple[str, str]:
-    return f"{count} GPUs", f"what if {count} GPUs?"
+    return _button("gpus", count=count)
 
 
-LORA_BUTTON = ("LoRA instead", "what if LoRA?")
-QLORA_BUTTON = ("QLoRA instead", "what if QLoRA?")
-CHECKPOINTING_BUTTON = ("Checkpointing on", "with gradient checkpointing")
-CHEAPEST_BUTTON = ("Cheapest card", "cheapest card?")
-CONFIG_BUTTON = ("Get the config", "config")
+LORA_BUTTON = _button("lora")
+QLORA_BUTTON = _button("qlora")
+CHECKPOINTING_BUTTON = _button("checkpointing")
+CHEAPEST_BUTTON = _button("cheapest")
+CONFIG_BUTTON = _button("config")
 
 # --- Run configs (bot/run_configs.py) ---------------------------------------------------------
 
@@ -547,14 +577,22 @@ def not_expressed(item: str) -> str:
 
 
 def other_card_hint(named_4090: bool) -> str:
-    return "and on an H100?" if named_4090 else "and on 2x4090?"
+    if named_4090:
+        return BUTTONS("on_one.text", card="H100")
+    return BUTTONS("on_many.text", count=2, card="4090")
 
 
 def budget_hint(budget_usd: int) -> str:
-    return f"cheapest under ${budget_usd:,}?"
+    return BUTTONS("budget.text", budget=budget_usd)
 
 
-UNDO_HINT = "undo"
+UNDO_HINT = BUTTONS("undo.text")
+HELP_HINTS = (
+    BUTTONS("context.text", context="8k"),
+    BUTTONS("on_many.text", count=2, card="4090"),
+    BUTTONS("budget.text", budget=20),
+    BUTTONS("undo.text"),
+)
 
 
 def report_kept(kept: bool) -> str:

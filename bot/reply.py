@@ -48,8 +48,8 @@ class WhatIf(BaseModel):
     patch and puts its short id in `id`); `text` is the same change as a follow-up to type."""
 
     id: str  # stable, for persistent views / action ids
-    label: str
-    text: str
+    label: Text
+    text: Text
     patch: dict[str, Any] = {}  # JobSpec fields, JSON values
 
 
@@ -78,7 +78,7 @@ class Reply(BaseModel):
     assumptions: list[Text] = []
     warnings: list[Text] = []
     price_date: str | None = None
-    followups: list[str] = []
+    followups: list[Text] = []
     whatifs: list[WhatIf] = []
     has_chart: bool = False
     context_curve: ContextCurve | None = None

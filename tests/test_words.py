@@ -24,6 +24,7 @@ CATALOGS: dict[str, Catalog] = {
     "bot.phrases.INVERSE": phrases.INVERSE,
     "bot.phrases.HELP": phrases.HELP,
     "bot.phrases.VERDICT": phrases.VERDICT,
+    "bot.phrases.BUTTONS": phrases.BUTTONS,
     "bot.phrases.SETTINGS": phrases.SETTINGS,
     "planner.errors.FIELD_LABELS": errors.FIELD_LABELS,
 }
