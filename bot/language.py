@@ -16,7 +16,7 @@ import os
 import re
 from typing import Literal, get_args
 
-from bot import zh
+from bot import phrases, zh
 from bot.reply import Reply
 from planner.words import Said
 
@@ -95,14 +95,18 @@ def _chinese(text: str) -> str:
 
 def label(language: str, english: str) -> str:
     """A renderer's heading or table word (a column, a verdict) in the reply's language."""
-    return zh.LABELS.get(english, english) if language == "zh" else english
+    if language == ENGLISH or english not in phrases.LABELS.entries:
+        return english
+    return phrases.LABELS(english).to(language)
 
 
 def marks(language: str, highlight: str | None) -> str:
     """A highlighted row's marks ("cheapest, spot") in the reply's language."""
     if not highlight:
         return ""
-    return zh.translate_labels(highlight) if language == "zh" else highlight
+    if language == ENGLISH:
+        return highlight
+    return "、".join(label(language, part) for part in highlight.split(", "))
 
 
 def duration(language: str, text: str) -> str:

@@ -1030,3 +1030,83 @@ def providers_in_use(names: str | None, unquoted: str | None, is_default: bool) 
 def prices_fresh(freshness: str) -> str:
     """The line an answer opens its assumptions with: "Prices from 4 providers, 2 h ago."."""
     return f"{freshness[0].upper()}{freshness[1:]}."
+
+
+# --- Section headings and table words the renderers show ----------------------------------------
+
+# Keyed by the word itself: a renderer names its heading or column in English and
+# bot.language.label shows the entry in the reply's language.
+LABELS = Catalog(
+    {
+        # Section headings and table words the renderers show, keyed by their English.
+        "Recommendation": Entry("Recommendation", "推荐"),
+        "Side by side": Entry("Side by side", "并排对比"),
+        "Ways to make it fit or cost less": Entry(
+            "Ways to make it fit or cost less", "放得下或更省钱的办法"
+        ),
+        "Suggestions": Entry("Suggestions", "建议"),
+        "What changed": Entry("What changed", "变化"),
+        "Warnings": Entry("Warnings", "提醒"),
+        "You could also tell me": Entry("You could also tell me", "还可以这样问"),
+        "Try asking": Entry("Try asking", "可以试试问"),
+        "Assumptions": Entry("Assumptions", "假设"),
+        "Memory per GPU": Entry("Memory per GPU", "每张GPU显存"),
+        "Memory": Entry("Memory", "显存"),
+        "Cards": Entry("Cards", "显卡"),
+        "card": Entry("card", "显卡"),
+        "verdict": Entry("verdict", "结论"),
+        "hours": Entry("hours", "小时"),
+        "cost": Entry("cost", "费用"),
+        "fits": Entry("fits", "放得下"),
+        "tight": Entry("tight", "勉强"),
+        "no": Entry("no", "放不下"),
+        "does not fit": Entry("does not fit", "放不下"),
+        "Prices": Entry("Prices", "价格"),
+        "range": Entry("range", "范围"),
+        "Try": Entry("Try", "可以试试"),
+        "Assumed": Entry("Assumed", "假设"),
+        "Prices as of": Entry("Prices as of", "价格日期"),
+        "Prices from": Entry("Prices from", "价格来自"),
+        "prices": Entry("prices", "价格"),
+        # The chart's legend (bot/phrases.py CHART_VERDICTS).
+        "tight (under 10 % headroom)": Entry(
+            "tight (under 10 % headroom)", "勉强（余量不足 10 %）"
+        ),
+        "does not fit: no hours, no cost": Entry(
+            "does not fit: no hours, no cost", "放不下：无时长、无费用"
+        ),
+        # The chart's memory-against-context panel (bot/chart.py).
+        "context (tokens)": Entry("context (tokens)", "上下文（token）"),
+        "memory per GPU (GiB)": Entry("memory per GPU (GiB)", "每张GPU显存（GiB）"),
+        # The card table's columns (console, Slack, Discord).
+        "fit": Entry("fit", "结论"),
+        "headroom": Entry("headroom", "余量"),
+        "free GiB": Entry("free GiB", "余量 GiB"),
+        "±GiB": Entry("±GiB", "余量"),
+        "time": Entry("time", "时长"),
+        "cost $": Entry("cost $", "费用 $"),
+        "$/GPU-h": Entry("$/GPU-h", "每GPU小时"),
+        "$/h": Entry("$/h", "每小时"),
+        # Highlighted rows (bot/phrases.py).
+        "requested": Entry("requested", "所问"),
+        "fewest of your card": Entry("fewest of your card", "所问卡最少张数"),
+        "cheapest": Entry("cheapest", "最便宜"),
+        "fastest": Entry("fastest", "最快"),
+        "best value": Entry("best value", "最划算"),
+        "within budget": Entry("within budget", "预算内"),
+        "meets deadline": Entry("meets deadline", "赶得上期限"),
+        "spot": Entry("spot", "竞价"),
+        # Memory components (planner.plan.MemoryBreakdown).
+        "weights": Entry("weights", "权重"),
+        "adapter": Entry("adapter", "适配器"),
+        "gradients": Entry("gradients", "梯度"),
+        "optimizer": Entry("optimizer", "优化器"),
+        "activations": Entry("activations", "激活"),
+        "logits": Entry("logits", "logits"),
+        "overhead": Entry("overhead", "开销"),
+        "reference": Entry("reference", "参考模型"),
+        "value": Entry("value", "价值模型"),
+        "reward": Entry("reward", "奖励模型"),
+        "rollout": Entry("rollout", "推理引擎"),
+    }
+)

@@ -25,6 +25,7 @@ CATALOGS: dict[str, Catalog] = {
     "bot.phrases.HELP": phrases.HELP,
     "bot.phrases.VERDICT": phrases.VERDICT,
     "bot.phrases.BUTTONS": phrases.BUTTONS,
+    "bot.phrases.LABELS": phrases.LABELS,
     "bot.phrases.SETTINGS": phrases.SETTINGS,
     "planner.errors.FIELD_LABELS": errors.FIELD_LABELS,
 }
