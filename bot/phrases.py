@@ -483,8 +483,26 @@ def comparison_line(job: str, need_gib: float, where: Sequence[str]) -> str:
     return VERDICT("comparison_line", job=job, need=fmt.gib(need_gib), where=parts)
 
 
+PLAN_LINES = Catalog(
+    {
+        # The recommendation's picks, by their highlight label.
+        "pick.cheapest": Entry("Cheapest: {card}{cost}", "最便宜：{card}{cost}"),
+        "pick.fastest": Entry("Fastest: {card}{cost}", "最快：{card}{cost}"),
+        "pick.best value": Entry("Best value: {card}{cost}", "最划算：{card}{cost}"),
+        "pick.within budget": Entry("Within budget: {card}{cost}", "预算内：{card}{cost}"),
+        "pick.meets deadline": Entry("Meets deadline: {card}{cost}", "赶得上期限：{card}{cost}"),
+        "after_training": Entry(
+            "After training: {adapter}serving needs ≈ {bf16} in 16-bit, {q4} in 4-bit{native}",
+            "训练后：{adapter}推理需要约 {bf16}（16位）、{q4}（4位）{native}",
+        ),
+        "after_training.adapter": Entry("adapter ≈ {mb:,.0f} MB; ", "适配器约 {mb:,.0f} MB；"),
+        "after_training.native": Entry(", {gib} in its native MXFP4", "、{gib}（原生 MXFP4）"),
+    }
+)
+
+
 def pick_line(label: str, card: str, cost: str) -> str:
-    return f"{label.capitalize()}: {card}{cost}"
+    return PLAN_LINES(f"pick.{label}", card=card, cost=cost)
 
 
 def after_training_line(
@@ -492,13 +510,13 @@ def after_training_line(
     serve_bf16_gib: float,
     serve_4bit_gib: float,
     serve_mxfp4_gib: float | None = None,
-):
-    adapter = f"adapter ≈ {adapter_mb:,.0f} MB; " if adapter_mb else ""
-    native = f", {fmt.gib(serve_mxfp4_gib)} in its native MXFP4" if serve_mxfp4_gib else ""
-    return (
-        f"After training: {adapter}serving needs ≈ {fmt.gib(serve_bf16_gib)} in 16-bit, "
-        f"{fmt.gib(serve_4bit_gib)} in 4-bit{native}"
+) -> str:
+    adapter = PLAN_LINES("after_training.adapter", mb=adapter_mb) if adapter_mb else ""
+    native = (
+        PLAN_LINES("after_training.native", gib=fmt.gib(serve_mxfp4_gib)) if serve_mxfp4_gib else ""
     )
+    values = {"bf16": fmt.gib(serve_bf16_gib), "q4": fmt.gib(serve_4bit_gib)}
+    return PLAN_LINES("after_training", adapter=adapter, native=native, **values)
 
 
 def managed_line(

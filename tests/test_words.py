@@ -26,6 +26,7 @@ CATALOGS: dict[str, Catalog] = {
     "bot.phrases.VERDICT": phrases.VERDICT,
     "bot.phrases.BUTTONS": phrases.BUTTONS,
     "bot.phrases.LABELS": phrases.LABELS,
+    "bot.phrases.PLAN_LINES": phrases.PLAN_LINES,
     "bot.phrases.SETTINGS": phrases.SETTINGS,
     "planner.errors.FIELD_LABELS": errors.FIELD_LABELS,
 }
