@@ -15,6 +15,7 @@ from planner.catalog.gpus import read_gpu
 from planner.catalog.models import ModelArch, resolve_model
 from planner.errors import PlanningError
 from planner.memory.profiles import PROFILES
+from planner.messages import DEFAULTS
 from planner.model_switches import LOSS_KERNEL_WORDS, decide_experts, resolve_model_switches
 from planner.post_training import PostTrainingFields, resolve_post_training
 from planner.spec import (
@@ -211,7 +212,7 @@ def _attention(
             f"Ampere, and the {old_card} predates it)"
         )
     else:
-        said.append("FlashAttention/SDPA attention (no s×s score matrix)")
+        said.append(DEFAULTS("attention.flash"))
     return True
 
 
@@ -254,7 +255,7 @@ def _precision(
             "fp32 master copy (16 B/param)"
         )
     else:
-        said.append("bf16 base weights; LoRA weights and their optimizer state as PEFT keeps them")
+        said.append(DEFAULTS("weights.lora"))
     return Precision.bf16
 
 
@@ -267,7 +268,7 @@ def _optimizer(spec: JobSpec, framework: Framework, num_gpus: int, said: list[st
     if framework is Framework.unsloth:
         said.append("8-bit AdamW (Unsloth's notebooks)")
         return Optimizer.adamw_8bit
-    said.append("AdamW optimizer")
+    said.append(DEFAULTS("optimizer.adamw"))
     return Optimizer.adamw
 
 
@@ -383,7 +384,7 @@ UNSLOTH_UNSUPPORTED_SHARDING = frozenset(SHARDING_WORDS)
 
 def _framework(spec: JobSpec, said: list[str], warned: list[str]) -> Framework:
     if spec.framework is None:
-        said.append("HF Trainer + PEFT (as axolotl, LLaMA-Factory and ms-swift run it)")
+        said.append(DEFAULTS("framework.hf"))
         return Framework.hf
     if spec.framework == Framework.unsloth and spec.sharding in UNSLOTH_UNSUPPORTED_SHARDING:
         layout = SHARDING_WORDS[spec.sharding]
@@ -556,7 +557,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
         quant = prequant
     if method is Method.qlora and quant is None:
         quant = Quant.nf4
-        said.append("QLoRA with 4-bit NF4 (bitsandbytes, double quantisation)")
+        said.append(DEFAULTS("quant.nf4"))
     if method is Method.qlora and quant is Quant.int4:
         said.append("int4 read as a GPTQ-quantised checkpoint")
 
@@ -565,11 +566,11 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
     default_rank, default_targets = _LORA_DEFAULTS.get(framework, (DEFAULT_LORA_RANK, ALL_LINEAR))
     if peft and rank is None:
         rank = default_rank
-        said.append(f"LoRA rank {rank}")
+        said.append(DEFAULTS("lora.rank", rank=rank))
     if peft and targets is None:
         targets = default_targets
         said.append(
-            "LoRA on all linear layers (q, k, v, o, gate, up, down)"
+            DEFAULTS("lora.all_linear")
             if targets == ALL_LINEAR
             else f"LoRA on {', '.join(t.value for t in targets)} ({framework.value}'s default)"
         )
@@ -580,7 +581,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
     seq_len = post.seq_len or spec.seq_len
     if seq_len is None:
         seq_len = min(DEFAULT_SEQ_LEN, model_arch.max_context or DEFAULT_SEQ_LEN)
-        said.append(f"sequence length {seq_len:,} tokens")
+        said.append(DEFAULTS("seq_len", tokens=seq_len))
     experts = decide_experts(planned, model_arch, framework, version, prequant is not None)
     switches = resolve_model_switches(
         planned,
@@ -601,16 +602,14 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
         said.append(
             f"micro-batch {micro_batch}{post.micro_batch_unit} per GPU (a larger batch through "
             "gradient accumulation costs no activation memory)"
+            if post.micro_batch_unit
+            else DEFAULTS("micro_batch", count=micro_batch)
         )
     grad_accum = spec.grad_accum or post.grad_accum_for(micro_batch, num_gpus, said)
     checkpointing = spec.gradient_checkpointing
     if checkpointing is None:
         checkpointing = framework is not Framework.litgpt
-        said.append(
-            "gradient checkpointing on (PEFT turns it on for QLoRA; most recipes do for all)"
-            if checkpointing
-            else "no gradient checkpointing (LitGPT's single-GPU default)"
-        )
+        said.append(DEFAULTS("checkpointing.on" if checkpointing else "checkpointing.litgpt"))
     cpu_offload = spec.cpu_offload
     if cpu_offload is None:
         cpu_offload = (
@@ -624,7 +623,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
     flash = _attention(spec, model_arch, framework, said, warned)
     activation_offloading = _activation_offloading(spec, framework, checkpointing, said)
     if spec.packing is None:
-        said.append("no sequence packing (batches vary in length, so the allocator keeps slack)")
+        said.append(DEFAULTS("packing.off"))
     epochs = spec.epochs
     packing_fact = stack_fact(framework, "packing", version)
     padding_free = packing_fact is not None and packing_fact.padding_free

@@ -14,7 +14,7 @@ from bot.conversation import Conversation
 from bot.followups import Reset, Undo, read_intent
 from bot.store import MemoryStore
 from bot.threads import ThreadKey
-from planner import errors
+from planner import errors, messages
 from planner.parsing import parse
 from planner.words import Catalog, Entry, Listing, Said, placeholders
 
@@ -29,6 +29,7 @@ CATALOGS: dict[str, Catalog] = {
     "bot.phrases.PLAN_LINES": phrases.PLAN_LINES,
     "bot.phrases.SETTINGS": phrases.SETTINGS,
     "planner.errors.FIELD_LABELS": errors.FIELD_LABELS,
+    "planner.messages.DEFAULTS": messages.DEFAULTS,
 }
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -164,3 +165,10 @@ def test_help_and_settings_answers_follow_the_workspace_language(monkeypatch) ->
     assert help_reply.title.startswith("gpuplan：") and "撤销" in help_reply.body
     refused = conversation.respond(key, "/gpuplan language en").reply
     assert refused.title == "只有管理员可以修改" and "回答语言" in refused.body
+
+
+def test_the_plan_json_keeps_english_strings_beside_a_chinese_answer() -> None:
+    conversation, key = _thread()
+    turn = conversation.respond(key, "qwen2.5-7b lora微调，单卡4090，上下文4k")
+    assert turn.plan is not None and "AdamW optimizer" in turn.plan.model_dump()["assumptions"]
+    assert "AdamW 优化器" in turn.reply.assumptions
