@@ -54,3 +54,59 @@ DEFAULTS = Catalog(
         ),
     }
 )
+
+# What a suggested change does (planner/suggestions.py): "QLoRA instead of LoRA: 31 → 19 GiB, fits
+# the RTX 4090, +20 % time".
+SUGGESTIONS = Catalog(
+    {
+        "line": Entry(
+            "{label}: {before:.0f} → {after:.0f} GiB, {fit}, {time}{then}",
+            "{label}：{before:.0f} → {after:.0f} GiB，{fit}, {time}{then}",
+        ),
+        "then": Entry(
+            "; cheapest run then {count}× {gpu}, ${cost:,.2f}",
+            "；届时最便宜的方案：{count}× {gpu}, ${cost:,.2f}",
+        ),
+        "where.one": Entry("the {card}", "{card}"),
+        "where.many": Entry("{count}× {card}", "{count}× {card}"),
+        "card.generic": Entry("{gb:g} GB card", "{gb:g} GB 显卡"),
+        "fit.fits": Entry("fits {where}", "放得下 {where}"),
+        "fit.tight": Entry("tight on {where}", "勉强放得下 {where}"),
+        "fit.no": Entry(
+            "still too big for {where} ({gib:.0f} GiB)", "仍然放不下 {where}（{gib:.0f} GiB）"
+        ),
+        "fit.none": Entry("still more than any single card holds", "仍然超过任何单张显卡的容量"),
+        "fit.smallest.a": Entry(
+            "fits a {size} GB card ({name})", "放得下 {size} GB 显卡（{name}）"
+        ),
+        "fit.smallest.an": Entry(
+            "fits an {size} GB card ({name})", "放得下 {size} GB 显卡（{name}）"
+        ),
+        "time.same": Entry("about the same time", "时间差不多"),
+        "time.pct": Entry("{pct:+.0f} % time", "时间 {pct:+.0f} %"),
+        "label.lora_for_full": Entry("LoRA instead of full fine-tuning", "用 LoRA 代替全参微调"),
+        "label.qlora_for_lora": Entry("QLoRA instead of LoRA", "用 QLoRA 代替 LoRA"),
+        "label.qlora_for_full": Entry("QLoRA instead of full fine-tuning", "用 QLoRA 代替全参微调"),
+        "label.context": Entry(
+            "context {shorter:,} instead of {now:,}", "上下文 {shorter:,}（原 {now:,}）"
+        ),
+        "label.checkpointing": Entry("gradient checkpointing", "梯度检查点"),
+        "label.checkpointing_off": Entry("gradient checkpointing off", "关闭梯度检查点"),
+        # Whether flipping gradient checkpointing pays, said after its line (a space, then
+        # parentheses, as the answers have always shown it).
+        "with_verdict": Entry("{change} ({verdict})", "{change} （{verdict}）"),
+        "checkpointing.worth": Entry(
+            "checkpointing is worth it here: it lets you rent a cheaper card",
+            "此处梯度检查点划算：能租更便宜的卡",
+        ),
+        "checkpointing.costs_time": Entry(
+            "checkpointing is not worth it here: it only costs time",
+            "此处梯度检查点不划算：只多花时间",
+        ),
+        "checkpointing.bigger_card": Entry(
+            "checkpointing is not worth it here: it lets {count}× {gpu} hold the job, but a "
+            "bigger card without it costs less per run",
+            "此处梯度检查点不划算：它让 {count}× {gpu} 放得下，但不开检查点的大卡整趟更便宜",
+        ),
+    }
+)

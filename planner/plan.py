@@ -143,8 +143,8 @@ class Recommendation(BaseModel):
 class Suggestion(BaseModel):
     """A concrete change to the job and its effect, e.g. gradient checkpointing 31 → 19 GiB."""
 
-    change: str = Field(description="plain-language change and its effect")
-    label: str = Field("", description="the change alone, e.g. '8-bit AdamW'")
+    change: Text = Field(description="plain-language change and its effect")
+    label: Text = Field("", description="the change alone, e.g. '8-bit AdamW'")
     fits_as_asked: bool = Field(
         False,
         description="a change of software or settings only that makes the job fit the named "

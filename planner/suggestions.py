@@ -20,6 +20,7 @@ from typing import NamedTuple
 from planner.catalog.gpus import GpuSpec, all_gpus, gpu_by_key
 from planner.defaults import ResolvedJob
 from planner.memory.estimate import rollout_phase
+from planner.messages import SUGGESTIONS
 from planner.options import (
     GENERIC_PREFIX,
     MarketContext,
@@ -82,17 +83,17 @@ def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Chan
     if not job.gradient_checkpointing:
         changes.append(Change("gradient checkpointing", {"gradient_checkpointing": True}, False))
     if job.method == Method.full:
-        changes.append(Change("LoRA instead of full fine-tuning", {"method": Method.lora}, True))
+        changes.append(Change(SUGGESTIONS("label.lora_for_full"), {"method": Method.lora}, True))
         if job.optimizer in (Optimizer.adamw, Optimizer.paged_adamw):
             changes.append(Change("8-bit AdamW", {"optimizer": Optimizer.adamw_8bit}, False))
     if job.method in (Method.full, Method.lora):
         qlora = {"method": Method.qlora, "quant": Quant.nf4}
-        instead_of = "LoRA" if job.method == Method.lora else "full fine-tuning"
-        changes.append(Change(f"QLoRA instead of {instead_of}", qlora, True))
+        instead_of = "lora" if job.method == Method.lora else "full"
+        changes.append(Change(SUGGESTIONS(f"label.qlora_for_{instead_of}"), qlora, True))
     # An online job's length is its prompt + completion: shortening the completion is below.
     if job.seq_len >= 2 * SHORTEST_CONTEXT_SUGGESTED and job.completion_len is None:
         shorter = job.seq_len // 2
-        label = f"context {shorter:,} instead of {job.seq_len:,}"
+        label = SUGGESTIONS("label.context", shorter=shorter, now=job.seq_len)
         changes.append(Change(label, {"seq_len": shorter}, True))
     if (
         job.method in (Method.lora, Method.qlora)
@@ -203,23 +204,26 @@ def _more_gpus(context: MarketContext, card: GpuSpec | None) -> list[Change]:
 
 
 def _card_label(gpu: GpuSpec) -> str:
-    return f"{gpu.marketed_gb:g} GB card" if gpu.key.startswith(GENERIC_PREFIX) else gpu.name
+    if gpu.key.startswith(GENERIC_PREFIX):
+        return SUGGESTIONS("card.generic", gb=gpu.marketed_gb)
+    return gpu.name
 
 
 def _fit_phrase(required_gib: float, card: GpuSpec | None, count: int) -> str:
     if card is not None:
         verdict = verdict_for(required_gib, card.usable_gib)
-        where = f"{count}× {_card_label(card)}" if count > 1 else f"the {_card_label(card)}"
-        return {
-            "fits": f"fits {where}",
-            "tight": f"tight on {where}",
-            "no": f"still too big for {where} ({card.usable_gib:.0f} GiB)",
-        }[verdict]
+        label = _card_label(card)
+        where = (
+            SUGGESTIONS("where.many", count=count, card=label)
+            if count > 1
+            else SUGGESTIONS("where.one", card=label)
+        )
+        return SUGGESTIONS(f"fit.{verdict}", where=where, gib=card.usable_gib)
     smallest = _smallest_card_holding(required_gib)
     if smallest is None:
-        return "still more than any single card holds"
+        return SUGGESTIONS("fit.none")
     size = f"{smallest.marketed_gb:g}"
-    return f"fits {_article(size)} {size} GB card ({smallest.name})"
+    return SUGGESTIONS(f"fit.smallest.{_article(size)}", size=size, name=smallest.name)
 
 
 def _article(number: str) -> str:
@@ -243,8 +247,8 @@ def _smallest_card_holding(required_gib: float) -> GpuSpec | None:
 
 def _time_phrase(pct: float | None) -> str:
     if pct is None or abs(pct) < 1:
-        return "about the same time"
-    return f"{pct:+.0f} % time"
+        return SUGGESTIONS("time.same")
+    return SUGGESTIONS("time.pct", pct=pct)
 
 
 def _reference(card: GpuSpec | None, cheapest: Option | None) -> GpuSpec:
@@ -326,15 +330,26 @@ def _evaluate(
         _tokens_ratio(context, after.context),
     )
     cheapest_after = cheapest_run(after.context)
-    text = (
-        f"{change.label}: {before_gib:.0f} → {after_gib:.0f} GiB, "
-        f"{_fit_phrase(after_gib, after.target, count)}, {_time_phrase(pct)}"
-    )
-    if cheapest_after is not None:
-        text += (
-            f"; cheapest run then {cheapest_after.count}× {cheapest_after.gpu_name}, "
-            f"${cheapest_after.cost_usd:,.2f}"
+    then = (
+        SUGGESTIONS(
+            "then",
+            count=cheapest_after.count,
+            gpu=cheapest_after.gpu_name,
+            cost=cheapest_after.cost_usd,
         )
+        if cheapest_after is not None
+        else ""
+    )
+    fit, time = _fit_phrase(after_gib, after.target, count), _time_phrase(pct)
+    text = SUGGESTIONS(
+        "line",
+        label=change.label,
+        before=before_gib,
+        after=after_gib,
+        fit=fit,
+        time=time,
+        then=then,
+    )
     fits_as_asked = (
         requested is not None
         and requested.verdict == "no"
@@ -364,7 +379,7 @@ def checkpointing_advice(
     if cheapest is None:
         return None
     on = context.job.gradient_checkpointing
-    label = "gradient checkpointing off" if on else "gradient checkpointing"
+    label = SUGGESTIONS("label.checkpointing_off" if on else "label.checkpointing")
     change = Change(label, {"gradient_checkpointing": not on}, False)
     after = _apply(context, change, card)
     if card is not None and not after.fits:
@@ -373,19 +388,18 @@ def checkpointing_advice(
     if cost_after is None or cost_after >= cheapest.cost_usd:
         return None
     if not on:
-        verdict = "checkpointing is worth it here: it lets you rent a cheaper card"
+        verdict = SUGGESTIONS("checkpointing.worth")
     elif _same_run(suggestion.cheapest_option, cheapest) or _still_holds(after, cheapest):
         # Without it the same card still holds the job: another card is cheapest now only
         # because the run got faster.
-        verdict = "checkpointing is not worth it here: it only costs time"
+        verdict = SUGGESTIONS("checkpointing.costs_time")
     else:
         # It is what lets the small card hold the job, yet a bigger card without the recompute
         # finishes sooner and costs less in total: the cheapest card per hour is not per run.
-        verdict = (
-            f"checkpointing is not worth it here: it lets {cheapest.count}× "
-            f"{cheapest.gpu_name} hold the job, but a bigger card without it costs less per run"
+        verdict = SUGGESTIONS(
+            "checkpointing.bigger_card", count=cheapest.count, gpu=cheapest.gpu_name
         )
-    suggestion.change += f" ({verdict})"
+    suggestion.change = SUGGESTIONS("with_verdict", change=suggestion.change, verdict=verdict)
     return suggestion
 
 

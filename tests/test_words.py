@@ -30,6 +30,7 @@ CATALOGS: dict[str, Catalog] = {
     "bot.phrases.SETTINGS": phrases.SETTINGS,
     "planner.errors.FIELD_LABELS": errors.FIELD_LABELS,
     "planner.messages.DEFAULTS": messages.DEFAULTS,
+    "planner.messages.SUGGESTIONS": messages.SUGGESTIONS,
 }
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
