@@ -110,3 +110,134 @@ SUGGESTIONS = Catalog(
         ),
     }
 )
+
+# Preference and RL training (planner/post_training.py): the objective's defaults, said.
+POST_TRAINING = Catalog(
+    {
+        "generation_batch": Entry(
+            "gradient accumulation {accum}: one generation round of {completions} completions per "
+            "optimizer step (TRL's generation batch), each prompt's {generations} scored together",
+            "梯度累积 {accum}：每个优化步一轮生成 {completions} 条补全（TRL 的 generation batch），"
+            "每个提示的 {generations} 条一起打分",
+        ),
+        "trained_tokens.online": Entry(
+            "{prompts:,.0f} prompts × {rows} completions × {seq_len:,} tokens = "
+            "{mtokens:,.1f}M trained tokens",
+            "{prompts:,.0f} 个提示 × {rows} 条补全 × {seq_len:,} token = "
+            "共训练 {mtokens:,.1f}M token",
+        ),
+        "trained_tokens.offline": Entry(
+            "{prompts:,.0f} prompts × {rows} sequences × {seq_len:,} tokens = "
+            "{mtokens:,.1f}M trained tokens",
+            "{prompts:,.0f} 个提示 × {rows} 条序列 × {seq_len:,} token = "
+            "共训练 {mtokens:,.1f}M token",
+        ),
+        "online_only": Entry(
+            "{fields} only apply to GRPO, RLOO and PPO; ignored for {objective}",
+            "{fields} 只适用于 GRPO、RLOO 和 PPO；{objective} 已忽略",
+        ),
+        "generations": Entry(
+            "{count} completion(s) per prompt ({objective})",
+            "每个提示 {count} 条补全（{objective}）",
+        ),
+        "colocated_only": Entry(
+            "{fields} only apply to a colocated vLLM engine; ignored",
+            "{fields} 只适用于同卡部署的 vLLM 引擎；已忽略",
+        ),
+        "reference.sft": Entry(
+            "a reference model only applies to preference and RL objectives",
+            "参考模型只适用于偏好和强化学习目标",
+        ),
+        "reference.not_needed": Entry(
+            "{name}'s loss needs no reference model: none planned",
+            "{name} 的损失不需要参考模型：不按参考模型规划",
+        ),
+        "reference.free": Entry(
+            "{name} is reference-free: only the trained model is on the GPU",
+            "{name} 不需要参考模型：GPU 上只有训练的模型",
+        ),
+        "reference.grpo": Entry(
+            "GRPO with beta = 0 (TRL ≥ 0.19): no KL term, so no reference model",
+            "GRPO 的 beta = 0（TRL ≥ 0.19）：没有 KL 项，所以不需要参考模型",
+        ),
+        "reference.rloo": Entry(
+            "RLOO with beta = 0.05 (TRL's default): a KL term against a reference",
+            "RLOO 的 beta = 0.05（TRL 默认）：有针对参考模型的 KL 项",
+        ),
+        "reference.precomputed": Entry(
+            "{name} with reference log-probs precomputed (TRL precompute_ref_log_probs): one "
+            "forward pass over the dataset before training, no reference resident",
+            "{name} 预先计算参考 log-probs（TRL precompute_ref_log_probs）：训练前对数据集做一遍"
+            "前向，参考模型不常驻显存",
+        ),
+        "reference.adapters_off": Entry(
+            "{name}'s reference is the base model with the LoRA adapters switched off "
+            "(TRL/PEFT, LLaMA-Factory): no second copy, one more forward",
+            "{name} 的参考模型就是关掉 LoRA 适配器的基座（TRL/PEFT、LLaMA-Factory）：不多存一份，"
+            "只多一次前向",
+        ),
+        "reference.copy": Entry(
+            "{name} keeps a frozen reference copy of the model for full fine-tuning (TRL, "
+            "LLaMA-Factory), sharded like the policy; say 'without the reference model' to "
+            "precompute its log-probs",
+            "{name} 在全参微调时保留一份冻结的参考模型（TRL、LLaMA-Factory），切分方式与策略模型"
+            "相同；说“without the reference model”可预先计算其 log-probs",
+        ),
+        "length.preference": Entry(
+            "prompt + response up to {tokens:,} tokens (TRL's max_length)",
+            "提示 + 回答最长 {tokens:,} token（TRL 的 max_length）",
+        ),
+        "length.completion": Entry(
+            "completions up to {tokens:,} tokens (max_completion_length)",
+            "补全最长 {tokens:,} token（max_completion_length）",
+        ),
+        "length.prompt": Entry("prompts up to {tokens:,} tokens", "提示最长 {tokens:,} token"),
+        "rollout.hf": Entry(
+            "completions generated with HF generate inside the trainer (TRL's use_vllm=False); "
+            "say 'vLLM colocate' for faster rollouts",
+            "补全由训练器内的 HF generate 生成（TRL 的 use_vllm=False）；"
+            "说“vLLM colocate”可加快生成",
+        ),
+        "rollout.colocate": Entry(
+            "vLLM colocated reserves {fraction:.0%} of each card (gpu_memory_utilization, TRL's "
+            "colocate default); training gets the rest",
+            "vLLM 同卡部署占每张卡的 {fraction:.0%}"
+            "（gpu_memory_utilization，TRL colocate 默认值）；其余留给训练",
+        ),
+        "rollout.server": Entry(
+            "a vLLM server on {gpus} more GPU(s) of the same card (gpu_memory_utilization "
+            "{fraction:g}), costed like the trainer's",
+            "vLLM server 另用 {gpus} 张同型号GPU（gpu_memory_utilization {fraction:g}），"
+            "按训练卡的价格计费",
+        ),
+        "engine.tensor_parallel": Entry(
+            "vLLM tensor parallel {tp}: each GPU holds 1/{tp} of the engine's weights and KV cache",
+            "vLLM 张量并行 {tp}：每张GPU放引擎权重和 KV 缓存的 1/{tp}",
+        ),
+        "engine.awake": Entry(
+            "vLLM stays awake through the update (TRL's vllm_enable_sleep_mode=False): its pool "
+            "is held while training; say 'sleep mode' to free it",
+            "vLLM 在参数更新时不休眠（TRL 的 vllm_enable_sleep_mode=False）：训练时它的显存池一直"
+            "占着；说“sleep mode”可释放",
+        ),
+        "engine.sleeps": Entry(
+            "vLLM sleeps through the update (sleep mode level 1): its weights wait in host RAM, "
+            "its KV cache is freed, its CUDA graphs stay",
+            "vLLM 在参数更新时休眠（sleep mode level 1）：权重放到主机内存，KV 缓存释放，"
+            "CUDA graph 保留",
+        ),
+        "reward.frozen": Entry(
+            "a frozen reward model ({name}, {size_b:.1f}B) scores rollouts",
+            "冻结的奖励模型（{name}，{size_b:.1f}B）为生成结果打分",
+        ),
+        "reward.ppo": Entry(
+            "PPO's reward model taken as the policy's size ({name}), frozen; say its size if it "
+            "differs",
+            "PPO 的奖励模型按策略模型大小（{name}）计，冻结；大小不同请说明",
+        ),
+        "reward.rules": Entry(
+            "rule-based (verifiable) rewards: no reward model on the GPU",
+            "基于规则（可验证）的奖励：GPU 上没有奖励模型",
+        ),
+    }
+)

@@ -31,6 +31,7 @@ CATALOGS: dict[str, Catalog] = {
     "planner.errors.FIELD_LABELS": errors.FIELD_LABELS,
     "planner.messages.DEFAULTS": messages.DEFAULTS,
     "planner.messages.SUGGESTIONS": messages.SUGGESTIONS,
+    "planner.messages.POST_TRAINING": messages.POST_TRAINING,
 }
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
