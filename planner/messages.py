@@ -241,3 +241,99 @@ POST_TRAINING = Catalog(
         ),
     }
 )
+
+# Mixture of experts, vision towers and model switches (planner/model_switches.py).
+MODEL_SWITCHES = Catalog(
+    {
+        "ep.not_moe": Entry(
+            "expert_parallel ignored: {model} is not a mixture of experts",
+            "expert_parallel 已忽略：{model} 不是混合专家模型",
+        ),
+        "moe": Entry(
+            "mixture of experts: all {experts} experts are resident, so weights, gradients and "
+            "optimizer state follow the {total_b:.1f}B total; FLOPs follow the {active_b:.1f}B "
+            "active per token (top-{top} and any shared expert) at a lower matmul efficiency than "
+            "a dense model's",
+            "混合专家：全部 {experts} 个专家常驻显存，所以权重、梯度和优化器状态按 {total_b:.1f}B "
+            "总参数计；FLOPs 按每 token 激活的 {active_b:.1f}B 计（top-{top} 及共享专家），"
+            "矩阵乘效率低于稠密模型",
+        ),
+        "fused": Entry(
+            "the experts are fused 3-D tensors in transformers: {adapted}{qlora}",
+            "transformers 中专家是融合的三维张量：{adapted}{qlora}",
+        ),
+        "fused.adapted": Entry("LoRA adapts them too ({why})", "LoRA 也作用于专家（{why}）"),
+        "fused.not_adapted": Entry(
+            "LoRA adapts attention and the dense/shared MLPs (PEFT's target_modules cannot wrap "
+            "them)",
+            "LoRA 只作用于注意力和稠密/共享 MLP（PEFT 的 target_modules 包不住它们）",
+        ),
+        "fused.unquantised": Entry(
+            "; bitsandbytes leaves them unquantised (it replaces only nn.Linear)",
+            "；bitsandbytes 不量化它们（只替换 nn.Linear）",
+        ),
+        "fused.unquantised_fp32": Entry(
+            "; bitsandbytes leaves them unquantised (it replaces only nn.Linear), and PEFT's "
+            "k-bit preparation upcasts them to fp32 on one GPU",
+            "；bitsandbytes 不量化它们（只替换 nn.Linear），单卡时 PEFT 的 k-bit 准备还会把它们"
+            "升到 fp32",
+        ),
+        "fused.quantised": Entry("; held quantised: {why}", "；专家以量化形式保存：{why}"),
+        "linear_experts": Entry(
+            "LoRA on every expert too (they are nn.Linear modules here)",
+            "每个专家也加 LoRA（这里它们是 nn.Linear 模块）",
+        ),
+        "ep.invalid": Entry(
+            "expert_parallel {wanted} must divide the {gpus} GPUs and not exceed the {experts} "
+            "experts: planned without expert parallelism",
+            "expert_parallel {wanted} 必须整除 {gpus} 张GPU 且不超过 {experts} 个专家："
+            "按不做专家并行规划",
+        ),
+        "ep": Entry(
+            "expert parallelism {wanted}: each GPU of an EP group holds {each} of the {experts} "
+            "experts of every MoE layer; tokens reach their experts by all-to-all",
+            "专家并行 {wanted}：EP 组里每张GPU放每个 MoE 层 {experts} 个专家中的 {each} 个；"
+            "token 通过 all-to-all 到达各自的专家",
+        ),
+        "ep.none": Entry(
+            "no expert parallelism (expert_parallel 1)", "不做专家并行（expert_parallel 1）"
+        ),
+        "gpt_oss_bf16": Entry(
+            "gpt-oss's MXFP4 experts are dequantised to bf16 for training (the HF recipe loads "
+            "with Mxfp4Config(dequantize=True))",
+            "gpt-oss 的 MXFP4 专家训练时反量化为 bf16"
+            "（HF 配方用 Mxfp4Config(dequantize=True) 加载）",
+        ),
+        "vision.none": Entry(
+            "{model} has no vision tower: image settings ignored",
+            "{model} 没有视觉塔：图像设置已忽略",
+        ),
+        "vision.trained": Entry(
+            "vision tower ({size_b:.2f}B) trained", "视觉塔（{size_b:.2f}B）参与训练"
+        ),
+        "vision.frozen": Entry(
+            "vision tower ({size_b:.2f}B) frozen (say train_vision_tower to train it)",
+            "视觉塔（{size_b:.2f}B）冻结（说 train_vision_tower 可一起训练）",
+        ),
+        "images.tokens": Entry(
+            "{images:g} image(s) per sample × {tokens:,} tokens each added to the sequence "
+            "(planned at a 1024×1024 image or one tile where the size varies)",
+            "每个样本 {images:g} 张图 × 每张 {tokens:,} token 加入序列（尺寸不定时按 1024×1024 "
+            "的图或一个切片规划）",
+        ),
+        "images.cross_attention": Entry(
+            "{images:g} image(s) per sample through cross-attention (no sequence tokens)",
+            "每个样本 {images:g} 张图，经交叉注意力接入（不占序列 token）",
+        ),
+        "images.none": Entry(
+            "text-only samples (say 'with N images per sample' to add image tokens)",
+            "纯文本样本（说“每个样本 N 张图”可加入图像 token）",
+        ),
+        "fp8": Entry(
+            "FP8 matmuls (Hopper/Blackwell): weights, gradients and optimizer state stay as in "
+            "bf16, so memory does not drop; other cards run it at bf16 speed",
+            "FP8 矩阵乘（Hopper/Blackwell）：权重、梯度和优化器状态与 bf16 时相同，显存不会减少；"
+            "其他显卡按 bf16 速度运行",
+        ),
+    }
+)
