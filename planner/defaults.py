@@ -170,13 +170,14 @@ def _activation_offloading(
         return PROFILES[framework].offloads_checkpoints and checkpointing
     if spec.activation_offloading:
         said.append(
-            "activation offloading: "
-            + (
-                "the checkpointed layer inputs"
-                if checkpointing
-                else "every layer's saved activations but the two in flight"
+            DEFAULTS(
+                "activation_offloading",
+                what=DEFAULTS(
+                    "activation_offloading.checkpointed"
+                    if checkpointing
+                    else "activation_offloading.all"
+                ),
             )
-            + " wait in host RAM (each step copies them over PCIe and back)"
         )
     return spec.activation_offloading
 
@@ -190,27 +191,16 @@ def _attention(
     is the same and only the name and speed differ."""
     old_card = _card_without_bf16(spec.gpu)
     if spec.flash_attention and old_card is not None:
-        warned.append(
-            f"FlashAttention-2 needs an Ampere or newer GPU: on the {old_card} "
-            "attn_implementation='flash_attention_2' fails to load; use SDPA (transformers' "
-            "default), whose memory-efficient kernel also keeps no s×s scores"
-        )
+        warned.append(DEFAULTS("attention.no_flash", card=old_card))
     if spec.flash_attention is not None:
         return spec.flash_attention
     if model_arch.family in EAGER_ATTENTION_FAMILIES and (
         framework not in OWN_ATTENTION_KERNEL_FRAMEWORKS
     ):
-        said.append(
-            f"eager attention: transformers has no SDPA path for {model_arch.name}'s attention "
-            "sinks and the HF recipe sets attn_implementation='eager', so the s×s scores are "
-            "kept (say flash attention if a sink-aware kernel is installed)"
-        )
+        said.append(DEFAULTS("attention.eager", model=model_arch.name))
         return False
     if old_card is not None:
-        said.append(
-            f"SDPA memory-efficient attention (no s×s score matrix; FlashAttention-2 needs "
-            f"Ampere, and the {old_card} predates it)"
-        )
+        said.append(DEFAULTS("attention.sdpa", card=old_card))
     else:
         said.append(DEFAULTS("attention.flash"))
     return True
@@ -221,39 +211,20 @@ def _precision(
 ) -> Precision:
     no_bf16 = _card_without_bf16(spec.gpu)
     if no_bf16 is not None and spec.precision in (Precision.bf16, Precision.bf16_mixed):
-        warned.append(
-            f"the {no_bf16} has no bf16 (it predates Ampere): PyTorch refuses or emulates it "
-            "slowly; train in fp16 mixed precision (say 'fp16') on this card"
-        )
+        warned.append(DEFAULTS("precision.no_bf16", card=no_bf16))
     elif no_bf16 is not None and spec.precision is None:
-        said.append(
-            f"fp16 mixed precision: the {no_bf16} has no bf16 (it predates Ampere), so the "
-            "trained parameters keep an fp32 master copy and the loss is scaled (Trainer's "
-            "fp16=True)"
-        )
+        said.append(DEFAULTS("precision.fp16", card=no_bf16))
         return Precision.fp16_mixed
     if sharding in (Sharding.zero2, Sharding.zero3) and spec.precision is not Precision.fp32:
-        said.append(
-            "DeepSpeed trains 16-bit weights and gradients and keeps fp32 master weights with "
-            "the optimizer state in its partitions (AdamW: 2 + 2 + 12 bytes per trained "
-            "parameter, as in the ZeRO paper)"
-        )
+        said.append(DEFAULTS("precision.deepspeed"))
     if spec.precision is not None:
         return spec.precision
     upcasts = PROFILES[framework].fsdp_upcasts_trainable_fp32
     if spec.method is Method.full and sharding is Sharding.fsdp and upcasts:
-        said.append(
-            "bf16 mixed precision: Accelerate's FSDP keeps the trained parameters, their "
-            "gradients and AdamW state in fp32 shards (16 B/param across the GPUs) and gathers "
-            "bf16 copies layer by layer"
-        )
+        said.append(DEFAULTS("precision.fsdp_mixed"))
         return Precision.bf16
     if spec.method is Method.full:
-        said.append(
-            "full fine-tune in pure bf16 (weights, gradients and AdamW state in bf16, model "
-            "loaded in bfloat16 as TRL, torchtune and LitGPT do); say 'bf16-mixed' for an "
-            "fp32 master copy (16 B/param)"
-        )
+        said.append(DEFAULTS("precision.pure_bf16"))
     else:
         said.append(DEFAULTS("weights.lora"))
     return Precision.bf16
@@ -263,10 +234,10 @@ def _optimizer(spec: JobSpec, framework: Framework, num_gpus: int, said: list[st
     if spec.optimizer is not None:
         return spec.optimizer
     if framework is Framework.torchtune and spec.method is Method.full and num_gpus == 1:
-        said.append("torchtune's single-GPU full recipe: paged 8-bit AdamW stepped inside backward")
+        said.append(DEFAULTS("optimizer.torchtune"))
         return Optimizer.paged_adamw_8bit
     if framework is Framework.unsloth:
-        said.append("8-bit AdamW (Unsloth's notebooks)")
+        said.append(DEFAULTS("optimizer.unsloth"))
         return Optimizer.adamw_8bit
     said.append(DEFAULTS("optimizer.adamw"))
     return Optimizer.adamw
@@ -302,12 +273,12 @@ def _sharding(
     if num_gpus == 1:
         return Sharding.none
     if spec.method is Method.full or framework in FSDP_ONLY_FRAMEWORKS:
-        said.append(f"{num_gpus} GPUs with FSDP (full sharding)")
+        said.append(DEFAULTS("sharding.fsdp", gpus=num_gpus))
         return Sharding.fsdp
     if ddp_misfit is not None:
-        said.append(f"{num_gpus} GPUs with FSDP (full sharding): {ddp_misfit}")
+        said.append(DEFAULTS("sharding.fsdp_why", gpus=num_gpus, why=ddp_misfit))
         return Sharding.fsdp
-    said.append(f"{num_gpus} GPUs with DDP (each GPU holds the whole model)")
+    said.append(DEFAULTS("sharding.ddp", gpus=num_gpus))
     return Sharding.ddp
 
 
@@ -327,10 +298,7 @@ def _ddp_misfit(job: ResolvedJob) -> str | None:
     needed_gib = estimate_memory(job, card_gib=card.usable_gib).required_gib
     if needed_gib <= card.usable_gib:
         return None
-    return (
-        f"a whole copy on each GPU (DDP) would need {needed_gib:,.1f} GiB, more than the "
-        f"{card.name}'s {card.usable_gib:,.1f}"
-    )
+    return DEFAULTS("sharding.ddp_misfit", need=needed_gib, card=card.name, usable=card.usable_gib)
 
 
 def _warnings(
@@ -340,23 +308,21 @@ def _warnings(
     warnings = []
     if spec.quant is not None and spec.method is not Method.qlora:
         warnings.append(
-            f"quant {spec.quant.value} only applies to QLoRA; ignored for {spec.method.value}"
+            DEFAULTS("warn.quant_not_qlora", quant=spec.quant.value, method=spec.method.value)
         )
     if spec.method is Method.full and (spec.lora_rank or spec.lora_targets):
-        warnings.append("LoRA rank/targets ignored for a full fine-tune")
+        warnings.append(DEFAULTS("warn.lora_for_full"))
     if seq_len and arch.max_context and seq_len > arch.max_context:
-        warnings.append(
-            f"sequence length {seq_len:,} is longer than {arch.name}'s context "
-            f"({arch.max_context:,} tokens): it needs RoPE scaling and quality may drop"
-        )
+        context = arch.max_context
+        warnings.append(DEFAULTS("warn.rope", seq_len=seq_len, model=arch.name, context=context))
     if num_gpus > 1 and sharding is Sharding.none:
-        warnings.append(f"no sharding on {num_gpus} GPUs: each GPU holds the whole job")
+        warnings.append(DEFAULTS("warn.no_sharding", gpus=num_gpus))
     if (
         spec.cpu_offload
         and sharding in (Sharding.none, Sharding.ddp)
         and spec.method is not Method.full
     ):
-        warnings.append("CPU offload saves little for LoRA/QLoRA without FSDP/ZeRO-3")
+        warnings.append(DEFAULTS("warn.offload_lora"))
     return warnings
 
 
@@ -441,15 +407,10 @@ def _context_parallel(spec: JobSpec, num_gpus: int, said: list[str], warned: lis
     """Context/sequence parallelism as asked, when its degree divides the GPUs."""
     wanted = spec.context_parallel or 1
     if wanted > 1 and num_gpus % wanted:
-        warned.append(
-            f"context parallel {wanted} must divide the {num_gpus} GPU(s): planned without it"
-        )
+        warned.append(DEFAULTS("context_parallel.invalid", wanted=wanted, gpus=num_gpus))
         return 1
     if wanted > 1:
-        said.append(
-            f"context parallel {wanted} (Ulysses): each GPU holds 1/{wanted} of every sequence's "
-            "tokens, activations and logits; attention exchanges them by all-to-all"
-        )
+        said.append(DEFAULTS("context_parallel", wanted=wanted))
     return wanted
 
 

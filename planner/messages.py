@@ -52,6 +52,126 @@ DEFAULTS = Catalog(
             "no sequence packing (batches vary in length, so the allocator keeps slack)",
             "不做序列打包（批次长度不一，显存分配器会留余量）",
         ),
+        "activation_offloading": Entry(
+            "activation offloading: {what} wait in host RAM (each step copies them over PCIe and "
+            "back)",
+            "激活卸载：{what}放在主机内存（每步经 PCIe 往返复制）",
+        ),
+        "activation_offloading.checkpointed": Entry(
+            "the checkpointed layer inputs", "梯度检查点保存的各层输入"
+        ),
+        "activation_offloading.all": Entry(
+            "every layer's saved activations but the two in flight",
+            "除正在计算的两层外，各层保存的激活",
+        ),
+        "attention.no_flash": Entry(
+            "FlashAttention-2 needs an Ampere or newer GPU: on the {card} "
+            "attn_implementation='flash_attention_2' fails to load; use SDPA (transformers' "
+            "default), whose memory-efficient kernel also keeps no s×s scores",
+            "FlashAttention-2 需要 Ampere 或更新的 GPU：在 {card} 上 "
+            "attn_implementation='flash_attention_2' 无法加载；请用 SDPA（transformers 默认），"
+            "其内存高效内核同样不存 s×s 分数",
+        ),
+        "attention.eager": Entry(
+            "eager attention: transformers has no SDPA path for {model}'s attention sinks and the "
+            "HF recipe sets attn_implementation='eager', so the s×s scores are kept (say flash "
+            "attention if a sink-aware kernel is installed)",
+            "eager 注意力：transformers 对 {model} 的 attention sink 没有 SDPA 实现，HF 配方设置 "
+            "attn_implementation='eager'，所以会保存 s×s 分数（若装了支持 sink 的内核请说 flash "
+            "attention）",
+        ),
+        "attention.sdpa": Entry(
+            "SDPA memory-efficient attention (no s×s score matrix; FlashAttention-2 needs Ampere, "
+            "and the {card} predates it)",
+            "SDPA 内存高效注意力（不存 s×s 分数矩阵；FlashAttention-2 需要 Ampere 或更新的 GPU，"
+            "{card} 早于 Ampere）",
+        ),
+        "precision.no_bf16": Entry(
+            "the {card} has no bf16 (it predates Ampere): PyTorch refuses or emulates it slowly; "
+            "train in fp16 mixed precision (say 'fp16') on this card",
+            "{card} 不支持 bf16（早于 Ampere）：PyTorch 会拒绝或很慢地模拟；这张卡请用 fp16 "
+            "混合精度训练（说“fp16”）",
+        ),
+        "precision.fp16": Entry(
+            "fp16 mixed precision: the {card} has no bf16 (it predates Ampere), so the trained "
+            "parameters keep an fp32 master copy and the loss is scaled (Trainer's fp16=True)",
+            "fp16 混合精度：{card} 不支持 bf16（早于 Ampere），训练参数保留 fp32 主副本并做损失缩放"
+            "（Trainer 的 fp16=True）",
+        ),
+        "precision.deepspeed": Entry(
+            "DeepSpeed trains 16-bit weights and gradients and keeps fp32 master weights with the "
+            "optimizer state in its partitions (AdamW: 2 + 2 + 12 bytes per trained parameter, as "
+            "in the ZeRO paper)",
+            "DeepSpeed 用 16 位权重和梯度训练，fp32 主权重与优化器状态放在分区里"
+            "（AdamW：每个训练参数 2 + 2 + 12 字节，同 ZeRO 论文）",
+        ),
+        "precision.fsdp_mixed": Entry(
+            "bf16 mixed precision: Accelerate's FSDP keeps the trained parameters, their gradients "
+            "and AdamW state in fp32 shards (16 B/param across the GPUs) and gathers bf16 copies "
+            "layer by layer",
+            "bf16 混合精度：Accelerate 的 FSDP 把训练参数、梯度和 AdamW 状态以 fp32 分片保存"
+            "（各GPU合计每参数 16 B），逐层聚合 bf16 副本",
+        ),
+        "precision.pure_bf16": Entry(
+            "full fine-tune in pure bf16 (weights, gradients and AdamW state in bf16, model loaded "
+            "in bfloat16 as TRL, torchtune and LitGPT do); say 'bf16-mixed' for an fp32 master "
+            "copy (16 B/param)",
+            "纯 bf16 全参微调（权重、梯度和 AdamW 状态都是 bf16，像 TRL、torchtune、LitGPT 那样以 "
+            "bfloat16 加载）；要 fp32 主副本（每参数 16 B）请说 bf16-mixed",
+        ),
+        "optimizer.torchtune": Entry(
+            "torchtune's single-GPU full recipe: paged 8-bit AdamW stepped inside backward",
+            "torchtune 单卡全参配方：分页 8 位 AdamW，在反向传播中更新",
+        ),
+        "optimizer.unsloth": Entry(
+            "8-bit AdamW (Unsloth's notebooks)", "8位 AdamW（Unsloth 笔记本的默认）"
+        ),
+        "sharding.fsdp": Entry(
+            "{gpus} GPUs with FSDP (full sharding)", "{gpus} 张GPU用 FSDP（完全切分）"
+        ),
+        "sharding.fsdp_why": Entry(
+            "{gpus} GPUs with FSDP (full sharding): {why}", "{gpus} 张GPU用 FSDP（完全切分）：{why}"
+        ),
+        "sharding.ddp_misfit": Entry(
+            "a whole copy on each GPU (DDP) would need {need:,.1f} GiB, more than the {card}'s "
+            "{usable:,.1f}",
+            "每张GPU放一整份（DDP）需要 {need:,.1f} GiB，超过 {card} 的 {usable:,.1f} GiB",
+        ),
+        "sharding.ddp": Entry(
+            "{gpus} GPUs with DDP (each GPU holds the whole model)",
+            "{gpus} 张GPU用 DDP（每张GPU放整个模型）",
+        ),
+        "warn.quant_not_qlora": Entry(
+            "quant {quant} only applies to QLoRA; ignored for {method}",
+            "quant {quant} 只适用于 QLoRA；{method} 已忽略",
+        ),
+        "warn.lora_for_full": Entry(
+            "LoRA rank/targets ignored for a full fine-tune", "全参微调忽略 LoRA 秩/目标层"
+        ),
+        "warn.rope": Entry(
+            "sequence length {seq_len:,} is longer than {model}'s context ({context:,} tokens): it "
+            "needs RoPE scaling and quality may drop",
+            "序列长度 {seq_len:,} 超过 {model} 的上下文（{context:,} token）：需要 RoPE 缩放，"
+            "效果可能下降",
+        ),
+        "warn.no_sharding": Entry(
+            "no sharding on {gpus} GPUs: each GPU holds the whole job",
+            "{gpus} 张GPU不切分：每张GPU都放整个任务",
+        ),
+        "warn.offload_lora": Entry(
+            "CPU offload saves little for LoRA/QLoRA without FSDP/ZeRO-3",
+            "不用 FSDP/ZeRO-3 时，CPU 卸载对 LoRA/QLoRA 省不了多少显存",
+        ),
+        "context_parallel.invalid": Entry(
+            "context parallel {wanted} must divide the {gpus} GPU(s): planned without it",
+            "上下文并行 {wanted} 必须能整除 {gpus} 张卡：按不用它规划",
+        ),
+        "context_parallel": Entry(
+            "context parallel {wanted} (Ulysses): each GPU holds 1/{wanted} of every sequence's "
+            "tokens, activations and logits; attention exchanges them by all-to-all",
+            "上下文并行 {wanted}（Ulysses）：每张卡只放每条序列 1/{wanted} 的 token、激活和 "
+            "logits；注意力用 all-to-all 交换",
+        ),
     }
 )
 
