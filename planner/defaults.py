@@ -35,6 +35,7 @@ from planner.spec import (
     Sharding,
 )
 from planner.stacks import resolve_version, stack, stack_fact, stack_family_fact
+from planner.words import Listing
 
 DEFAULT_SEQ_LEN = 2048
 DEFAULT_LORA_RANK = 16
@@ -139,16 +140,14 @@ class ResolvedJob(PostTrainingFields):
 
 def _model(spec: JobSpec, arch: ModelArch | None) -> tuple[ModelArch, list[str], list[str]]:
     if arch is not None:
-        return arch, [f"architecture read from the supplied config ({arch.params_b:.2f}B)"], []
+        return arch, [DEFAULTS("model.config", size_b=arch.params_b)], []
     found, assumptions = resolve_model(spec.model, spec.params_b)
     warnings = []
     if spec.model and spec.params_b and found.family != "generic":
         off = abs(found.params_b - spec.params_b) / found.params_b
         if off > PARAMS_MISMATCH_FRACTION:
-            warnings.append(
-                f"{found.name} has {found.params_b:.1f}B parameters, not {spec.params_b:g}B: "
-                "planned with the catalog's shape"
-            )
+            values = {"model": found.name, "size_b": found.params_b, "said_b": spec.params_b}
+            warnings.append(DEFAULTS("model.mismatch", **values))
     return found, assumptions, warnings
 
 
@@ -354,10 +353,7 @@ def _framework(spec: JobSpec, said: list[str], warned: list[str]) -> Framework:
         return Framework.hf
     if spec.framework == Framework.unsloth and spec.sharding in UNSLOTH_UNSUPPORTED_SHARDING:
         layout = SHARDING_WORDS[spec.sharding]
-        warned.append(
-            f"Unsloth does not run under {layout} (it trains a whole copy per GPU, DDP): planned "
-            f"as HF Trainer + PEFT with {layout}; say 'unsloth with ddp' for Unsloth's own layout"
-        )
+        warned.append(DEFAULTS("unsloth.layout", layout=layout))
         return Framework.hf
     return Framework(spec.framework)  # a model_copy patch may hold the value, not the member
 
@@ -390,16 +386,10 @@ def _prequantised_method(
     if quant is None:
         return spec.method, None
     if spec.method is Method.full:
-        warned.append(
-            f"{spec.model} is a pre-quantised ({quant.value}) checkpoint: a full fine-tune needs "
-            "the 16-bit weights; planned on the 16-bit base"
-        )
+        warned.append(DEFAULTS("prequant.full", model=spec.model, quant=quant.value))
         return spec.method, None
     if spec.method is Method.lora:
-        said.append(
-            f"{spec.model} is stored in {quant.value}: LoRA on it trains over the quantised "
-            "weights, planned as QLoRA"
-        )
+        said.append(DEFAULTS("prequant.lora", model=spec.model, quant=quant.value))
     return Method.qlora, quant
 
 
@@ -424,15 +414,9 @@ def _mean_sample_len(
         return None
     mean = min(spec.mean_sample_len, text_cap)
     if mean < text_cap and padding_free and (spec.micro_batch or 1) > 1:
-        said.append(
-            f"samples average ~{mean:,} tokens: time at that length; the stack drops padding, "
-            f"so the peak holds one {text_cap:,}-token sample and the rest at the mean"
-        )
+        said.append(DEFAULTS("mean_len.padding_free", mean=mean, cap=text_cap))
     elif mean < text_cap:
-        said.append(
-            f"samples average ~{mean:,} tokens: time at that length; the peak at the "
-            f"{text_cap:,}-token cap (the longest batch decides it)"
-        )
+        said.append(DEFAULTS("mean_len.cap", mean=mean, cap=text_cap))
     return mean
 
 
@@ -445,9 +429,9 @@ def _with_image_tokens(
     if not dataset_tokens or not image_tokens or text_len <= 0:
         return dataset_tokens
     total = dataset_tokens * (text_len + image_tokens) / text_len
+    values = {"image": image_tokens, "text": text_len}
     said.append(
-        f"each sample's images add {image_tokens:,} tokens to its ~{text_len:,} text tokens: "
-        f"{total / 1e6:,.1f}M trained tokens, not {dataset_tokens / 1e6:,.1f}M"
+        DEFAULTS("image_tokens", total_m=total / 1e6, text_m=dataset_tokens / 1e6, **values)
     )
     return total
 
@@ -472,10 +456,7 @@ def _stack_rollout(
     colocated = patch.get("rollout", spec.rollout) is Rollout.vllm_colocate
     if colocated and spec.rollout_memory_fraction is None and fraction and fraction.value:
         patch["rollout_memory_fraction"] = float(fraction.value)
-        said.append(
-            f"vLLM reserves {float(fraction.value):.0%} of each card ({known.name}'s "
-            f"gpu_memory_utilization default at this release)"
-        )
+        said.append(DEFAULTS("vllm_release", fraction=float(fraction.value), stack=known.name))
     return spec.model_copy(update=patch) if patch else spec
 
 
@@ -492,7 +473,7 @@ def _stack_loss_kernel(
     if fact.text_only and arch.vision_params:
         return None
     kernel = LossKernel(fact.kernel)
-    said.append(f"loss: {fact.said or fact.value}, planned as {LOSS_KERNEL_WORDS[kernel]}")
+    said.append(DEFAULTS("loss", said=fact.said or fact.value, kernel=LOSS_KERNEL_WORDS[kernel]))
     return kernel
 
 
@@ -520,7 +501,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
         quant = Quant.nf4
         said.append(DEFAULTS("quant.nf4"))
     if method is Method.qlora and quant is Quant.int4:
-        said.append("int4 read as a GPTQ-quantised checkpoint")
+        said.append(DEFAULTS("int4"))
 
     rank = spec.lora_rank if peft else None
     targets = spec.lora_targets if peft else None
@@ -533,7 +514,11 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
         said.append(
             DEFAULTS("lora.all_linear")
             if targets == ALL_LINEAR
-            else f"LoRA on {', '.join(t.value for t in targets)} ({framework.value}'s default)"
+            else DEFAULTS(
+                "lora.stack_targets",
+                targets=Listing(t.value for t in targets),
+                stack=framework.value,
+            )
         )
 
     post = resolve_post_training(
@@ -560,12 +545,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
     micro_batch = spec.micro_batch
     if micro_batch is None:
         micro_batch = DEFAULT_MICRO_BATCH
-        said.append(
-            f"micro-batch {micro_batch}{post.micro_batch_unit} per GPU (a larger batch through "
-            "gradient accumulation costs no activation memory)"
-            if post.micro_batch_unit
-            else DEFAULTS("micro_batch", count=micro_batch)
-        )
+        said.append(DEFAULTS(f"micro_batch{post.micro_batch_unit}", count=micro_batch))
     grad_accum = spec.grad_accum or post.grad_accum_for(micro_batch, num_gpus, said)
     checkpointing = spec.gradient_checkpointing
     if checkpointing is None:
@@ -580,7 +560,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None, ddp_misfit: str | None) -> R
             and model_arch.params_b >= TORCHTUNE_OFFLOAD_FROM_PARAMS_B
         )
         if cpu_offload:
-            said.append("torchtune's 70B full recipe: FSDP with CPU offload")
+            said.append(DEFAULTS("torchtune_offload"))
     flash = _attention(spec, model_arch, framework, said, warned)
     activation_offloading = _activation_offloading(spec, framework, checkpointing, said)
     if spec.packing is None:

@@ -166,6 +166,74 @@ DEFAULTS = Catalog(
             "context parallel {wanted} must divide the {gpus} GPU(s): planned without it",
             "上下文并行 {wanted} 必须能整除 {gpus} 张卡：按不用它规划",
         ),
+        "micro_batch.completion": Entry(
+            "micro-batch {count} completion per GPU (a larger batch through gradient accumulation "
+            "costs no activation memory)",
+            "每张GPU micro-batch {count} 条补全（用梯度累积加大批次不增加激活显存）",
+        ),
+        "micro_batch.pair": Entry(
+            "micro-batch {count} pair (chosen + rejected, 2 sequences) per GPU (a larger batch "
+            "through gradient accumulation costs no activation memory)",
+            "每张GPU micro-batch {count} 对（chosen + rejected，2 条序列）"
+            "（用梯度累积加大批次不增加激活显存）",
+        ),
+        "model.config": Entry(
+            "architecture read from the supplied config ({size_b:.2f}B)",
+            "结构按提供的 config 读取（{size_b:.2f}B）",
+        ),
+        "model.mismatch": Entry(
+            "{model} has {size_b:.1f}B parameters, not {said_b:g}B: planned with the catalog's "
+            "shape",
+            "{model} 有 {size_b:.1f}B 参数，不是 {said_b:g}B：按目录里的结构规划",
+        ),
+        "unsloth.layout": Entry(
+            "Unsloth does not run under {layout} (it trains a whole copy per GPU, DDP): planned "
+            "as HF Trainer + PEFT with {layout}; say 'unsloth with ddp' for Unsloth's own layout",
+            "Unsloth 不支持 {layout}（它在每张卡上训练完整副本，即 DDP）：按 HF Trainer + PEFT 加 "
+            "{layout} 规划；要按 Unsloth 自己的方式请说「unsloth with ddp」",
+        ),
+        "prequant.full": Entry(
+            "{model} is a pre-quantised ({quant}) checkpoint: a full fine-tune needs the 16-bit "
+            "weights; planned on the 16-bit base",
+            "{model} 是预量化（{quant}）检查点：全参微调需要 16 位权重；按 16 位底座规划",
+        ),
+        "prequant.lora": Entry(
+            "{model} is stored in {quant}: LoRA on it trains over the quantised weights, planned "
+            "as QLoRA",
+            "{model} 以 {quant} 存储：在其上做 LoRA 就是在量化权重上训练，按 QLoRA 规划",
+        ),
+        "mean_len.padding_free": Entry(
+            "samples average ~{mean:,} tokens: time at that length; the stack drops padding, so "
+            "the peak holds one {cap:,}-token sample and the rest at the mean",
+            "样本平均约 {mean:,} 个 token：时间按这个长度算；该框架去掉了填充，峰值按一条 {cap:,} "
+            "token 的样本加其余样本的平均长度算",
+        ),
+        "mean_len.cap": Entry(
+            "samples average ~{mean:,} tokens: time at that length; the peak at the {cap:,}-token "
+            "cap (the longest batch decides it)",
+            "样本平均约 {mean:,} 个 token：时间按这个长度算；峰值按 {cap:,} token 的截断上限算"
+            "（由最长的批决定）",
+        ),
+        "image_tokens": Entry(
+            "each sample's images add {image:,} tokens to its ~{text:,} text tokens: "
+            "{total_m:,.1f}M trained tokens, not {text_m:,.1f}M",
+            "每个样本的图像在约 {text:,} 个文本 token 之外再加 {image:,} 个 token："
+            "共训练 {total_m:,.1f}M token，而不是 {text_m:,.1f}M",
+        ),
+        "vllm_release": Entry(
+            "vLLM reserves {fraction:.0%} of each card ({stack}'s gpu_memory_utilization default "
+            "at this release)",
+            "vLLM 占每张卡的 {fraction:.0%}（{stack} 该版本的 gpu_memory_utilization 默认值）",
+        ),
+        "loss": Entry("loss: {said}, planned as {kernel}", "损失：{said}，按{kernel}计"),
+        "int4": Entry("int4 read as a GPTQ-quantised checkpoint", "int4 按 GPTQ 量化的检查点计"),
+        "lora.stack_targets": Entry(
+            "LoRA on {targets} ({stack}'s default)", "LoRA 作用于 {targets}（{stack} 的默认）"
+        ),
+        "torchtune_offload": Entry(
+            "torchtune's 70B full recipe: FSDP with CPU offload",
+            "torchtune 的 70B 全参配方：FSDP 加 CPU 卸载",
+        ),
         "context_parallel": Entry(
             "context parallel {wanted} (Ulysses): each GPU holds 1/{wanted} of every sequence's "
             "tokens, activations and logits; attention exchanges them by all-to-all",

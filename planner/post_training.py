@@ -107,11 +107,12 @@ class PostTraining(PostTrainingFields):
 
     @property
     def micro_batch_unit(self) -> str:
-        """What one micro-batch row is, as the assumption names it."""
+        """What one micro-batch row is: the suffix of its assumption's message id
+        (planner/messages.py DEFAULTS "micro_batch", ".completion", ".pair")."""
         if self.online:
-            return " completion"
+            return ".completion"
         if self.objective in PREFERENCE_OBJECTIVES:
-            return " pair (chosen + rejected, 2 sequences)"
+            return ".pair"
         return ""
 
     def grad_accum_for(self, micro_batch: int, num_gpus: int, said: list[str]) -> int:
