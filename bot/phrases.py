@@ -359,7 +359,47 @@ HELP_BODY = HELP("help.body", example=EXAMPLE)
 
 # --- Around a plan ------------------------------------------------------------------------------
 
-METHOD_LABELS = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
+# An answer's title: "Llama-2-13B · QLoRA · 4,096 ctx · 20M tokens × 3".
+TITLE = Catalog(
+    {
+        "method.full": Entry("full fine-tune", "全参微调"),
+        "method.lora": Entry("LoRA", "LoRA"),
+        "method.qlora": Entry("QLoRA", "QLoRA"),
+        "method_objective": Entry(
+            "{method} {objective}{generations}", "{method} {objective}{generations}"
+        ),
+        "generations": Entry(", G={count}", ", G={count}"),
+        "context": Entry("{tokens:,} ctx", "{tokens:,} 上下文"),
+        "tokens": Entry("{tokens} tokens{epochs}", "{tokens} token{epochs}"),
+        "epochs": Entry(" × {epochs:g}", " × {epochs:g} 轮"),
+        "title": Entry("{parts}", "{parts}"),
+    }
+)
+METHOD_LABELS = {method: TITLE(f"method.{method}") for method in ("full", "lora", "qlora")}
+
+
+def title_line(
+    model: str,
+    method: str,
+    objective: str | None,
+    generations: int,
+    seq_len: int | None,
+    tokens: str | None,
+    epochs: float | None,
+) -> str:
+    """The job in one line; `objective` only when it is not plain SFT, `generations` when > 1."""
+    parts: list[str] = [model, METHOD_LABELS[method]]
+    if objective is not None:
+        many = TITLE("generations", count=generations) if generations > 1 else ""
+        parts[1] = TITLE("method_objective", method=parts[1], objective=objective, generations=many)
+    if seq_len:
+        parts.append(TITLE("context", tokens=seq_len))
+    if tokens:
+        times = TITLE("epochs", epochs=epochs) if epochs and epochs != 1 else ""
+        parts.append(TITLE("tokens", tokens=tokens, epochs=times))
+    return TITLE("title", parts=Listing(parts, en_sep=" · ", zh_sep=" · "))
+
+
 # The verdict line: what the job needs per GPU and where it runs. Its full stop stays "." in
 # Chinese, as the answers have always shown it.
 VERDICT = Catalog(

@@ -75,16 +75,16 @@ def _curve(plan: Plan) -> ContextCurve | None:
 
 def title(plan: Plan) -> str:
     spec = plan.spec
-    parts = [plan.model.name, phrases.METHOD_LABELS[Method(spec.method).value]]
-    if spec.objective is not None and spec.objective is not Objective.sft:
-        generations = f", G={spec.num_generations}" if (spec.num_generations or 1) > 1 else ""
-        parts[1] += f" {spec.objective.value.upper()}{generations}"
-    if spec.seq_len:
-        parts.append(f"{spec.seq_len:,} ctx")
-    if spec.dataset_tokens:
-        epochs = f" × {spec.epochs:g}" if spec.epochs and spec.epochs != 1 else ""
-        parts.append(f"{fmt.tokens(spec.dataset_tokens)} tokens{epochs}")
-    return " · ".join(parts)
+    rl = spec.objective is not None and spec.objective is not Objective.sft
+    return phrases.title_line(
+        plan.model.name,
+        Method(spec.method).value,
+        spec.objective.value.upper() if rl and spec.objective is not None else None,
+        spec.num_generations or 1,
+        spec.seq_len,
+        fmt.tokens(spec.dataset_tokens) if spec.dataset_tokens else None,
+        spec.epochs,
+    )
 
 
 def verdict(plan: Plan) -> str:
