@@ -1168,3 +1168,55 @@ LABELS = Catalog(
         "rollout": Entry("rollout", "推理引擎"),
     }
 )
+
+
+# --- The MCP tools' refusals (adapters/mcp) ------------------------------------------------------
+
+MCP = Catalog(
+    {
+        "no_question.title": Entry("Nothing to plan", "没有可规划的任务"),
+        "no_question.body": Entry(
+            "Give `question` (plain words) or `spec` (a JobSpec).",
+            "请给出 `question`（用文字描述）或 `spec`（一个 JobSpec）。",
+        ),
+        "question_or_spec.title": Entry("Two jobs given", "给了两个任务"),
+        "question_or_spec.body": Entry(
+            "Give `question` or `spec`, not both.", "请只给 `question` 或 `spec` 其中之一。"
+        ),
+        "unknown_plan.title": Entry("No such plan", "没有这个方案"),
+        "unknown_plan.body": Entry(
+            "This session was given no plan with that plan_id, or it was dropped since: ask again "
+            "with `plan`.",
+            "本会话没有这个 plan_id 对应的方案，或它已被清除：请用 `plan` 重新提问。",
+        ),
+        "not_a_limit.title": Entry("That asks for no limit", "这个问题没有问上限"),
+        "not_a_limit.body": Entry(
+            "`solve` answers a question about a limit, e.g. “max context for 8B LoRA on a 24 GB "
+            "card?”; `plan` answers this one.",
+            "`solve` 回答关于上限的问题，例如“max context for 8B LoRA on a 24 GB card?”；"
+            "这个问题请用 `plan`。",
+        ),
+        "nothing_to_compare.title": Entry("Nothing to compare", "没有可对比的任务"),
+        "nothing_to_compare.body": Entry(
+            "Give `questions` (two or more jobs) or one `question` naming the alternatives, e.g. "
+            "“7B vs 13B QLoRA on a 4090”.",
+            "请给出 `questions`（两个或更多任务），或一个列出备选项的 `question`，例如"
+            "“7B vs 13B QLoRA on a 4090”。",
+        ),
+        "nothing_to_explain.title": Entry("Which plan?", "哪个方案？"),
+        "nothing_to_explain.body": Entry(
+            "Give `plan_id` (from `plan`) or `question`.",
+            "请给出 `plan_id`（来自 `plan`）或 `question`。",
+        ),
+        "no_such_figure.title": Entry("No such figure", "没有这个数字"),
+        "no_such_figure.body": Entry("I can explain: {figures}.", "我能解释：{figures}。"),
+        "unknown_card.title": Entry("Unknown card", "未知显卡"),
+        "unknown_card.body": Entry(
+            "I don't know a card called “{card}”.", "我不认识叫“{card}”的显卡。"
+        ),
+    }
+)
+
+
+def mcp_refusal(key: str, **values: object) -> Message:
+    return Message(MCP(f"{key}.title"), MCP(f"{key}.body", **values))

@@ -28,6 +28,7 @@ CATALOGS: dict[str, Catalog] = {
     "bot.phrases.LABELS": phrases.LABELS,
     "bot.phrases.PLAN_LINES": phrases.PLAN_LINES,
     "bot.phrases.TITLE": phrases.TITLE,
+    "bot.phrases.MCP": phrases.MCP,
     "bot.phrases.SETTINGS": phrases.SETTINGS,
     "planner.errors.FIELD_LABELS": errors.FIELD_LABELS,
     "planner.messages.DEFAULTS": messages.DEFAULTS,
