@@ -525,3 +525,75 @@ MODEL_SWITCHES = Catalog(
         ),
     }
 )
+
+# How the reader took what the user wrote (planner/parsing/): each said beside the answer.
+PARSING = Catalog(
+    {
+        "no_method": Entry(
+            "no method named: planned as LoRA (say QLoRA or full to change)",
+            "未指定方法：按 LoRA 规划（可以说 QLoRA 或全参来修改）",
+        ),
+        "lora_ruled_out": Entry(
+            "LoRA ruled out: planned as full fine-tuning", "已排除 LoRA：按全参微调规划"
+        ),
+        "qlora_ruled_out": Entry(
+            "QLoRA ruled out: planned as LoRA on a 16-bit base",
+            "已排除 QLoRA：按16位基座上的 LoRA 规划",
+        ),
+        "lora_on_quant": Entry(
+            "LoRA on a {quant} base read as QLoRA", "{quant} 基座上的 LoRA 按 QLoRA 计"
+        ),
+        "quant_as_qlora": Entry("{quant} quantisation read as QLoRA", "{quant} 量化按 QLoRA 计"),
+        "sft_as_full": Entry(
+            "SFT with no adapter mentioned read as full fine-tuning",
+            "SFT 且未提适配器，按全参微调计",
+        ),
+        "bits_as_nf4": Entry(
+            "{bits}-bit read as NF4 (bitsandbytes)", "{bits}位按 NF4（bitsandbytes）计"
+        ),
+        "k_tokens": Entry("{written} read as {tokens} tokens", "{written} 按 {tokens} 个 token 计"),
+        "range_context": Entry(
+            "{low}–{high} tokens per sample: a {high}-token context",
+            "每条样本 {low}–{high} token：上下文取 {high}",
+        ),
+        "limit_context": Entry(
+            "a limit of {limit} tokens per sequence read as the context length",
+            "每条序列不超过 {limit} token，按上下文长度计",
+        ),
+        "published_size": Entry(
+            "{name} read as {samples:,} samples (its published size)",
+            "{name} 按公开规模 {samples:,} 条样本计",
+        ),
+        "samples_range": Entry(
+            "{samples:,} samples × {tokens} tokens (the range's middle)",
+            "{samples:,} 条样本 × {tokens} token（取区间中值）",
+        ),
+        "samples_length": Entry(
+            "{samples:,} samples × {tokens} tokens", "{samples:,} 条样本 × 每条 {tokens} token"
+        ),
+        "samples_fill": Entry(
+            "{samples} samples read as filling the {seq_len}-token context each",
+            "{samples} 条样本按每条填满 {seq_len} token 上下文计",
+        ),
+        "samples_typical": Entry(
+            "{samples} samples of ~{tokens} tokens assumed (say the average length)",
+            "假设 {samples} 条样本每条约 {tokens} token（可告诉我平均长度）",
+        ),
+        "steps_tokens": Entry(
+            "{steps:,} steps × batch {batch} × {seq_len} tokens read as {tokens:,} tokens",
+            "{steps:,} 步 × batch {batch} × {seq_len} token，共 {tokens:,} token",
+        ),
+        "gpu_hours": Entry(
+            "{gpu_hours} GPU-hours on {gpus} GPUs read as a {hours}-hour deadline",
+            "{gpus} 张GPU上的 {gpu_hours} GPU小时按 {hours} 小时期限计",
+        ),
+        "nodes_total": Entry(
+            "{nodes} nodes × {per_node} GPUs each: {total} GPUs in total",
+            "{nodes} 台机器 × 每台 {per_node} 张GPU：共 {total} 张",
+        ),
+        "total_per_card": Entry("{total} GB total read as per card", "总共 {total} GB 按每张卡计"),
+        "epochs": Entry("{written} read as {value} epochs", "{written} 按 {value} 轮计"),
+        "size_model": Entry("{written} read as a {size}B model", "{written} 按 {size}B 模型计"),
+        "parameters": Entry("{count} parameters read as {size:g}B", "{count} 参数按 {size:g}B 计"),
+    }
+)

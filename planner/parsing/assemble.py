@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from planner.errors import validation_sentence
+from planner.messages import PARSING
 from planner.parsing import (
     budget,
     context,
@@ -168,7 +169,7 @@ def _result(r: Reading) -> ParseResult:
         )
     assumptions = list(r.assumptions)
     if "method" not in fields:
-        assumptions.append("no method named: planned as LoRA (say QLoRA or full to change)")
+        assumptions.append(PARSING("no_method"))
     return ParseResult(
         spec=jobs[0],
         fields=fields,

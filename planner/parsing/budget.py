@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from planner.messages import PARSING
 from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
 from planner.parsing.reading import Reading
 from planner.units import convert
@@ -116,7 +117,7 @@ def read_budget(r: Reading) -> None:
         gpus = r.fields.get("num_gpus")
         if gpus:
             hours = whole(round(r.gpu_hours / gpus, 2))
-            said = f"{whole(r.gpu_hours)} GPU-hours on {gpus} GPUs read as a {hours}-hour deadline"
+            said = PARSING("gpu_hours", gpu_hours=whole(r.gpu_hours), gpus=gpus, hours=hours)
             r.put("deadline_hours", hours, said)
         else:
             r.doubt = (

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from planner.messages import PARSING
 from planner.parsing.numbers import whole
 from planner.parsing.reading import Reading
 from planner.units import convert
@@ -235,7 +236,7 @@ def read_gpus(r: Reading) -> None:
     total = r.fields.get("num_gpus")
     if nodes and per_node_written and total == nodes * int(per_node_written):
         # "16张A100（两台机器，每台8张）": the count before the nodes was already the total.
-        r.assume(f"{nodes} nodes × {per_node_written} GPUs each: {total} GPUs in total")
+        r.assume(PARSING("nodes_total", nodes=nodes, per_node=per_node_written, total=total))
         per_node = re.search(rf"(?<![\d.]){per_node_written}\s?(?:张|卡|gpus?)", r.text)
         if per_node:
             r.take(per_node)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from planner.messages import PARSING
 from planner.parsing.reading import COMPARING, Reading
 
 _QLORA = re.compile(r"(?<![a-z])q[-\s]?lora(?![a-z])|量化微调")
@@ -121,20 +122,20 @@ def read_method(r: Reading) -> None:
     ):
         r.put("method", "qlora" if quant else "lora")
         if quant:
-            r.assume(f"LoRA on a {quant} base read as QLoRA")
+            r.assume(PARSING("lora_on_quant", quant=quant))
     elif _FULL.search(r.text):
         r.put("method", "full")
     elif quant and quant != "int8":
-        r.put("method", "qlora", f"{quant} quantisation read as QLoRA")
+        r.put("method", "qlora", PARSING("quant_as_qlora", quant=quant))
     elif _SFT.search(r.text):
-        r.put("method", "full", "SFT with no adapter mentioned read as full fine-tuning")
+        r.put("method", "full", PARSING("sft_as_full"))
     elif r.ruled_out & {"lora", "qlora"} and "full" not in r.ruled_out:
         # "finetune the model itself, not lora": with adapters ruled out, the weights are trained;
         # with only QLoRA ruled out ("no qlora"), the adapter trains on a 16-bit base.
         if "lora" in r.ruled_out:
-            r.put("method", "full", "LoRA ruled out: planned as full fine-tuning")
+            r.put("method", "full", PARSING("lora_ruled_out"))
         else:
-            r.put("method", "lora", "QLoRA ruled out: planned as LoRA on a 16-bit base")
+            r.put("method", "lora", PARSING("qlora_ruled_out"))
     # Method words stay in the text: "lora_r 8" still has to give the LoRA reader its rank.
     _read_precision(r)
     _read_switches(r)
@@ -175,7 +176,7 @@ def _read_bits(r: Reading) -> str | None:
         else:
             value = "nf4"
         if r.put("quant", value) and value == "nf4" and not kind:
-            r.assume(f"{bits}-bit read as NF4 (bitsandbytes)")
+            r.assume(PARSING("bits_as_nf4", bits=bits))
         quant = quant or value
         r.take(m)
     return quant

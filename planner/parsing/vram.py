@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from planner.messages import PARSING
 from planner.parsing.gpu import MEMORY_VARIANTS, with_memory
 from planner.parsing.numbers import NUM, whole
 from planner.parsing.reading import Reading
@@ -98,7 +99,9 @@ def _read_amounts(r: Reading) -> None:
         per_card = r.fields.get("gpu_vram_gb")
         if count:
             r.put(
-                "gpu_vram_gb", whole(round(total / count, 1)), f"{total} GB total read as per card"
+                "gpu_vram_gb",
+                whole(round(total / count, 1)),
+                PARSING("total_per_card", total=total),
             )
         elif per_card:
             r.put("num_gpus", max(1, round(total / per_card)), f"{total} GB total read as a count")
