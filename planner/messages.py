@@ -278,6 +278,61 @@ SUGGESTIONS = Catalog(
         "label.context": Entry(
             "context {shorter:,} instead of {now:,}", "上下文 {shorter:,}（原 {now:,}）"
         ),
+        "label.adamw_8bit": Entry("8-bit AdamW", "8位 AdamW"),
+        "label.unsloth": Entry(
+            "Unsloth (fused chunked loss, checkpoints offloaded to CPU RAM)",
+            "Unsloth（融合分块损失，检查点卸载到CPU内存）",
+        ),
+        "label.activation_offloading": Entry(
+            "activation offloading (checkpoints in host RAM)", "激活卸载（检查点放主机内存）"
+        ),
+        "label.micro_batch_1": Entry(
+            "micro-batch 1 (more gradient accumulation)", "micro-batch 1（增加梯度累积）"
+        ),
+        "label.offload.sharded": Entry(
+            "parameters, gradients and optimizer state offloaded to CPU RAM",
+            "参数、梯度和优化器状态卸载到CPU内存",
+        ),
+        "label.offload": Entry("optimizer state offloaded to CPU RAM", "优化器状态卸载到CPU内存"),
+        "label.precomputed_reference": Entry(
+            "reference log-probs precomputed (no reference copy on the GPU)",
+            "预先计算参考 log-probs（GPU 上不放参考模型副本）",
+        ),
+        "label.beta_0": Entry(
+            "beta = 0 (no KL term, no reference)", "beta = 0（没有 KL 项，不要参考模型）"
+        ),
+        "label.vllm_fraction": Entry(
+            "vLLM gpu_memory_utilization {fraction:.2f} instead of {now:g}",
+            "vLLM gpu_memory_utilization 改为 {fraction:.2f}（原 {now:g}）",
+        ),
+        "label.vllm_sleep": Entry(
+            "vLLM sleep mode (its pool freed through the update)",
+            "vLLM 休眠模式（参数更新时释放其显存池）",
+        ),
+        "label.vllm_tp": Entry(
+            "vLLM tensor parallel {tp} (1/{tp} of its weights per GPU)",
+            "vLLM 张量并行 {tp}（每张GPU放 1/{tp} 的权重）",
+        ),
+        "label.completions": Entry(
+            "completions up to {shorter:,} tokens instead of {now:,}",
+            "补全最长 {shorter:,} token（原 {now:,}）",
+        ),
+        "label.generations": Entry(
+            "{fewer} generations per prompt instead of {now}", "每个提示 {fewer} 条补全（原 {now}）"
+        ),
+        "label.rollout_server": Entry(
+            "the rollout on a second card (a vLLM server)", "把生成放到另一张卡上（vLLM server）"
+        ),
+        "label.more_gpus": Entry(
+            "{count}× {card} with {sharding}", "{count}× {card} 用 {sharding}"
+        ),
+        "label.rent": Entry("rent {count}× {gpu} instead", "改租 {count}× {gpu}"),
+        "rent": Entry(
+            "rent {count}× {gpu} instead: ${cost:,.2f} and {hours} against ${now_cost:,.2f} and "
+            "{now_hours} on {now_count}× {now_gpu}",
+            "改租 {count}× {gpu}：${cost:,.2f}、{hours}，对比 {now_count}× {now_gpu} 上的 "
+            "${now_cost:,.2f}、{now_hours}",
+        ),
         "label.checkpointing": Entry("gradient checkpointing", "梯度检查点"),
         "label.checkpointing_off": Entry("gradient checkpointing off", "关闭梯度检查点"),
         # Whether flipping gradient checkpointing pays, said after its line (a space, then

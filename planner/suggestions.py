@@ -85,7 +85,9 @@ def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Chan
     if job.method == Method.full:
         changes.append(Change(SUGGESTIONS("label.lora_for_full"), {"method": Method.lora}, True))
         if job.optimizer in (Optimizer.adamw, Optimizer.paged_adamw):
-            changes.append(Change("8-bit AdamW", {"optimizer": Optimizer.adamw_8bit}, False))
+            changes.append(
+                Change(SUGGESTIONS("label.adamw_8bit"), {"optimizer": Optimizer.adamw_8bit}, False)
+            )
     if job.method in (Method.full, Method.lora):
         qlora = {"method": Method.qlora, "quant": Quant.nf4}
         instead_of = "lora" if job.method == Method.lora else "full"
@@ -101,25 +103,22 @@ def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Chan
         and job.num_gpus == 1
     ):
         # Its chunked loss and offloaded checkpoints remove most of what long contexts cost.
-        label = "Unsloth (fused chunked loss, checkpoints offloaded to CPU RAM)"
+        label = SUGGESTIONS("label.unsloth")
         changes.append(Change(label, {"framework": Framework.unsloth}, False))
     if (
         job.gradient_checkpointing
         and not job.activation_offloading
         and job.framework in OFFLOADS_ACTIVATIONS_ON_REQUEST
     ):
-        label = "activation offloading (checkpoints in host RAM)"
+        label = SUGGESTIONS("label.activation_offloading")
         changes.append(Change(label, {"activation_offloading": True}, False))
     if job.micro_batch > 1:
         keep_batch = {"micro_batch": 1, "grad_accum": job.grad_accum * job.micro_batch}
-        changes.append(Change("micro-batch 1 (more gradient accumulation)", keep_batch, False))
+        changes.append(Change(SUGGESTIONS("label.micro_batch_1"), keep_batch, False))
     if not job.cpu_offload:
-        moved = (
-            "parameters, gradients and optimizer state"
-            if job.sharding in (Sharding.fsdp, Sharding.zero3)
-            else "optimizer state"
-        )
-        changes.append(Change(f"{moved} offloaded to CPU RAM", {"cpu_offload": True}, False))
+        sharded = job.sharding in (Sharding.fsdp, Sharding.zero3)
+        moved = SUGGESTIONS("label.offload.sharded" if sharded else "label.offload")
+        changes.append(Change(moved, {"cpu_offload": True}, False))
     changes.extend(post_training_changes(context, card))
     changes.extend(_more_gpus(context, card))
     return changes
@@ -145,39 +144,37 @@ def post_training_changes(context: MarketContext, card: GpuSpec | None) -> list[
     job = context.job
     changes = []
     if job.reference_copy and job.objective in (Objective.dpo, Objective.kto):
-        label = "reference log-probs precomputed (no reference copy on the GPU)"
+        label = SUGGESTIONS("label.precomputed_reference")
         changes.append(Change(label, {"reference_model": False}, False))
     elif job.reference_copy and job.objective in (Objective.grpo, Objective.rloo):
-        changes.append(
-            Change("beta = 0 (no KL term, no reference)", {"reference_model": False}, True)
-        )
+        changes.append(Change(SUGGESTIONS("label.beta_0"), {"reference_model": False}, True))
     if job.rollout is Rollout.vllm_colocate and job.rollout_memory_fraction:
         target = card if card is not None and card.usable_gib > 0 else gpu_by_key(REFERENCE_CARD)
         minimum = rollout_phase(job, job.num_gpus, job.sharding).minimum_gib
         fraction = math.ceil(minimum * VLLM_POOL_MARGIN / target.usable_gib / 0.05) * 0.05
         now = job.rollout_memory_fraction
         if fraction < now - 0.01:
-            label = f"vLLM gpu_memory_utilization {fraction:.2f} instead of {now:g}"
+            label = SUGGESTIONS("label.vllm_fraction", fraction=fraction, now=now)
             changes.append(Change(label, {"rollout_memory_fraction": round(fraction, 2)}, False))
     if job.rollout is Rollout.vllm_colocate and not job.rollout_sleep:
-        label = "vLLM sleep mode (its pool freed through the update)"
+        label = SUGGESTIONS("label.vllm_sleep")
         changes.append(Change(label, {"rollout_sleep": True}, False))
     if job.rollout is Rollout.vllm_colocate and job.rollout_memory_fraction:
         target = card if card is not None and card.usable_gib > 0 else gpu_by_key(REFERENCE_CARD)
         if wider := _holding_tensor_parallel(job, job.rollout_memory_fraction * target.usable_gib):
-            label = f"vLLM tensor parallel {wider} (1/{wider} of its weights per GPU)"
+            label = SUGGESTIONS("label.vllm_tp", tp=wider)
             changes.append(Change(label, {"rollout_tensor_parallel": wider}, False))
     if job.completion_len is not None and job.completion_len >= SHORTEST_CONTEXT_SUGGESTED:
         shorter = job.completion_len // 2
-        label = f"completions up to {shorter:,} tokens instead of {job.completion_len:,}"
+        label = SUGGESTIONS("label.completions", shorter=shorter, now=job.completion_len)
         changes.append(Change(label, {"completion_len": shorter}, True))
     generations = job.num_generations or 1
     if generations >= 4:
         fewer = generations // 2
-        label = f"{fewer} generations per prompt instead of {generations}"
+        label = SUGGESTIONS("label.generations", fewer=fewer, now=generations)
         changes.append(Change(label, {"num_generations": fewer}, True))
     if job.rollout in (Rollout.vllm_colocate, Rollout.hf):
-        label = "the rollout on a second card (a vLLM server)"
+        label = SUGGESTIONS("label.rollout_server")
         patch = {"rollout": Rollout.vllm_server, "rollout_gpus": 1}
         changes.append(Change(label, patch, False))
     return changes
@@ -195,7 +192,12 @@ def _more_gpus(context: MarketContext, card: GpuSpec | None) -> list[Change]:
                 continue
             required = context.memory(count, sharding).on(gpu.usable_gib)
             if verdict_for(required, gpu.usable_gib) != "no":
-                label = f"{count}× {_card_label(gpu)} with {SHARDING_NAMES[sharding]}"
+                label = SUGGESTIONS(
+                    "label.more_gpus",
+                    count=count,
+                    card=_card_label(gpu),
+                    sharding=SHARDING_NAMES[sharding],
+                )
                 patch = {"num_gpus": count, "sharding": sharding, "gpu": gpu.key}
                 if gpu.key.startswith(GENERIC_PREFIX):
                     patch = {"num_gpus": count, "sharding": sharding}
@@ -415,11 +417,17 @@ def _same_run(after: Option | None, before: Option) -> bool:
 
 def _switch_card(requested: Option, cheapest: Option) -> Suggestion:
     return Suggestion(
-        label=f"rent {cheapest.count}× {cheapest.gpu_name} instead",
-        change=(
-            f"rent {cheapest.count}× {cheapest.gpu_name} instead: ${cheapest.cost_usd:,.2f} "
-            f"and {hours_text(cheapest.hours)} against ${requested.cost_usd:,.2f} and "
-            f"{hours_text(requested.hours)} on {requested.count}× {requested.gpu_name}"
+        label=SUGGESTIONS("label.rent", count=cheapest.count, gpu=cheapest.gpu_name),
+        change=SUGGESTIONS(
+            "rent",
+            count=cheapest.count,
+            gpu=cheapest.gpu_name,
+            cost=cheapest.cost_usd,
+            hours=hours_text(cheapest.hours),
+            now_cost=requested.cost_usd,
+            now_hours=hours_text(requested.hours),
+            now_count=requested.count,
+            now_gpu=requested.gpu_name,
         ),
         patch={"gpu": cheapest.gpu, "num_gpus": cheapest.count},
         required_gib_before=requested.required_gib,
