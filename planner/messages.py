@@ -649,6 +649,74 @@ PARSING = Catalog(
         "total_per_card": Entry("{total} GB total read as per card", "总共 {total} GB 按每张卡计"),
         "epochs": Entry("{written} read as {value} epochs", "{written} 按 {value} 轮计"),
         "size_model": Entry("{written} read as a {size}B model", "{written} 按 {size}B 模型计"),
+        "quant_in_id": Entry(
+            "{bits} in the model id read as {value} weights", "模型名里的 {bits} 按 {value} 权重计"
+        ),
+        "version_not_size": Entry(
+            "{model} {size} read as a version, not a size", "{model} {size} 按版本号计，不是大小"
+        ),
+        "effective_size": Entry(
+            "{written} read as an effective size of {size}", "{written} 按有效大小 {size} 计"
+        ),
+        "typo_gb": Entry(
+            "{size}B read as {size} GB (a typo for GB)", "{size}B 按 {size} GB 计（GB 的笔误）"
+        ),
+        "measured_peak": Entry("{written} read as a measured peak", "{written} 按实测峰值计"),
+        "gpu_memory": Entry("{written} read as GPU memory", "{written} 按显存计"),
+        "nodes_with": Entry(
+            "{nodes} nodes with {count} GPUs read as {count} GPUs in total",
+            "{nodes} 台机器共 {count} 张GPU，按总数 {count} 张计",
+        ),
+        "nodes_times": Entry(
+            "{nodes} nodes × {count} GPUs read as {total} GPUs",
+            "{nodes} 台机器 × {count} 张GPU，共 {total} 张",
+        ),
+        "machines_times": Entry(
+            "{count} GPUs × {machines} machines read as {total} GPUs",
+            "{count} 张GPU × {machines} 台机器，共 {total} 张",
+        ),
+        "nodes_each": Entry(
+            "{nodes} nodes × {per_node} GPUs each read as {total} GPUs",
+            "{nodes} 台机器 × 每台 {per_node} 张GPU，共 {total} 张",
+        ),
+        "gpu_count": Entry("{written} read as {total} GPUs", "{written} 按 {total} 张GPU计"),
+        "correction": Entry(
+            "{name} {value} read as a correction of {old}", "{name} {value}（更正了 {old}）"
+        ),
+        "bf16_mixed": Entry(
+            "bf16 read as mixed precision (trained weights kept in fp32, as HF Trainer's --bf16); "
+            "say 'pure bf16' if they are bf16 too",
+            "bf16 按混合精度计（训练权重保留 fp32，同 HF Trainer 的 --bf16）；若权重也是 bf16 "
+            "请说 pure bf16",
+        ),
+        "vllm_colocated": Entry(
+            "vLLM read as colocated with the trainer (TRL's default mode)",
+            "vLLM 按与训练同卡部署理解（TRL 的默认模式）",
+        ),
+        "steps_prompts": Entry(
+            "{steps:,} steps × {prompts} prompts = {total:,}",
+            "{steps:,} 步 × {prompts} 个提示 = {total:,}",
+        ),
+        "example_length": Entry(
+            "each example read as {tokens:,} tokens long", "每个样本按 {tokens:,} token 长计"
+        ),
+        "sum_tokens": Entry(
+            "{first} + {second} read as {total} tokens", "{first} + {second} 按 {total} 个 token 计"
+        ),
+        "clarify": Entry(
+            "Which model (or size) do you want to fine-tune? For example: “{example}” or "
+            "“llama 3 8b lora on 2x3090”.",
+            "要微调哪个模型（或多大的模型）？例如：“{example}”或“llama 3 8b lora on 2x3090”。",
+        ),
+        "doubt.gpu_hours": Entry(
+            "On how many GPUs will you spend the {gpu_hours} GPU-hours?",
+            "这 {gpu_hours} GPU小时要用在几张GPU上？",
+        ),
+        "doubt.steps": Entry(
+            "How many tokens does each of the {steps:,} steps hold (batch size and sequence "
+            "length)?",
+            "这 {steps:,} 步每步多少 token（batch 大小和序列长度）？",
+        ),
         "parameters": Entry("{count} parameters read as {size:g}B", "{count} 参数按 {size:g}B 计"),
     }
 )

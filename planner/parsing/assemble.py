@@ -45,10 +45,7 @@ from planner.spec import JobSpec
 EXAMPLE = "13B QLoRA, 4k ctx, 20M tokens x3"
 MAX_INPUT_CHARS = 2_000
 UNREADABLE = "Sorry, I could not read that. Try the form “" + EXAMPLE + "”."
-CLARIFY = (
-    "Which model (or size) do you want to fine-tune? For example: "
-    f"“{EXAMPLE}” or “llama 3 8b lora on 2x3090”."
-)
+CLARIFY = PARSING("clarify", example=EXAMPLE)
 
 _READERS = (
     read_config,

@@ -120,6 +120,4 @@ def read_budget(r: Reading) -> None:
             said = PARSING("gpu_hours", gpu_hours=whole(r.gpu_hours), gpus=gpus, hours=hours)
             r.put("deadline_hours", hours, said)
         else:
-            r.doubt = (
-                r.doubt or f"On how many GPUs will you spend the {whole(r.gpu_hours)} GPU-hours?"
-            )
+            r.doubt = r.doubt or PARSING("doubt.gpu_hours", gpu_hours=whole(r.gpu_hours))

@@ -100,7 +100,11 @@ def _tokens(r: Reading, m: re.Match[str]) -> int:
 def read_context(r: Reading) -> None:
     for m in r.matches_if(("max",), _SPLIT):
         total = int(m.group("a")) + int(m.group("b"))
-        r.put("seq_len", total, f"{m.group('first')} + {m.group('second')} read as {total} tokens")
+        r.put(
+            "seq_len",
+            total,
+            PARSING("sum_tokens", first=m.group("first"), second=m.group("second"), total=total),
+        )
         r.take(m)
     for m in r.matches_when(_RANGE_HINT, _RANGE):
         low, high = int(m.group("low")), int(m.group("num"))

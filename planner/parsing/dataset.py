@@ -221,10 +221,7 @@ def steps_to_tokens(r: Reading) -> None:
     batch = batch or r.global_batch
     seq_len = r.fields.get("seq_len")
     if batch is None or seq_len is None:
-        r.doubt = r.doubt or (
-            f"How many tokens does each of the {whole(steps):,} steps hold (batch size and "
-            "sequence length)?"
-        )
+        r.doubt = r.doubt or PARSING("doubt.steps", steps=whole(steps))
         return
     tokens = whole(steps * batch * seq_len)
     r.put(

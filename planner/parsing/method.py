@@ -190,10 +190,7 @@ def _read_precision(r: Reading) -> None:
         if m:
             r.put("precision", name)
             if name == "bf16-mixed" and "mixed" not in m.group(0):
-                r.assume(
-                    "bf16 read as mixed precision (trained weights kept in fp32, as HF Trainer's"
-                    " --bf16); say 'pure bf16' if they are bf16 too"
-                )
+                r.assume(PARSING("bf16_mixed"))
             r.take(m)
 
 

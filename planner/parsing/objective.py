@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from planner.messages import PARSING
 from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
 from planner.parsing.reading import COMPARING, Reading
 
@@ -253,7 +254,7 @@ def _read_rollout(r: Reading) -> None:
             r.take(m)
         if m := _ROLLOUT_COLOCATE.search(r.text):
             if r.put("rollout", "vllm-colocate") and "coloc" not in m.group(0):
-                r.assume("vLLM read as colocated with the trainer (TRL's default mode)")
+                r.assume(PARSING("vllm_colocated"))
             r.take(m)
 
 
@@ -296,7 +297,11 @@ def _read_prompts(r: Reading, objective: str | None) -> None:
         steps = scaled(m.group("steps") or m.group("steps2"), m.group("ss") or m.group("ss2"))
         prompts = int(m.group("prompts") or m.group("prompts2"))
         total = whole(steps * prompts)
-        r.put("dataset_prompts", total, f"{whole(steps):,} steps × {prompts} prompts = {total:,}")
+        r.put(
+            "dataset_prompts",
+            total,
+            PARSING("steps_prompts", steps=whole(steps), prompts=prompts, total=total),
+        )
         r.take(m)
     counts = r.matches_if(("prompt", "problem"), _PROMPT_COUNT)
     if objective in _PREFERENCE_OR_ONLINE:
@@ -308,5 +313,5 @@ def _read_prompts(r: Reading, objective: str | None) -> None:
         r.put("dataset_prompts", whole(count))
         if m.groupdict().get("length"):
             length = scaled(m.group("length"), None) * (1024 if m.group("lk") else 1)
-            r.put("seq_len", int(length), f"each example read as {int(length):,} tokens long")
+            r.put("seq_len", int(length), PARSING("example_length", tokens=int(length)))
         r.take(m)

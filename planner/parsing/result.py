@@ -40,8 +40,8 @@ class ParseResult(BaseModel):
     fields: dict[str, Any] = {}
     assumptions: list[Text] = []  # Text: a catalog sentence keeps its id (planner/words.py)
     unread: list[str] = []
-    clarify: str | None = None
-    doubt: str | None = None
+    clarify: Text | None = None
+    doubt: Text | None = None
     relative: dict[str, RelativeChange] = {}
     alternatives: list[JobSpec] = []
     alternative_fields: list[dict[str, Any]] = []

@@ -88,7 +88,7 @@ def _read_amounts(r: Reading) -> None:
     for m in rams:
         value = _gb(r, m)
         if not other_figure and value <= MAX_CARD_GB and r.put("gpu_vram_gb", value):
-            r.assume(f"{m.group(0).strip()} read as GPU memory")
+            r.assume(PARSING("gpu_memory", written=m.group(0).strip()))
         r.take(m)
     for pattern in _PER_CARD:
         for m in r.matches(pattern):
