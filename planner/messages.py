@@ -720,3 +720,44 @@ PARSING = Catalog(
         "parameters": Entry("{count} parameters read as {size:g}B", "{count} 参数按 {size:g}B 计"),
     }
 )
+
+# Stack releases (planner/stacks.py) and loss kernels (planner/model_switches.py).
+STACKS = Catalog(
+    {
+        "release.as_of": Entry("as of {date}", "截至 {date}"),
+        "release.not_version": Entry(
+            "{stack} release {version!r} is not a version number: planned at its current release "
+            "({current})",
+            "{stack} 的版本「{version}」不是版本号：按当前版本（{current}）规划",
+        ),
+        "release.current": Entry(
+            "{stack} at its current release ({current})", "{stack}：按当前版本（{current}）"
+        ),
+        "release.newer": Entry(
+            "{stack} {version} is newer than any release profiled here: planned with the nearest, "
+            "{newest}",
+            "{stack} {version} 比已收录的任何版本都新：按最接近的 {newest} 规划",
+        ),
+        "release.stated": Entry(
+            "{stack} {version} (as stated): its defaults at that release",
+            "{stack} {version}（按所述）：用该版本的默认设置",
+        ),
+        "loss.hf": Entry(
+            "stock HF loss (full [tokens × vocabulary] logits, fp32 log-softmax)",
+            "HF 默认损失（完整的 [词元 × 词表] logits，fp32 log-softmax）",
+        ),
+        "loss.chunked": Entry(
+            "chunked cross-entropy (bf16 logits, fp32 upcast one of 8 chunks at once)",
+            "分块交叉熵（bf16 logits，每次只把 8 块中的一块升到 fp32）",
+        ),
+        "loss.liger": Entry(
+            "Liger fused linear cross-entropy (no [tokens × vocabulary] logits)",
+            "Liger 融合线性交叉熵（不生成 [词元 × 词表] logits）",
+        ),
+        "loss.cce": Entry(
+            "Cut Cross-Entropy (only the correct-token logit and a log-sum-exp per token)",
+            "Cut Cross-Entropy（每个词元只保留正确词的 logit 和一个 log-sum-exp）",
+        ),
+        "loss.stated": Entry("loss: {kernel}", "损失：{kernel}"),
+    }
+)

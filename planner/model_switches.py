@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from planner.catalog.models import ModelArch
 from planner.memory.profiles import PROFILES
-from planner.messages import MODEL_SWITCHES
+from planner.messages import MODEL_SWITCHES, STACKS
 from planner.spec import Framework, JobSpec, LossKernel, Method, Precision
 from planner.stacks import stack, stack_family_fact
 
@@ -16,12 +16,7 @@ from planner.stacks import stack, stack_family_fact
 # float8) support for training: Hopper and Blackwell.
 FP8_CHIP_FAMILIES = frozenset({"hopper", "blackwell-gb100", "blackwell-gb20x"})
 
-LOSS_KERNEL_WORDS = {
-    LossKernel.hf: "stock HF loss (full [tokens × vocabulary] logits, fp32 log-softmax)",
-    LossKernel.chunked: "chunked cross-entropy (bf16 logits, fp32 upcast one of 8 chunks at once)",
-    LossKernel.liger: "Liger fused linear cross-entropy (no [tokens × vocabulary] logits)",
-    LossKernel.cce: "Cut Cross-Entropy (only the correct-token logit and a log-sum-exp per token)",
-}
+LOSS_KERNEL_WORDS = {kernel: STACKS(f"loss.{kernel.value}") for kernel in LossKernel}
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +162,7 @@ def resolve_model_switches(
     expert_parallel = _moe(spec, arch, num_gpus, framework, experts, said, warned)
     train, images = _vision(spec, arch, said, warned)
     if spec.loss_kernel is not None:
-        said.append(f"loss: {LOSS_KERNEL_WORDS[spec.loss_kernel]}")
+        said.append(STACKS("loss.stated", kernel=LOSS_KERNEL_WORDS[spec.loss_kernel]))
     if spec.precision is Precision.fp8:
         said.append(MODEL_SWITCHES("fp8"))
     return ModelSwitches(

@@ -36,6 +36,7 @@ CATALOGS: dict[str, Catalog] = {
     "planner.messages.POST_TRAINING": messages.POST_TRAINING,
     "planner.messages.MODEL_SWITCHES": messages.MODEL_SWITCHES,
     "planner.messages.PARSING": messages.PARSING,
+    "planner.messages.STACKS": messages.STACKS,
 }
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
