@@ -20,6 +20,7 @@ from planner.catalog.prices import (
     price_book,
 )
 from planner.managed import managed_option
+from planner.messages import MARKET
 from planner.options import (
     Footprint,
     MarketContext,
@@ -144,9 +145,9 @@ def _constraint_sentence(
 def _nothing_summary(options: list[Option], job: ResolvedJob) -> str:
     if any(o.verdict != "no" for o in options):
         if training_tokens(job) is None:
-            return "Say how many tokens you train on (and epochs) to get hours and cost."
-        return "No card that holds this job has a known price."
-    return "No card holds this job even on 8 GPUs; see the suggestions."
+            return MARKET("no_tokens")
+        return MARKET("no_price")
+    return MARKET("no_card")
 
 
 def calibrate_to_measurement(context: MarketContext, requested: Option | None) -> list[str]:

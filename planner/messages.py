@@ -761,3 +761,21 @@ STACKS = Catalog(
         "loss.stated": Entry("loss: {kernel}", "损失：{kernel}"),
     }
 )
+
+# The market's summary when nothing is priced (planner/market.py); its other lines are still
+# translated by rules (bot/zh_rules.tsv).
+MARKET = Catalog(
+    {
+        "no_tokens": Entry(
+            "Say how many tokens you train on (and epochs) to get hours and cost.",
+            "告诉我训练多少 token（以及几轮），就能算出时长和费用。",
+        ),
+        "no_price": Entry(
+            "No card that holds this job has a known price.", "放得下这个任务的显卡都没有已知价格。"
+        ),
+        "no_card": Entry(
+            "No card holds this job even on 8 GPUs; see the suggestions.",
+            "即使用 8 张GPU也没有显卡放得下这个任务；请看建议。",
+        ),
+    }
+)

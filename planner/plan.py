@@ -137,7 +137,7 @@ class Recommendation(BaseModel):
     best_value: Option | None = None
     within_budget: Option | None = None
     meets_deadline: Option | None = None
-    summary: str = ""
+    summary: Text = ""
 
 
 class Suggestion(BaseModel):

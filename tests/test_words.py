@@ -37,6 +37,7 @@ CATALOGS: dict[str, Catalog] = {
     "planner.messages.MODEL_SWITCHES": messages.MODEL_SWITCHES,
     "planner.messages.PARSING": messages.PARSING,
     "planner.messages.STACKS": messages.STACKS,
+    "planner.messages.MARKET": messages.MARKET,
 }
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
