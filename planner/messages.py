@@ -779,3 +779,41 @@ MARKET = Catalog(
         ),
     }
 )
+
+# Refusals and notes about names the planner does not know, and run configs it cannot write.
+NAMES = Catalog(
+    {
+        "config.unwritten": Entry(
+            "gpuplan does not write {name} configs; the nearest stack it writes is {nearest}",
+            "gpuplan 不生成 {name} 配置；最接近的是 {nearest}",
+        ),
+        "config.unknown_stack": Entry(
+            "unknown stack {name!r}: choose one of {stacks}", "不认识的框架 '{name}'：可选 {stacks}"
+        ),
+        "config.no_objective": Entry(
+            "{stack} has no {objective} training{tail}", "{stack} 不支持 {objective} 训练{tail}"
+        ),
+        "config.nearest_objective": Entry(
+            "; the nearest stack that does is {nearest}", "；支持它的最接近的框架是 {nearest}"
+        ),
+        "config.misfit": Entry(
+            "it does not fit: {count}× {gpu} holds {usable:,.1f} GiB per GPU and the job needs "
+            "{need:,.1f} GiB{fix}",
+            "放不下：{count}× {gpu} 每张GPU有 {usable:,.1f} GiB，任务需要 {need:,.1f} GiB{fix}",
+        ),
+        "config.misfit_fix": Entry(" (what would fit: {fix})", "（这样能放下：{fix}）"),
+        "verl_batch": Entry(
+            "verl's {key} {value} is divided by the data-parallel size: {share} per GPU on {gpus} "
+            "GPU(s)",
+            "verl 的 {key} {value} 会除以数据并行规模：{gpus} 张卡上每张 {share}",
+        ),
+        "unknown_card": Entry(
+            "Unknown card '{name}'; the closest known cards are {nearest}.",
+            "不认识的显卡「{name}」；最接近的已知显卡：{nearest}。",
+        ),
+        "unprofiled_stack": Entry(
+            "{name} has no stack profile here: planned as the nearest, {near}",
+            "{name} 没有对应的框架配置：按最接近的 {near} 规划",
+        ),
+    }
+)

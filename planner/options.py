@@ -42,6 +42,7 @@ from planner.memory.estimate import (
     required_on_card_gib,
     rollout_phase,
 )
+from planner.messages import NAMES
 from planner.plan import Option, Verdict
 from planner.spec import Precision, Rollout, Sharding
 from planner.throughput import (
@@ -520,6 +521,6 @@ def requested_card(name: str | None, vram_gb: float | None) -> RequestedCard:
                 assumptions.append(match.note)
             return RequestedCard(match.gpu, tuple(assumptions), ())
         nearest = ", ".join(gpu.name for gpu in closest_gpus(name))
-        warnings.append(f"Unknown card '{name}'; the closest known cards are {nearest}.")
+        warnings.append(NAMES("unknown_card", name=name, nearest=nearest))
     gpu = generic_card(vram_gb) if vram_gb else None
     return RequestedCard(gpu, tuple(assumptions), tuple(warnings))

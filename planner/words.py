@@ -89,7 +89,7 @@ class Catalog:
     def __init__(self, entries: Mapping[str, Entry]) -> None:
         self.entries = dict(entries)
 
-    def __call__(self, key: str, **values: Any) -> Said:
+    def __call__(self, key: str, /, **values: Any) -> Said:
         return Said(key, self.entries[key], values)
 
 
