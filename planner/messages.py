@@ -817,3 +817,50 @@ NAMES = Catalog(
         ),
     }
 )
+
+# Models the catalog knows loosely or not at all (planner/catalog/models.py).
+MODELS = Catalog(
+    {
+        "either": Entry("{head} or {last}", "{head} 或 {last}"),
+        "unknown": Entry("unknown model {name!r}{hint}", "不认识的模型「{name}」{hint}"),
+        "did_you_mean": Entry("; did you mean {names}?", "；是不是指 {names}？"),
+        "give_size": Entry(
+            "; give its size (e.g. '{name} 7B') or an HF config.json",
+            "；请给出它的大小（例如“{name} 7B”）或 HF config.json",
+        ),
+        "say_which": Entry(
+            "say which model (a name like 'llama 3 8b' or a size like '7B')",
+            "请说明是哪个模型（名字如“llama 3 8b”或大小如“7B”）",
+        ),
+        "checkpoint_of": Entry(
+            "{name!r} read as a checkpoint of {base} (its name contains it): planned with its "
+            "architecture",
+            "「{name}」按 {base} 的检查点读（名字里含有它）：按它的结构规划",
+        ),
+        "size_as": Entry("{size:g}B read as {model}", "{size:g}B 按 {model} 计"),
+        "generic_size": Entry(
+            "{size:g}B planned as a generic dense Llama-style model",
+            "{size:g}B 按通用稠密 Llama 式模型规划",
+        ),
+        "not_in_catalog": Entry(
+            "{name!r} is not in the catalog: planned as {shape}{known}; give its config.json for "
+            "its real shape",
+            "「{name}」不在目录里：按 {shape}规划{known}；提供它的 config.json 可按真实结构规划",
+        ),
+        "shape.dense": Entry(
+            "a generic dense Llama-style model of {size_b:.1f}B parameters",
+            "{size_b:.1f}B 参数的通用稠密 Llama 式模型",
+        ),
+        "shape.moe": Entry(
+            "a generic mixture of experts of {size_b:.1f}B parameters, {active_b:.1f}B active "
+            "(Qwen3-MoE-style, {experts} experts, top-8)",
+            "{size_b:.1f}B 参数、激活 {active_b:.1f}B 的通用混合专家模型（Qwen3-MoE 式，{experts} "
+            "个专家，top-8）",
+        ),
+        "known_near": Entry(" (known names near it: {names})", "（相近的已知模型：{names}）"),
+        "shares": Entry(
+            "{newer} shares {base}'s architecture: planned with its shapes",
+            "{newer} 与 {base} 结构相同：按它的结构规划",
+        ),
+    }
+)
