@@ -864,3 +864,39 @@ MODELS = Catalog(
         ),
     }
 )
+
+# Cards read loosely, Macs, and host RAM (planner/catalog/gpus.py, planner/memory/host.py).
+CARDS = Catalog(
+    {
+        "read_as": Entry(
+            "'{name}' read as {card} (also: {others})",
+            "「{name}」按 {card} 计（也可能是：{others}）",
+        ),
+        "apple": Entry(
+            "{name} is not a CUDA card: {memory}; bitsandbytes QLoRA, FlashAttention and "
+            "DeepSpeed do not run there, so fine-tune with MLX (mlx-lm's LoRA) or PyTorch's MPS "
+            "backend. It is not rented by the hour, so no card row is priced for it",
+            "{name} 不是 CUDA 显卡：{memory}；bitsandbytes QLoRA、FlashAttention 和 DeepSpeed "
+            "不能在上面运行，请用 MLX（mlx-lm 的 LoRA）或 PyTorch 的 MPS 后端微调。它不按小时出租，"
+            "所以没有它的价格行",
+        ),
+        "apple.memory": Entry(
+            "its {gb:g} GB is unified memory shared with macOS (the GPU may use about 75 % of it "
+            "by default)",
+            "它的 {gb:g} GB 是与 macOS 共用的统一内存（GPU 默认约可用 75 %）",
+        ),
+        "apple.memory_unknown": Entry("its memory is unified memory", "它的内存是统一内存"),
+        "host_ram": Entry(
+            "needs ≈ {gib:,.0f} GiB of host RAM: {rent}{loading}",
+            "需要约 {gib:,.0f} GiB 主机内存：{rent}{loading}",
+        ),
+        "host_ram.rent": Entry("rent a host with ≥ {gb:,} GB RAM", "请租内存 ≥ {gb:,} GB 的主机"),
+        "host_ram.spread": Entry("spread it over more nodes", "请分摊到更多节点"),
+        "host_ram.loading": Entry(
+            " ({gib:,.0f} GiB of it is the model loaded on the CPU by every process: a "
+            "device_map, or FSDP's cpu_ram_efficient_loading, loads it onto the GPUs instead)",
+            "（其中 {gib:,.0f} GiB 是每个进程在 CPU 上加载的模型：用 device_map 或 FSDP 的 "
+            "cpu_ram_efficient_loading 可直接加载到 GPU）",
+        ),
+    }
+)
