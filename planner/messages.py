@@ -900,3 +900,29 @@ CARDS = Catalog(
         ),
     }
 )
+
+# A reported peak the planner doubts (planner/anchor.py).
+REPORTS = Catalog(
+    {
+        "below_weights": Entry(
+            "You measured {measured:.1f} GiB, less than the {weights:.1f} GiB this job's {model} "
+            "weights need resident ({setup}): did you mean {guess}? Say the method or model, or "
+            "'it really peaked at {measured:g} GiB' to use it as is.",
+            "你测得 {measured:.1f} GiB，比这个任务 {model} 的权重常驻所需的 {weights:.1f} GiB 还少"
+            "（{setup}）：是不是{guess}？请说明方法或模型；若确实如此，请说「it really peaked at "
+            "{measured:g} GiB」按原值使用。",
+        ),
+        "guess.smaller": Entry("a smaller model", "更小的模型"),
+        "guess.quantised": Entry(
+            "the 4-bit base (QLoRA) or a smaller model", "4 位底座（QLoRA）或更小的模型"
+        ),
+        "far_off": Entry(
+            "You measured {measured:.1f} GiB where this job is estimated at {estimated:.1f} GiB "
+            "(×{ratio:.2f}): was it the same job (model, method, context, batch)? Say what "
+            "differed, or 'it really peaked at {measured:g} GiB' to re-anchor on it.",
+            "你测得 {measured:.1f} GiB，而这个任务估计为 {estimated:.1f} GiB（×{ratio:.2f}）："
+            "是同一个任务吗（模型、方法、上下文、批大小）？请说明哪里不同；若确实如此，请说"
+            "「it really peaked at {measured:g} GiB」按它重新校准。",
+        ),
+    }
+)

@@ -41,6 +41,7 @@ CATALOGS: dict[str, Catalog] = {
     "planner.messages.NAMES": messages.NAMES,
     "planner.messages.MODELS": messages.MODELS,
     "planner.messages.CARDS": messages.CARDS,
+    "planner.messages.REPORTS": messages.REPORTS,
 }
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
