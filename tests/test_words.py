@@ -186,3 +186,11 @@ def test_the_plan_json_keeps_english_strings_beside_a_chinese_answer() -> None:
     turn = conversation.respond(key, "qwen2.5-7b lora微调，单卡4090，上下文4k")
     assert turn.plan is not None and "AdamW optimizer" in turn.plan.model_dump()["assumptions"]
     assert "AdamW 优化器" in turn.reply.assumptions
+
+
+def test_switch_to_in_chinese_moves_the_thread_to_the_card() -> None:
+    conversation, key = _thread()
+    conversation.respond(key, "qwen2.5-7b lora微调，单卡4090，上下文4k")
+    turn = conversation.respond(key, "换成h100")
+    assert turn.plan is not None and turn.plan.spec.gpu == "H100"
+    assert turn.reply.changes and all(_CJK.search(line) for line in turn.reply.changes)
