@@ -453,6 +453,10 @@ POST_TRAINING = Catalog(
             "vLLM server 另用 {gpus} 张同型号GPU（gpu_memory_utilization {fraction:g}），"
             "按训练卡的价格计费",
         ),
+        "engine.tp_invalid": Entry(
+            "vLLM tensor parallel {tp} must divide the {gpus} GPU(s) the engine is colocated on",
+            "vLLM 张量并行 {tp} 必须整除引擎所在的 {gpus} 张GPU",
+        ),
         "engine.tensor_parallel": Entry(
             "vLLM tensor parallel {tp}: each GPU holds 1/{tp} of the engine's weights and KV cache",
             "vLLM 张量并行 {tp}：每张GPU放引擎权重和 KV 缓存的 1/{tp}",

@@ -293,8 +293,7 @@ def _colocated_engine(spec: JobSpec, said: list[str]) -> tuple[int, bool]:
     tensor_parallel = spec.rollout_tensor_parallel or 1
     if tensor_parallel > gpus or gpus % tensor_parallel:
         raise PlanningError(
-            f"vLLM tensor parallel {tensor_parallel} must divide the {gpus} GPU(s) the engine "
-            "is colocated on",
+            POST_TRAINING("engine.tp_invalid", tp=tensor_parallel, gpus=gpus),
             field="rollout_tensor_parallel",
         )
     if tensor_parallel > 1:
