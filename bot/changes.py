@@ -35,7 +35,11 @@ class PlanChanges:
             before_gib, after_gib = self.required_gib
             out.append(phrases.memory_changed(before_gib, after_gib))
         out += [
-            phrases.field_changed(fmt.card(flip.gpu_name, flip.count), flip.before, flip.after)
+            phrases.field_changed(
+                fmt.card(flip.gpu_name, flip.count),
+                phrases.verdict_word(flip.before),
+                phrases.verdict_word(flip.after),
+            )
             for flip in self.flips[:MAX_FLIP_LINES]
         ]
         if len(self.flips) > MAX_FLIP_LINES:
@@ -79,7 +83,7 @@ def _headline(before: Plan, after: Plan) -> tuple[str, Option | None, Option | N
     if before.requested is not None and after.requested is not None:
         pair = (phrases.YOUR_CARD, before.requested, after.requested)
     else:
-        pair = (phrases.CHEAPEST, before.recommendation.cheapest, after.recommendation.cheapest)
+        pair = (phrases.CHEAPEST_RUN, before.recommendation.cheapest, after.recommendation.cheapest)
     label, old, new = pair
     if old is None and new is None:
         return None
@@ -101,19 +105,20 @@ def _headline_line(label: str, old: Option | None, new: Option | None) -> str:
     def where(option: Option | None) -> str:
         return fmt.card(option.gpu_name, option.count) if option else phrases.NONE_FITS
 
-    parts = [f"{label}: {where(old)}" + (f" → {where(new)}" if _card(old) != _card(new) else "")]
+    moved = where(new) if _card(old) != _card(new) else None
+    figures = []
     if old is not None and new is not None:
         if old.hours is not None and new.hours is not None:
-            parts.append(
-                f"{fmt.hours(old.hours)} → {fmt.hours(new.hours)} "
-                f"({fmt.signed(new.hours - old.hours, fmt.hours)})"
+            delta = fmt.signed(new.hours - old.hours, fmt.hours)
+            figures.append(
+                phrases.figure_changed(fmt.hours(old.hours), fmt.hours(new.hours), delta)
             )
         if old.cost_usd is not None and new.cost_usd is not None:
-            parts.append(
-                f"{fmt.usd(old.cost_usd)} → {fmt.usd(new.cost_usd)} "
-                f"({fmt.signed(new.cost_usd - old.cost_usd, fmt.usd)})"
+            delta = fmt.signed(new.cost_usd - old.cost_usd, fmt.usd)
+            figures.append(
+                phrases.figure_changed(fmt.usd(old.cost_usd), fmt.usd(new.cost_usd), delta)
             )
-    return ", ".join(parts)
+    return phrases.headline_line(label, where(old), moved, figures)
 
 
 def _card(option: Option | None) -> tuple[str, int] | None:

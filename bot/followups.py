@@ -56,9 +56,14 @@ _HELP = re.compile(
     r"^\s*[/!]?(?:help|\?+|commands|how (?:does|do) (?:this|you|i use this) work)\s*[?!.]*\s*$",
     re.IGNORECASE,
 )
-_UNDO = re.compile(r"^\s*(?:undo|undo that|go back|revert|back)\s*[.!]*\s*$", re.IGNORECASE)
+# Chinese verbs act exactly as their English: 撤销/撤回 (undo), 重来/重新开始/新问题 (new).
+_UNDO = re.compile(
+    r"^\s*(?:undo|undo that|go back|revert|back|撤销|撤回|撤销修改|返回上一步)\s*[.!。！]*\s*$",
+    re.IGNORECASE,
+)
 _RESET = re.compile(
-    r"^\s*(?:reset|start over|new question|new job|new)\b\s*[:,\-–—]?\s*(?P<rest>.*)$",
+    r"^\s*(?:(?:reset|start over|new question|new job|new)\b|重来|重新开始|新问题|新任务)"
+    r"\s*[:,\-–—：，]?\s*(?P<rest>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 _CHEAPEST = re.compile(

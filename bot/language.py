@@ -3,9 +3,11 @@ answer), else the workspace's or server's default, else English.
 
 The default per workspace/server is the `language` setting in the settings store
 (bot/settings.py), set by an admin with `/gpuplan language zh` (or `en`, or `auto` to clear it);
-`GPUPLAN_LANGUAGE` is the default for workspaces that set none. Translation happens once, on the
-finished neutral reply, so every surface (console, Slack, Discord) shows the same words;
-renderers translate their own headings with `label`.
+`GPUPLAN_LANGUAGE` is the default for workspaces that set none. The language is applied once, on
+the finished neutral reply, so every surface (console, Slack, Discord) shows the same words: a
+catalog sentence (planner/words.py) is shown as its entry's Chinese with the same values; a
+sentence not yet in a catalog still goes through bot/zh.py's rules. Renderers translate their
+own headings with `label`.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import os
 import re
 from typing import Literal, get_args
 
-from bot import zh
+from bot import phrases, zh
 from bot.reply import Reply
+from planner.words import Said
 
 Language = Literal["en", "zh"]
 LANGUAGES: tuple[str, ...] = get_args(Language)
@@ -69,17 +72,14 @@ def localize(reply: Reply, language: Language) -> Reply:
                 for line in reply.memory
             ],
             "price_date": zh.translate(reply.price_date) if reply.price_date else None,
-            "title": zh.translate(reply.title),
-            "verdict": zh.translate(reply.verdict),
-            "body": zh.translate(reply.body),
-            **{name: [zh.translate(line) for line in getattr(reply, name)] for name in sections},
-            "followups": [zh.translate_followup(text) for text in reply.followups],
+            "title": in_chinese(reply.title),
+            "verdict": in_chinese(reply.verdict),
+            "body": in_chinese(reply.body),
+            **{name: [in_chinese(line) for line in getattr(reply, name)] for name in sections},
+            "followups": [in_chinese(text) for text in reply.followups],
             "whatifs": [
                 whatif.model_copy(
-                    update={
-                        "label": zh.translate_button(whatif.label),
-                        "text": zh.translate_followup(whatif.text),
-                    }
+                    update={"label": in_chinese(whatif.label), "text": in_chinese(whatif.text)}
                 )
                 for whatif in reply.whatifs
             ],
@@ -87,16 +87,28 @@ def localize(reply: Reply, language: Language) -> Reply:
     )
 
 
+def in_chinese(text: str) -> str:
+    """A sentence in Chinese: from its catalog entry where it has one, else by the remaining
+    rules (bot/zh.py)."""
+    if isinstance(text, Said):
+        return text.to("zh", zh.translate)
+    return zh.translate(text)
+
+
 def label(language: str, english: str) -> str:
     """A renderer's heading or table word (a column, a verdict) in the reply's language."""
-    return zh.LABELS.get(english, english) if language == "zh" else english
+    if language == ENGLISH or english not in phrases.LABELS.entries:
+        return english
+    return phrases.LABELS(english).to(language)
 
 
 def marks(language: str, highlight: str | None) -> str:
     """A highlighted row's marks ("cheapest, spot") in the reply's language."""
     if not highlight:
         return ""
-    return zh.translate_labels(highlight) if language == "zh" else highlight
+    if language == ENGLISH:
+        return highlight
+    return "、".join(label(language, part) for part in highlight.split(", "))
 
 
 def duration(language: str, text: str) -> str:

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from planner.words import Text
+
 ReplyKind = Literal["plan", "clarify", "error", "help", "rate_limited"]
 
 
@@ -46,8 +48,8 @@ class WhatIf(BaseModel):
     patch and puts its short id in `id`); `text` is the same change as a follow-up to type."""
 
     id: str  # stable, for persistent views / action ids
-    label: str
-    text: str
+    label: Text
+    text: Text
     patch: dict[str, Any] = {}  # JobSpec fields, JSON values
 
 
@@ -59,26 +61,28 @@ class ReplyFile(BaseModel):
 
 
 class Reply(BaseModel):
+    # Sentences are `Text`: a catalog sentence keeps its message id, so bot/language.py can show
+    # it in the asker's language (planner/words.py).
     kind: ReplyKind
-    title: str
-    verdict: str = ""
+    title: Text
+    verdict: Text = ""
     required_gib: float | None = None
     range_gib: tuple[float, float] | None = None
     memory: list[MemoryLine] = []
     table: list[CardRow] = []
-    recommendation: list[str] = []
-    suggestions: list[str] = []
-    changes: list[str] = []
+    recommendation: list[Text] = []
+    suggestions: list[Text] = []
+    changes: list[Text] = []
     # One line per job of a comparison ("7B or 13B", "lora vs qlora"), in the order asked.
-    comparison: list[str] = []
-    assumptions: list[str] = []
-    warnings: list[str] = []
+    comparison: list[Text] = []
+    assumptions: list[Text] = []
+    warnings: list[Text] = []
     price_date: str | None = None
-    followups: list[str] = []
+    followups: list[Text] = []
     whatifs: list[WhatIf] = []
     has_chart: bool = False
     context_curve: ContextCurve | None = None
-    body: str = ""  # free text for help / clarify / error replies
+    body: Text = ""  # free text for help / clarify / error replies
     language: Literal["en", "zh"] = "en"  # the asker's (bot/language.py); renderers label in it
     # Attachments (bot/run_configs.py): the surfaces upload them beside the rendered answer.
     files: list[ReplyFile] = []

@@ -32,7 +32,7 @@ def plan_reply(
     return Reply(
         kind="plan",
         title=title(plan),
-        verdict=f"{lead} {verdict(plan)}" if lead else verdict(plan),
+        verdict=phrases.lead_and_verdict(lead, verdict(plan)) if lead else verdict(plan),
         required_gib=plan.memory.required_gib,
         range_gib=plan.memory.range_gib,
         memory=memory_lines(plan),
@@ -74,16 +74,16 @@ def _curve(plan: Plan) -> ContextCurve | None:
 
 def title(plan: Plan) -> str:
     spec = plan.spec
-    parts = [plan.model.name, phrases.METHOD_LABELS[Method(spec.method).value]]
-    if spec.objective is not None and spec.objective is not Objective.sft:
-        generations = f", G={spec.num_generations}" if (spec.num_generations or 1) > 1 else ""
-        parts[1] += f" {spec.objective.value.upper()}{generations}"
-    if spec.seq_len:
-        parts.append(f"{spec.seq_len:,} ctx")
-    if spec.dataset_tokens:
-        epochs = f" × {spec.epochs:g}" if spec.epochs and spec.epochs != 1 else ""
-        parts.append(f"{fmt.tokens(spec.dataset_tokens)} tokens{epochs}")
-    return " · ".join(parts)
+    rl = spec.objective is not None and spec.objective is not Objective.sft
+    return phrases.title_line(
+        plan.model.name,
+        Method(spec.method).value,
+        spec.objective.value.upper() if rl and spec.objective is not None else None,
+        spec.num_generations or 1,
+        spec.seq_len,
+        fmt.tokens(spec.dataset_tokens) if spec.dataset_tokens else None,
+        spec.epochs,
+    )
 
 
 def verdict(plan: Plan) -> str:
@@ -92,17 +92,15 @@ def verdict(plan: Plan) -> str:
     need = phrases.needs(memory.required_gib, low_gib, high_gib)
     if plan.requested is not None:
         option = plan.requested
-        line = phrases.on_requested(need, option.verdict, _layout_card(option), _cost(option))
         software = software_fix(plan)
-        if software is not None:
-            line += phrases.fits_with(software.label, software.required_gib_after)
+        fix = phrases.fits_with(software.label, software.required_gib_after) if software else ""
         # A single-card software fix is the answer: more cards would be a second, costlier one.
         enough = _fewest_of_requested(plan) if software is None else None
-        if enough is not None:
-            line += phrases.more_cards_hold(_layout_card(enough), first=True)
-        return line + "."
+        more = phrases.more_cards_hold(_layout_card(enough)) if enough is not None else ""
+        card, cost = _layout_card(option), _cost(option)
+        return phrases.on_requested(need, option.verdict, card, cost, fix, more)
     if not plan.options:
-        return f"{need}."
+        return phrases.need_only(need)
     fitting = [o for o in plan.options if o.verdict != "no"]
     if not fitting:
         return phrases.no_card_holds(need)
@@ -150,7 +148,7 @@ def _comparison_line(plan: Plan) -> str:
     else:
         fitting = [o for o in plan.options if o.verdict != "no"]
         parts.append(phrases.best_card(_layout_card(min(fitting, key=_usd_per_hour_all)), ""))
-    return phrases.comparison_line(job, plan.memory.required_gib, "; ".join(parts))
+    return phrases.comparison_line(job, plan.memory.required_gib, parts)
 
 
 def _fewest_of_requested(plan: Plan) -> Option | None:

@@ -45,7 +45,7 @@ def _smallest_holding(plan: Plan) -> str:
 
 
 def _headroom(value: float | None, render) -> str:
-    return phrases.WITH_HEADROOM.format(value=render(value)) if value else ""
+    return phrases.with_headroom(render(value)) if value else ""
 
 
 def _limit_sentence(solve: Solve, card: SolvedCard, plan: Plan) -> str:
@@ -90,22 +90,19 @@ def _run(option: Option) -> str:
 def _constraint_sentence(solve: Solve, plan: Plan) -> str:
     spec = plan.spec
     deadline = solve.binding == "deadline"
-    limit = (
-        phrases.deadline_limit(fmt.hours(spec.deadline_hours))
-        if deadline
-        else phrases.budget_limit(fmt.usd(spec.budget_usd))
-    )
+    kind = "deadline" if deadline else "budget"
+    limit = fmt.hours(spec.deadline_hours) if deadline else fmt.usd(spec.budget_usd)
     pick = plan.recommendation.meets_deadline or plan.recommendation.within_budget
     if pick is not None:
-        return phrases.constraint_met(limit, _run(pick))
+        return phrases.constraint_met(kind, limit, _run(pick))
     miss = solve.closest_miss
     if miss is None or miss.hours is None or miss.cost_usd is None:
-        return phrases.constraint_missed(limit)
+        return phrases.constraint_missed(kind, limit)
     if deadline and spec.deadline_hours:
         over = fmt.hours(miss.hours - spec.deadline_hours)
-        return phrases.constraint_missed(limit, phrases.FASTEST, _run(miss), over)
+        return phrases.constraint_missed(kind, limit, _run(miss), over)
     over = fmt.usd(miss.cost_usd - (spec.budget_usd or 0))
-    return phrases.constraint_missed(limit, phrases.CHEAPEST, _run(miss), over)
+    return phrases.constraint_missed(kind, limit, _run(miss), over)
 
 
 def over_budget(plan: Plan) -> str | None:
@@ -114,9 +111,8 @@ def over_budget(plan: Plan) -> str | None:
     budget_usd, cheapest = plan.spec.budget_usd, plan.recommendation.cheapest
     if budget_usd is None or cheapest is None or cheapest.cost_usd is None:
         return None
-    limit = phrases.budget_limit(fmt.usd(budget_usd))
     over = fmt.usd(cheapest.cost_usd - budget_usd)
-    return phrases.constraint_missed(limit, phrases.CHEAPEST, _run(cheapest), over)
+    return phrases.constraint_missed("budget", fmt.usd(budget_usd), _run(cheapest), over)
 
 
 def lead(plan: Plan) -> str:
@@ -129,14 +125,14 @@ def lead(plan: Plan) -> str:
     sentence = _limit_sentence(solve, _main_card(solve, plan), plan)
     render = _tokens if solve.asked == "seq_len" else (lambda v: f"{v:g}")
     moved = [
-        f"{render(lever.value)} {lever.change}"
+        phrases.lever_moved(render(lever.value), lever.change)
         for lever in solve.levers
         if lever.value is not None and lever.value != solve.value
     ]
     if moved:
         sentence = phrases.levers_line(sentence, moved)
     if solve.asked == "micro_batch" and solve.value:
-        sentence += phrases.ACCUMULATION_NOTE
+        sentence = phrases.with_accumulation_note(sentence)
     return sentence
 
 

@@ -1,10 +1,11 @@
-"""The Chinese answer: gpuplan's English reply copy (bot/phrases.py and the planner's stated
-assumptions) rewritten phrase by phrase. Numbers, card and model names stay as they are.
+"""The rule translator: what is left of the old way of making a Chinese answer, for sentences
+not yet in a catalog (planner/words.py; the planner's assumptions, suggestions and warnings, price
+dates and durations). Numbers, card and model names stay as they are.
 
 The rules (bot/zh_rules.tsv) are tried in order, longest and most specific first; each is a
 regular expression over the English phrase and its Chinese with the same groups. A phrase no rule
-knows stays in English, so a new sentence is never lost, only untranslated (tests/test_language.py
-lists the sections that must come out Chinese).
+knows stays in English. Each sentence family that moves to a catalog deletes its rules here;
+bot/language.py uses this only for plain strings, never for a catalog sentence.
 """
 
 from __future__ import annotations
@@ -12,74 +13,6 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-
-# Section headings and table words the renderers show, keyed by their English.
-LABELS = {
-    "Recommendation": "推荐",
-    "Side by side": "并排对比",
-    "Ways to make it fit or cost less": "放得下或更省钱的办法",
-    "Suggestions": "建议",
-    "What changed": "变化",
-    "Warnings": "提醒",
-    "You could also tell me": "还可以这样问",
-    "Try asking": "可以试试问",
-    "Assumptions": "假设",
-    "Memory per GPU": "每张GPU显存",
-    "Memory": "显存",
-    "Cards": "显卡",
-    "card": "显卡",
-    "verdict": "结论",
-    "hours": "小时",
-    "cost": "费用",
-    "fits": "放得下",
-    "tight": "勉强",
-    "no": "放不下",
-    "does not fit": "放不下",
-    "Prices": "价格",
-    "range": "范围",
-    "Try": "可以试试",
-    "Assumed": "假设",
-    "Prices as of": "价格日期",
-    "Prices from": "价格来自",
-    "prices": "价格",
-    # The chart's legend (bot/phrases.py CHART_VERDICTS).
-    "tight (under 10 % headroom)": "勉强（余量不足 10 %）",
-    "does not fit: no hours, no cost": "放不下：无时长、无费用",
-    "no price": "无报价",
-    # The chart's memory-against-context panel (bot/chart.py).
-    "context (tokens)": "上下文（token）",
-    "memory per GPU (GiB)": "每张GPU显存（GiB）",
-    # The card table's columns (console, Slack, Discord).
-    "fit": "结论",
-    "headroom": "余量",
-    "free GiB": "余量 GiB",
-    "±GiB": "余量",
-    "time": "时长",
-    "cost $": "费用 $",
-    "$/GPU-h": "每GPU小时",
-    "$/h": "每小时",
-    # Highlighted rows (bot/phrases.py).
-    "requested": "所问",
-    "fewest of your card": "所问卡最少张数",
-    "cheapest": "最便宜",
-    "fastest": "最快",
-    "best value": "最划算",
-    "within budget": "预算内",
-    "meets deadline": "赶得上期限",
-    "spot": "竞价",
-    # Memory components (planner.plan.MemoryBreakdown).
-    "weights": "权重",
-    "adapter": "适配器",
-    "gradients": "梯度",
-    "optimizer": "优化器",
-    "activations": "激活",
-    "logits": "logits",
-    "overhead": "开销",
-    "reference": "参考模型",
-    "value": "价值模型",
-    "reward": "奖励模型",
-    "rollout": "推理引擎",
-}
 
 RULES_FILE = Path(__file__).with_name("zh_rules.tsv")
 
@@ -107,45 +40,3 @@ def translate(english: str) -> str:
             break
         text = pattern.sub(chinese, text)
     return text
-
-
-def translate_labels(joined: str) -> str:
-    """ "cheapest, spot" → "最便宜、竞价": a highlighted row's labels, each by LABELS."""
-    return "、".join(LABELS.get(part, part) for part in joined.split(", "))
-
-
-# Follow-ups the answer suggests and its what-if buttons send: the Chinese must read back as the
-# same change (tests/test_language.py parses both), so only forms the parser knows are used.
-# "cheapest …" stays English: it is a conversation intent, not a parsed change.
-_FOLLOWUPS = [
-    (re.compile(r"^what if (\S+) ctx\?$"), r"上下文改成\1呢？"),
-    (re.compile(r"^what if (\d+) GPUs\?$"), r"换成\1张卡呢？"),
-    (re.compile(r"^what if (Q?LoRA)\?$"), r"改成\1呢？"),
-    (re.compile(r"^and on an? (\S+)\?$"), r"换成一张\1呢？"),
-    (re.compile(r"^and on (\d+)x(\S+)\?$"), r"换成\1张\2呢？"),
-    (re.compile(r"^with gradient checkpointing$"), "开启梯度检查点"),
-]
-_BUTTONS = [
-    (re.compile(r"^(\S+) context$"), r"\1 上下文"),
-    (re.compile(r"^(\d+) GPUs$"), r"\1 张GPU"),
-    (re.compile(r"^(Q?LoRA) instead$"), r"改用 \1"),
-    (re.compile(r"^Checkpointing on$"), "开启检查点"),
-    (re.compile(r"^Cheapest card$"), "最便宜的卡"),
-    (re.compile(r"^Get the config$"), "获取配置"),
-]
-
-
-def _first(rules: list[tuple[re.Pattern[str], str]], english: str) -> str:
-    for pattern, chinese in rules:
-        if pattern.match(english):
-            return pattern.sub(chinese, english)
-    return english
-
-
-def translate_followup(english: str) -> str:
-    """A suggested follow-up in Chinese that reads back as the same change."""
-    return _first(_FOLLOWUPS, english)
-
-
-def translate_button(english: str) -> str:
-    return _first(_BUTTONS, english)

@@ -20,6 +20,7 @@ from dataclasses import replace
 from planner.estimate.memory import estimate_memory
 from planner.job.resolved import ResolvedJob
 from planner.market.options import read_requested_card
+from planner.messages import REPORTS
 from planner.plan import MemoryEstimate
 from planner.resolve.defaults import changed
 from planner.spec import MeasuredMetric, Method
@@ -44,25 +45,14 @@ def report_doubt(job: ResolvedJob) -> str | None:
     measured = float(job.measured_peak_gib)
     weights = memory.breakdown_gib.weights
     if measured < weights:
-        guess = (
-            "a smaller model"
-            if job.method is Method.qlora
-            else "the 4-bit base (QLoRA) or a smaller model"
-        )
-        return (
-            f"You measured {measured:.1f} GiB, less than the {weights:.1f} GiB this job's "
-            f"{job.model} weights need resident ({job.method.value}"
-            f"{', ' + job.quant.value if job.quant else ''}): did you mean {guess}? Say the "
-            f"method or model, or 'it really peaked at {measured:g} GiB' to use it as is."
-        )
+        guess = REPORTS("guess.smaller" if job.method is Method.qlora else "guess.quantised")
+        setup = f"{job.method.value}{', ' + job.quant.value if job.quant else ''}"
+        values = {"measured": measured, "weights": weights, "model": job.model, "setup": setup}
+        return REPORTS("below_weights", guess=guess, **values)
     estimated = estimate_of_kind(memory, job.measured_metric or "unknown")
     ratio = measured / estimated
     if ratio < 1 / DOUBT_RATIO or ratio > DOUBT_RATIO:
-        return (
-            f"You measured {measured:.1f} GiB where this job is estimated at {estimated:.1f} GiB "
-            f"(×{ratio:.2f}): was it the same job (model, method, context, batch)? Say what "
-            f"differed, or 'it really peaked at {measured:g} GiB' to re-anchor on it."
-        )
+        return REPORTS("far_off", measured=measured, estimated=estimated, ratio=ratio)
     return None
 
 

@@ -4,53 +4,70 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from planner.words import Catalog, Entry
+
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
-# How a JobSpec field reads in a sentence (an error, a change in a thread); fields not listed
-# read as their own name with spaces.
-FIELD_LABELS: dict[str, str] = {
-    "model": "model",
-    "params_b": "model size (B)",
-    "method": "method",
-    "quant": "quantization",
-    "seq_len": "context length",
-    "micro_batch": "micro-batch",
-    "grad_accum": "gradient accumulation",
-    "gradient_checkpointing": "gradient checkpointing",
-    "flash_attention": "flash attention",
-    "num_gpus": "GPU count",
-    "gpu": "card",
-    "gpu_vram_gb": "card memory (GB)",
-    "dataset_tokens": "dataset tokens",
-    "epochs": "epochs",
-    "lora_rank": "LoRA rank",
-    "lora_alpha": "LoRA alpha",
-    "lora_targets": "LoRA targets",
-    "cpu_offload": "CPU offload",
-    "budget_usd": "budget ($)",
-    "deadline_hours": "deadline (h)",
-    "tokens_per_s": "measured tokens/s",
-    "pricing": "pricing",
-    # Fields a thread's "what changed" can list (issue 33: every change is said).
-    "packing": "sequence packing",
-    "activation_offloading": "activation offloading",
-    "framework": "stack",
-    "num_generations": "generations per prompt",
-    "prompt_len": "prompt length",
-    "completion_len": "completion length",
-    "rollout": "rollout engine",
-    "rollout_memory_fraction": "vLLM memory fraction",
-    "rollout_gpus": "vLLM GPUs",
-    "rollout_tensor_parallel": "vLLM tensor parallel",
-    "rollout_sleep": "vLLM sleep mode",
-    "dataset_prompts": "prompts",
-    "images_per_sample": "images per sample",
-    "train_vision_tower": "vision tower trained",
-    "measured_peak_gib": "measured peak (GiB)",
-    "measured_metric": "measured as",
-    "memory_scale": "memory scale",
-}
+# How each JobSpec field reads in a sentence (an error, a change in a thread), in English and
+# Chinese (planner/words.py); a name not listed reads as itself with spaces.
+FIELD_LABELS = Catalog(
+    {
+        "model": Entry("model", "模型"),
+        "params_b": Entry("model size (B)", "模型大小（B）"),
+        "method": Entry("method", "方法"),
+        "quant": Entry("quantization", "量化"),
+        "precision": Entry("precision", "精度"),
+        "optimizer": Entry("optimizer", "优化器"),
+        "lora_rank": Entry("LoRA rank", "LoRA 秩"),
+        "lora_alpha": Entry("LoRA alpha", "LoRA alpha"),
+        "lora_targets": Entry("LoRA targets", "LoRA 目标层"),
+        "seq_len": Entry("context length", "上下文长度"),
+        "micro_batch": Entry("micro-batch", "micro-batch"),
+        "grad_accum": Entry("gradient accumulation", "梯度累积"),
+        "gradient_checkpointing": Entry("gradient checkpointing", "梯度检查点"),
+        "flash_attention": Entry("flash attention", "flash attention"),
+        "packing": Entry("sequence packing", "序列打包"),
+        "num_gpus": Entry("GPU count", "GPU数量"),
+        "sharding": Entry("sharding", "多卡切分"),
+        "cpu_offload": Entry("CPU offload", "CPU 卸载"),
+        "activation_offloading": Entry("activation offloading", "激活卸载"),
+        "framework": Entry("stack", "训练框架"),
+        "framework_version": Entry("framework version", "框架版本"),
+        "gpu": Entry("card", "显卡"),
+        "gpu_vram_gb": Entry("card memory (GB)", "显卡显存（GB）"),
+        "dataset_tokens": Entry("dataset tokens", "数据集 token"),
+        "mean_sample_len": Entry("mean sample len", "平均样本长度"),
+        "epochs": Entry("epochs", "轮数"),
+        "tokens_per_s": Entry("measured tokens/s", "实测 token/s"),
+        "budget_usd": Entry("budget ($)", "预算（$）"),
+        "deadline_hours": Entry("deadline (h)", "期限（小时）"),
+        "objective": Entry("objective", "训练目标"),
+        "reference_model": Entry("reference model", "参考模型"),
+        "num_generations": Entry("generations per prompt", "每个提示的补全数"),
+        "prompt_len": Entry("prompt length", "提示长度"),
+        "completion_len": Entry("completion length", "补全长度"),
+        "rollout": Entry("rollout engine", "生成引擎"),
+        "rollout_memory_fraction": Entry("vLLM memory fraction", "生成引擎显存占比"),
+        "rollout_gpus": Entry("vLLM GPUs", "生成引擎GPU数"),
+        "rollout_tensor_parallel": Entry("vLLM tensor parallel", "生成引擎张量并行"),
+        "rollout_sleep": Entry("vLLM sleep mode", "生成引擎休眠"),
+        "reward_model": Entry("reward model", "奖励模型"),
+        "generation_batch": Entry("generation batch", "每轮生成数"),
+        "dataset_prompts": Entry("prompts", "提示数"),
+        "expert_parallel": Entry("expert parallel", "专家并行"),
+        "context_parallel": Entry("context parallel", "上下文并行"),
+        "experts_quantized": Entry("experts quantized", "专家量化"),
+        "experts_adapted": Entry("experts adapted", "专家加 LoRA"),
+        "loss_kernel": Entry("loss kernel", "损失内核"),
+        "train_vision_tower": Entry("vision tower trained", "训练视觉塔"),
+        "images_per_sample": Entry("images per sample", "每个样本的图像数"),
+        "pricing": Entry("pricing", "计价"),
+        "measured_peak_gib": Entry("measured peak (GiB)", "实测峰值（GiB）"),
+        "measured_metric": Entry("measured as", "实测指标"),
+        "memory_scale": Entry("memory scale", "显存校准系数"),
+    }
+)
 MAX_VALUE_SHOWN_CHARS = 40
 
 
@@ -64,7 +81,9 @@ class PlanningError(ValueError):
 
 
 def field_label(name: str) -> str:
-    return FIELD_LABELS.get(name, name.replace("_", " "))
+    if name in FIELD_LABELS.entries:
+        return FIELD_LABELS(name)
+    return name.replace("_", " ")
 
 
 def invalid_field(error: ValidationError, *, name_the_key: bool = False) -> tuple[str, str]:

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from planner.spec import JobSpec
+from planner.words import Text
 
 Verdict = Literal["fits", "tight", "no"]
 
@@ -136,14 +137,14 @@ class Recommendation(BaseModel):
     best_value: Option | None = None
     within_budget: Option | None = None
     meets_deadline: Option | None = None
-    summary: str = ""
+    summary: Text = ""
 
 
 class Suggestion(BaseModel):
     """A concrete change to the job and its effect, e.g. gradient checkpointing 31 → 19 GiB."""
 
-    change: str = Field(description="plain-language change and its effect")
-    label: str = Field("", description="the change alone, e.g. '8-bit AdamW'")
+    change: Text = Field(description="plain-language change and its effect")
+    label: Text = Field("", description="the change alone, e.g. '8-bit AdamW'")
     fits_as_asked: bool = Field(
         False,
         description="a change of software or settings only that makes the job fit the named "
@@ -224,7 +225,7 @@ class Solve(BaseModel):
     cards: list[SolvedCard] = Field([], description="one per reference card when none was named")
     closest_miss: Option | None = Field(None, description="gpu: the run that misses by least")
     levers: list[Lever] = Field([], description="the limit with Unsloth, QLoRA, checkpointing")
-    assumptions: list[str] = []
+    assumptions: list[Text] = []
 
 
 class ContextPoint(BaseModel):
@@ -237,8 +238,9 @@ class ContextPoint(BaseModel):
 class Plan(BaseModel):
     spec: JobSpec = Field(description="the job as planned, every default filled in")
     model: ModelInfo
-    assumptions: list[str] = []
-    warnings: list[str] = []
+    # Text: a catalog sentence keeps its message id (planner/words.py); the JSON is a string.
+    assumptions: list[Text] = []
+    warnings: list[Text] = []
     memory: MemoryEstimate
     options: list[Option] = []
     requested: Option | None = None

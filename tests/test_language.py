@@ -14,12 +14,13 @@ from adapters.cli import main
 from adapters.discord.client import GpuplanClient
 from adapters.discord.render import render_reply as discord_render
 from adapters.slack.render import render_reply as slack_render
-from bot import zh
+from bot import phrases
 from bot.conversation import Conversation
 from bot.language import language_default, question_language, reply_language
 from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
 from planner.parsing import parse
+from planner.words import Said
 from tests.parse_cases import REALISTIC, load_cases
 
 ZH_QUESTION = "qwen2.5-7b lora微调，单卡4090，上下文4k，数据3万条，每条平均500 token，训练3轮"
@@ -115,22 +116,23 @@ async def test_discord_answers_a_chinese_mention_in_chinese() -> None:
 
 
 @pytest.mark.parametrize(
-    "english",
+    "followup",
     [
-        "what if 8k ctx?",
-        "what if 1k ctx?",
-        "what if 16 GPUs?",
-        "what if QLoRA?",
-        "what if LoRA?",
-        "and on an H100?",
-        "and on 2x4090?",
-        "with gradient checkpointing",
+        phrases.longer_context_button("8k")[1],
+        phrases.longer_context_button("1k")[1],
+        phrases.more_gpus_button(16)[1],
+        phrases.QLORA_BUTTON[1],
+        phrases.LORA_BUTTON[1],
+        phrases.other_card_hint(True),
+        phrases.other_card_hint(False),
+        phrases.CHECKPOINTING_BUTTON[1],
     ],
+    ids=str,
 )
-def test_a_suggested_follow_up_in_chinese_reads_as_the_same_change(english: str) -> None:
-    chinese = zh.translate_followup(english)
+def test_a_suggested_follow_up_in_chinese_reads_as_the_same_change(followup: Said) -> None:
+    chinese = followup.to("zh")
     assert _CJK.search(chinese)
-    assert parse(chinese).fields == parse(english).fields
+    assert parse(chinese).fields == parse(followup).fields
 
 
 def test_buttons_and_hints_of_a_chinese_answer_are_chinese() -> None:

@@ -22,7 +22,15 @@ from pathlib import Path
 
 PLANNER = Path(__file__).resolve().parents[1] / "planner"
 STAGES = (
-    ("planner.spec", "planner.plan", "planner.errors", "planner.units", "planner.patterns"),
+    (
+        "planner.spec",
+        "planner.plan",
+        "planner.errors",
+        "planner.units",
+        "planner.patterns",
+        "planner.words",
+        "planner.messages",
+    ),
     ("planner.catalog",),
     ("planner.job", "planner.parsing"),
     ("planner.estimate",),

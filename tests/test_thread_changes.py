@@ -11,10 +11,9 @@ import pytest
 
 from bot.changes import change_line
 from bot.followups import Reset, read_intent
-from bot.language import question_language
+from bot.language import in_chinese, question_language
 from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
-from bot.zh import translate
 from planner.anchor import anchored
 from planner.resolve.defaults import resolve
 from planner.spec import JobSpec
@@ -48,7 +47,7 @@ def _walk(case: str) -> list[str]:
                 old, new = before.get(name), after.get(name)
                 if old != new:
                     line = change_line(name, old, new)
-                    said = translate(line) if turn.reply.language == "zh" else line
+                    said = in_chinese(line) if turn.reply.language == "zh" else line
                     if said not in listed:
                         misses.append(f"{where}: {said!r} not in {listed}")
         if after is not None and after != before and turn.plan is not None:
@@ -76,7 +75,7 @@ def test_a_chinese_thread_says_what_changed_in_chinese() -> None:
     assert changes[0].startswith("上下文长度：2048 → 4096"), changes
     assert any(line.startswith("每张GPU显存：") for line in changes), changes
     assert any("放得下 → 放不下" in line for line in changes), changes
-    assert any(line.startswith("所问显卡：") for line in changes), changes
+    assert any(line.startswith("所问的卡：") for line in changes), changes
 
 
 def test_cheapest_under_a_budget_nothing_meets_names_the_cheapest_run() -> None:

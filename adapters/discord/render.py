@@ -147,7 +147,7 @@ def _field_sections(reply: Reply) -> list[tuple[str, list[str]]]:
 def _footer(reply: Reply) -> str:
     parts = []
     if reply.assumptions:
-        parts.append("Assumed: " + "; ".join(reply.assumptions))
+        parts.append(f"{label(reply.language, 'Assumed')}: " + "; ".join(reply.assumptions))
     if reply.price_date:
         parts.append(f"{label(reply.language, 'Prices from')} {reply.price_date}")
     # Footers render as plain text, so they need no markdown escaping.

@@ -13,7 +13,7 @@ from adapters.mcp.answers import (
     Quote,
     refusal,
 )
-from bot.phrases import Message
+from bot.phrases import mcp_refusal
 
 if TYPE_CHECKING:
     from bot.prices.market import MarketPrices
@@ -29,7 +29,7 @@ def price_quotes(market: MarketPrices, card: str | None) -> Answer:
     if card:
         gpu = resolve_gpu(card)
         if gpu is None:
-            raise refusal(Message("Unknown card", f"I don't know a card called “{card}”."), card)
+            raise refusal(mcp_refusal("unknown_card", card=card), card)
         wanted = gpu.key
     snapshot = market.snapshot()
     live: dict[str, list[Offer]] = {}

@@ -20,31 +20,20 @@ from adapters.mcp.answers import Answer, Refusal, refusal
 from adapters.mcp.quotes import price_quotes
 from adapters.mcp.sessions import Caller, Sessions, UnknownPlan
 from bot.conversation import Conversation, Turn
-from bot.phrases import Message
+from bot.phrases import mcp_refusal
 from bot.reply import Reply
 from bot.reply_builder import comparison_lines
 from bot.threads import ThreadKey
 from planner.plan import Plan
 from planner.spec import JobSpec
+from planner.words import Listing
 
-NO_QUESTION = Message("Nothing to plan", "Give `question` (plain words) or `spec` (a JobSpec).")
-QUESTION_OR_SPEC = Message("Two jobs given", "Give `question` or `spec`, not both.")
-UNKNOWN_PLAN = Message(
-    "No such plan",
-    "This session was given no plan with that plan_id, or it was dropped since: ask again "
-    "with `plan`.",
-)
-NOT_A_LIMIT = Message(
-    "That asks for no limit",
-    "`solve` answers a question about a limit, e.g. “max context for 8B LoRA on a 24 GB "
-    "card?”; `plan` answers this one.",
-)
-NOTHING_TO_COMPARE = Message(
-    "Nothing to compare",
-    "Give `questions` (two or more jobs) or one `question` naming the alternatives, e.g. “7B vs "
-    "13B QLoRA on a 4090”.",
-)
-NOTHING_TO_EXPLAIN = Message("Which plan?", "Give `plan_id` (from `plan`) or `question`.")
+NO_QUESTION = mcp_refusal("no_question")
+QUESTION_OR_SPEC = mcp_refusal("question_or_spec")
+UNKNOWN_PLAN = mcp_refusal("unknown_plan")
+NOT_A_LIMIT = mcp_refusal("not_a_limit")
+NOTHING_TO_COMPARE = mcp_refusal("nothing_to_compare")
+NOTHING_TO_EXPLAIN = mcp_refusal("nothing_to_explain")
 
 
 @dataclass(frozen=True)
@@ -181,7 +170,7 @@ def explain(gpuplan: Gpuplan, caller: Caller, asked: a.ExplainInput) -> Answer:
         raise refusal(NOTHING_TO_EXPLAIN)
     explanation = explain(plan, asked.component)
     if explanation is None:
-        known = Message("No such figure", f"I can explain: {', '.join(FIGURES)}.")
+        known = mcp_refusal("no_such_figure", figures=Listing(FIGURES))
         raise refusal(known, asked.question)
     document = explanation.model_dump(mode="json") | {"plan_id": plan_id}
     value = explanation.value

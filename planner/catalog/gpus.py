@@ -22,6 +22,9 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Literal, NamedTuple
 
+from planner.messages import CARDS, NAMES
+from planner.words import Listing
+
 CardClass = Literal["consumer", "workstation", "datacenter"]
 Link = Literal["nvlink", "pcie"]
 
@@ -189,8 +192,9 @@ def read_gpu(name: str) -> GpuMatch | None:
         words, _ = _words(name)
         siblings = [gpu for gpu, family, _, _ in _card_words() if family == _family(words)]
         if len(siblings) > 1 and compact == _family(words):
-            others = ", ".join(gpu.name for gpu in siblings if gpu is not exact)
-            return GpuMatch(exact, f"'{name.strip()}' read as {exact.name} (also: {others})")
+            others = Listing((gpu.name for gpu in siblings if gpu is not exact), zh_sep=", ")
+            note = CARDS("read_as", name=name.strip(), card=exact.name, others=others)
+            return GpuMatch(exact, note)
         return GpuMatch(exact)
     words, memory_gb = _words(name)
     family = _family(words)
@@ -211,8 +215,8 @@ def read_gpu(name: str) -> GpuMatch | None:
     chosen = default if default in matching else matching[0]
     if len(matching) == 1:
         return GpuMatch(chosen)
-    others = ", ".join(gpu.name for gpu in matching if gpu is not chosen)
-    return GpuMatch(chosen, f"'{name.strip()}' read as {chosen.name} (also: {others})")
+    others = Listing((gpu.name for gpu in matching if gpu is not chosen), zh_sep=", ")
+    return GpuMatch(chosen, CARDS("read_as", name=name.strip(), card=chosen.name, others=others))
 
 
 def resolve_gpu(name: str) -> GpuSpec | None:
@@ -252,13 +256,8 @@ def apple_silicon_sentence(name: str, memory_gb: float | None) -> str:
     macOS caps what the GPU may wire at about 75 % of unified memory on large-memory Macs
     (Metal's recommendedMaxWorkingSetSize [uncertain: the fraction varies by model and macOS
     release; sysctl iogpu.wired_limit_mb raises it])."""
-    memory = f"its {memory_gb:g} GB is unified memory shared with macOS (the GPU may use about "
-    memory = memory + "75 % of it by default)" if memory_gb else "its memory is unified memory"
-    return (
-        f"{name} is not a CUDA card: {memory}; bitsandbytes QLoRA, "
-        "FlashAttention and DeepSpeed do not run there, so fine-tune with MLX (mlx-lm's LoRA) or "
-        "PyTorch's MPS backend. It is not rented by the hour, so no card row is priced for it"
-    )
+    memory = CARDS("apple.memory", gb=memory_gb) if memory_gb else CARDS("apple.memory_unknown")
+    return CARDS("apple", name=name, memory=memory)
 
 
 # The card a job names: a catalog card read from what the user wrote, or a generic card of the
@@ -310,6 +309,6 @@ def requested_card(name: str | None, vram_gb: float | None) -> RequestedCard:
                 assumptions.append(match.note)
             return RequestedCard(match.gpu, tuple(assumptions), ())
         nearest = ", ".join(gpu.name for gpu in closest_gpus(name))
-        warnings.append(f"Unknown card '{name}'; the closest known cards are {nearest}.")
+        warnings.append(NAMES("unknown_card", name=name, nearest=nearest))
     gpu = generic_card(vram_gb) if vram_gb else None
     return RequestedCard(gpu, tuple(assumptions), tuple(warnings))

@@ -32,6 +32,8 @@ from planner.catalog.architecture import (
     with_counts,
 )
 from planner.errors import PlanningError
+from planner.messages import MODELS
+from planner.words import Listing
 
 __all__ = [
     "LinearGroup",
@@ -398,13 +400,11 @@ def generic_model(params_b: float) -> ModelArch:
     return min(candidates, key=lambda a: abs(a.total_params - target))
 
 
-def _did_you_mean(name: str) -> str:
-    close = closest_names(name)
-    return (
-        f"; did you mean {', '.join(close[:-1]) + ' or ' if len(close) > 1 else ''}{close[-1]}?"
-        if close
-        else ""
-    )
+def _either(names: list[str]) -> str:
+    """ "a, b or c": the catalog's closest names, said as alternatives."""
+    if len(names) == 1:
+        return names[0]
+    return MODELS("either", head=Listing(names[:-1], zh_sep="、"), last=names[-1])
 
 
 def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, list[str]]:
@@ -423,26 +423,25 @@ def resolve_model(name: str | None, params_b: float | None) -> tuple[ModelArch, 
             raise PlanningError(f"{found.name} is {found.reason}", field="model")
         derived = _derivative_of(name, params_b)
         if derived is not None:
-            return derived, [
-                f"{name.strip()!r} read as a checkpoint of {derived.name} (its name contains "
-                "it): planned with its architecture"
-            ]
+            return derived, [MODELS("checkpoint_of", name=name.strip(), base=derived.name)]
         size_b = params_b or size_in_name_b(name)
-        close = _did_you_mean(name)
+        close = closest_names(name)
         # A size only inside a name that is close to a known one is likely a typo of it.
         if size_b is None or (close and params_b is None):
-            hint = close or f"; give its size (e.g. '{name.strip()} 7B') or an HF config.json"
-            raise PlanningError(f"unknown model {name.strip()!r}{hint}", field="model")
+            hint = (
+                MODELS("did_you_mean", names=_either(close))
+                if close
+                else MODELS("give_size", name=name.strip())
+            )
+            raise PlanningError(MODELS("unknown", name=name.strip(), hint=hint), field="model")
         return _generic_for(name.strip(), size_b, close)
     if params_b is None:
-        raise PlanningError(
-            "say which model (a name like 'llama 3 8b' or a size like '7B')", "model"
-        )
+        raise PlanningError(MODELS("say_which"), "model")
     representative = representative_for_size(params_b)
     if representative is not None:
-        return representative, [f"{params_b:g}B read as {representative.name}"]
+        return representative, [MODELS("size_as", size=params_b, model=representative.name)]
     arch = generic_model(round(params_b, 3))
-    return arch, [f"{params_b:g}B planned as a generic dense Llama-style model"]
+    return arch, [MODELS("generic_size", size=params_b)]
 
 
 # A catalog name this long, with its size in it, inside an unknown id is taken as its base, not
@@ -477,25 +476,20 @@ def _derivative_of(name: str, params_b: float | None) -> ModelArch | None:
     return best
 
 
-def _generic_for(name: str, size_b: float, close: str) -> tuple[ModelArch, list[str]]:
+def _generic_for(name: str, size_b: float, close: list[str]) -> tuple[ModelArch, list[str]]:
     """A model the catalog does not know but whose size is stated: a generic shape of that size
     (an MoE when the name states its active parameters), the assumption said."""
     active_b = active_in_name_b(name)
     if active_b is not None and active_b < size_b:
         arch = generic_moe_model(round(size_b, 3), active_b)
-        shape = (
-            f"a generic mixture of experts of {arch.params_b:.1f}B parameters, "
-            f"{arch.active_params / 1e9:.1f}B active (Qwen3-MoE-style, {arch.num_experts} "
-            "experts, top-8)"
-        )
+        active = arch.active_params / 1e9
+        values = {"size_b": arch.params_b, "active_b": active, "experts": arch.num_experts}
+        shape = MODELS("shape.moe", **values)
     else:
         arch = generic_model(round(size_b, 3))
-        shape = f"a generic dense Llama-style model of {arch.params_b:.1f}B parameters"
-    known = f" (known names near it:{close[len('; did you mean') :].rstrip('?')})"
-    return arch, [
-        f"{name!r} is not in the catalog: planned as {shape}{known if close else ''}; give its "
-        "config.json for its real shape"
-    ]
+        shape = MODELS("shape.dense", size_b=arch.params_b)
+    known = MODELS("known_near", names=_either(close)) if close else ""
+    return arch, [MODELS("not_in_catalog", name=name, shape=shape, known=known)]
 
 
 _VERSION = re.compile(r"(?<![\d.])(\d+\.\d+)(?![\d.])")
@@ -514,7 +508,7 @@ def _as_named(found: ModelArch, name: str) -> tuple[ModelArch, list[str]]:
         (i for i in found.ids if asked[1] in i.replace("-", ".").replace("_", ".")), found.hf_id
     )
     shown = dataclasses.replace(found, name=newer, hf_id=hf_id)
-    return shown, [f"{newer} shares {found.name}'s architecture: planned with its shapes"]
+    return shown, [MODELS("shares", newer=newer, base=found.name)]
 
 
 def _published(value: object) -> float | None:

@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from planner.messages import STACKS
 from planner.spec import Framework
 
 
@@ -77,7 +78,7 @@ class Stack:
     def current_words(self) -> str:
         if self.current_version:
             return f"{self.current_version}, {self.current_date}"
-        return f"as of {self.current_date}"
+        return STACKS("release.as_of", date=self.current_date)
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -147,20 +148,17 @@ def resolve_version(
     (said). A release newer than the newest known is planned with the newest known profile."""
     known = stack(framework)
     if version is not None and not version_key(version):
+        current = known.current_words()
         warned.append(
-            f"{known.name} release {version!r} is not a version number: planned at its current "
-            f"release ({known.current_words()})"
+            STACKS("release.not_version", stack=known.name, version=version, current=current)
         )
         return known.current_version
     if version is None:
-        said.append(f"{known.name} at its current release ({known.current_words()})")
+        said.append(STACKS("release.current", stack=known.name, current=known.current_words()))
         return known.current_version
     newest = known.current_version
     if newest is not None and version_key(version) > version_key(newest):
-        warned.append(
-            f"{known.name} {version} is newer than any release profiled here: planned with the "
-            f"nearest, {newest}"
-        )
+        warned.append(STACKS("release.newer", stack=known.name, version=version, newest=newest))
         return newest
-    said.append(f"{known.name} {version} (as stated): its defaults at that release")
+    said.append(STACKS("release.stated", stack=known.name, version=version))
     return version

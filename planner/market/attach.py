@@ -32,6 +32,7 @@ from planner.market.options import (
     training_tokens,
 )
 from planner.market.suggestions import suggest
+from planner.messages import MARKET
 from planner.plan import NotRentable, Option, Plan, Recommendation
 from planner.spec import Pricing, Rollout, Sharding
 from planner.units import hours_text
@@ -147,9 +148,9 @@ def _constraint_sentence(
 def _nothing_summary(options: list[Option], job: ResolvedJob) -> str:
     if any(o.verdict != "no" for o in options):
         if training_tokens(job) is None:
-            return "Say how many tokens you train on (and epochs) to get hours and cost."
-        return "No card that holds this job has a known price."
-    return "No card holds this job even on 8 GPUs; see the suggestions."
+            return MARKET("no_tokens")
+        return MARKET("no_price")
+    return MARKET("no_card")
 
 
 def calibrate_to_measurement(context: MarketContext, requested: Option | None) -> list[str]:

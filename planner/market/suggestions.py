@@ -28,6 +28,7 @@ from planner.market.options import (
     speed_on,
     verdict_for,
 )
+from planner.messages import SUGGESTIONS
 from planner.plan import Option, Suggestion
 from planner.resolve.defaults import changed
 from planner.spec import Framework, Method, Objective, Optimizer, Quant, Rollout, Sharding
@@ -83,17 +84,19 @@ def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Chan
     if not job.gradient_checkpointing:
         changes.append(Change("gradient checkpointing", {"gradient_checkpointing": True}, False))
     if job.method == Method.full:
-        changes.append(Change("LoRA instead of full fine-tuning", {"method": Method.lora}, True))
+        changes.append(Change(SUGGESTIONS("label.lora_for_full"), {"method": Method.lora}, True))
         if job.optimizer in (Optimizer.adamw, Optimizer.paged_adamw):
-            changes.append(Change("8-bit AdamW", {"optimizer": Optimizer.adamw_8bit}, False))
+            changes.append(
+                Change(SUGGESTIONS("label.adamw_8bit"), {"optimizer": Optimizer.adamw_8bit}, False)
+            )
     if job.method in (Method.full, Method.lora):
         qlora = {"method": Method.qlora, "quant": Quant.nf4}
-        instead_of = "LoRA" if job.method == Method.lora else "full fine-tuning"
-        changes.append(Change(f"QLoRA instead of {instead_of}", qlora, True))
+        instead_of = "lora" if job.method == Method.lora else "full"
+        changes.append(Change(SUGGESTIONS(f"label.qlora_for_{instead_of}"), qlora, True))
     # An online job's length is its prompt + completion: shortening the completion is below.
     if job.seq_len >= 2 * SHORTEST_CONTEXT_SUGGESTED and job.completion_len is None:
         shorter = job.seq_len // 2
-        label = f"context {shorter:,} instead of {job.seq_len:,}"
+        label = SUGGESTIONS("label.context", shorter=shorter, now=job.seq_len)
         changes.append(Change(label, {"seq_len": shorter}, True))
     if (
         job.method in (Method.lora, Method.qlora)
@@ -101,25 +104,22 @@ def candidate_changes(context: MarketContext, card: GpuSpec | None) -> list[Chan
         and job.num_gpus == 1
     ):
         # Its chunked loss and offloaded checkpoints remove most of what long contexts cost.
-        label = "Unsloth (fused chunked loss, checkpoints offloaded to CPU RAM)"
+        label = SUGGESTIONS("label.unsloth")
         changes.append(Change(label, {"framework": Framework.unsloth}, False))
     if (
         job.gradient_checkpointing
         and not job.activation_offloading
         and job.framework in OFFLOADS_ACTIVATIONS_ON_REQUEST
     ):
-        label = "activation offloading (checkpoints in host RAM)"
+        label = SUGGESTIONS("label.activation_offloading")
         changes.append(Change(label, {"activation_offloading": True}, False))
     if job.micro_batch > 1:
         keep_batch = {"micro_batch": 1, "grad_accum": job.grad_accum * job.micro_batch}
-        changes.append(Change("micro-batch 1 (more gradient accumulation)", keep_batch, False))
+        changes.append(Change(SUGGESTIONS("label.micro_batch_1"), keep_batch, False))
     if not job.cpu_offload:
-        moved = (
-            "parameters, gradients and optimizer state"
-            if job.sharding in (Sharding.fsdp, Sharding.zero3)
-            else "optimizer state"
-        )
-        changes.append(Change(f"{moved} offloaded to CPU RAM", {"cpu_offload": True}, False))
+        sharded = job.sharding in (Sharding.fsdp, Sharding.zero3)
+        moved = SUGGESTIONS("label.offload.sharded" if sharded else "label.offload")
+        changes.append(Change(moved, {"cpu_offload": True}, False))
     changes.extend(post_training_changes(context, card))
     changes.extend(_more_gpus(context, card))
     return changes
@@ -145,39 +145,37 @@ def post_training_changes(context: MarketContext, card: GpuSpec | None) -> list[
     job = context.job
     changes = []
     if job.reference_copy and job.objective in (Objective.dpo, Objective.kto):
-        label = "reference log-probs precomputed (no reference copy on the GPU)"
+        label = SUGGESTIONS("label.precomputed_reference")
         changes.append(Change(label, {"reference_model": False}, False))
     elif job.reference_copy and job.objective in (Objective.grpo, Objective.rloo):
-        changes.append(
-            Change("beta = 0 (no KL term, no reference)", {"reference_model": False}, True)
-        )
+        changes.append(Change(SUGGESTIONS("label.beta_0"), {"reference_model": False}, True))
     if job.rollout is Rollout.vllm_colocate and job.rollout_memory_fraction:
         target = card if card is not None and card.usable_gib > 0 else gpu_by_key(REFERENCE_CARD)
         minimum = rollout_phase(job, job.num_gpus, job.sharding).minimum_gib
         fraction = math.ceil(minimum * VLLM_POOL_MARGIN / target.usable_gib / 0.05) * 0.05
         now = job.rollout_memory_fraction
         if fraction < now - 0.01:
-            label = f"vLLM gpu_memory_utilization {fraction:.2f} instead of {now:g}"
+            label = SUGGESTIONS("label.vllm_fraction", fraction=fraction, now=now)
             changes.append(Change(label, {"rollout_memory_fraction": round(fraction, 2)}, False))
     if job.rollout is Rollout.vllm_colocate and not job.rollout_sleep:
-        label = "vLLM sleep mode (its pool freed through the update)"
+        label = SUGGESTIONS("label.vllm_sleep")
         changes.append(Change(label, {"rollout_sleep": True}, False))
     if job.rollout is Rollout.vllm_colocate and job.rollout_memory_fraction:
         target = card if card is not None and card.usable_gib > 0 else gpu_by_key(REFERENCE_CARD)
         if wider := _holding_tensor_parallel(job, job.rollout_memory_fraction * target.usable_gib):
-            label = f"vLLM tensor parallel {wider} (1/{wider} of its weights per GPU)"
+            label = SUGGESTIONS("label.vllm_tp", tp=wider)
             changes.append(Change(label, {"rollout_tensor_parallel": wider}, False))
     if job.completion_len is not None and job.completion_len >= SHORTEST_CONTEXT_SUGGESTED:
         shorter = job.completion_len // 2
-        label = f"completions up to {shorter:,} tokens instead of {job.completion_len:,}"
+        label = SUGGESTIONS("label.completions", shorter=shorter, now=job.completion_len)
         changes.append(Change(label, {"completion_len": shorter}, True))
     generations = job.num_generations or 1
     if generations >= 4:
         fewer = generations // 2
-        label = f"{fewer} generations per prompt instead of {generations}"
+        label = SUGGESTIONS("label.generations", fewer=fewer, now=generations)
         changes.append(Change(label, {"num_generations": fewer}, True))
     if job.rollout in (Rollout.vllm_colocate, Rollout.hf):
-        label = "the rollout on a second card (a vLLM server)"
+        label = SUGGESTIONS("label.rollout_server")
         patch = {"rollout": Rollout.vllm_server, "rollout_gpus": 1}
         changes.append(Change(label, patch, False))
     return changes
@@ -195,7 +193,12 @@ def _more_gpus(context: MarketContext, card: GpuSpec | None) -> list[Change]:
                 continue
             required = context.memory(count, sharding).on(gpu.usable_gib)
             if verdict_for(required, gpu.usable_gib) != "no":
-                label = f"{count}× {_card_label(gpu)} with {SHARDING_NAMES[sharding]}"
+                label = SUGGESTIONS(
+                    "label.more_gpus",
+                    count=count,
+                    card=_card_label(gpu),
+                    sharding=SHARDING_NAMES[sharding],
+                )
                 patch = {"num_gpus": count, "sharding": sharding, "gpu": gpu.key}
                 if gpu.key.startswith(GENERIC_PREFIX):
                     patch = {"num_gpus": count, "sharding": sharding}
@@ -204,7 +207,9 @@ def _more_gpus(context: MarketContext, card: GpuSpec | None) -> list[Change]:
 
 
 def _card_label(gpu: GpuSpec) -> str:
-    return f"{gpu.marketed_gb:g} GB card" if gpu.key.startswith(GENERIC_PREFIX) else gpu.name
+    if gpu.key.startswith(GENERIC_PREFIX):
+        return SUGGESTIONS("card.generic", gb=gpu.marketed_gb)
+    return gpu.name
 
 
 def _fit_phrase(
@@ -212,17 +217,18 @@ def _fit_phrase(
 ) -> str:
     if card is not None:
         verdict = verdict_for(required_gib, card.usable_gib)
-        where = f"{count}× {_card_label(card)}" if count > 1 else f"the {_card_label(card)}"
-        return {
-            "fits": f"fits {where}",
-            "tight": f"tight on {where}",
-            "no": f"still too big for {where} ({card.usable_gib:.0f} GiB)",
-        }[verdict]
+        label = _card_label(card)
+        where = (
+            SUGGESTIONS("where.many", count=count, card=label)
+            if count > 1
+            else SUGGESTIONS("where.one", card=label)
+        )
+        return SUGGESTIONS(f"fit.{verdict}", where=where, gib=card.usable_gib)
     smallest = _smallest_card_holding(required_gib, among)
     if smallest is None:
-        return "still more than any single card holds"
+        return SUGGESTIONS("fit.none")
     size = f"{smallest.marketed_gb:g}"
-    return f"fits {_article(size)} {size} GB card ({smallest.name})"
+    return SUGGESTIONS(f"fit.smallest.{_article(size)}", size=size, name=smallest.name)
 
 
 def _article(number: str) -> str:
@@ -251,8 +257,8 @@ def _smallest_card_holding(
 
 def _time_phrase(pct: float | None) -> str:
     if pct is None or abs(pct) < 1:
-        return "about the same time"
-    return f"{pct:+.0f} % time"
+        return SUGGESTIONS("time.same")
+    return SUGGESTIONS("time.pct", pct=pct)
 
 
 def _reference(card: GpuSpec | None, cheapest: Option | None) -> GpuSpec:
@@ -339,15 +345,27 @@ def _evaluate(
         _tokens_ratio(context, after.context),
     )
     cheapest_after = cheapest_run(after.context)
-    text = (
-        f"{change.label}: {before_gib:.0f} → {after_gib:.0f} GiB, "
-        f"{_fit_phrase(after_gib, after.target, count, context.among)}, {_time_phrase(pct)}"
-    )
-    if cheapest_after is not None:
-        text += (
-            f"; cheapest run then {cheapest_after.count}× {cheapest_after.gpu_name}, "
-            f"${cheapest_after.cost_usd:,.2f}"
+    then = (
+        SUGGESTIONS(
+            "then",
+            count=cheapest_after.count,
+            gpu=cheapest_after.gpu_name,
+            cost=cheapest_after.cost_usd,
         )
+        if cheapest_after is not None
+        else ""
+    )
+    fit = _fit_phrase(after_gib, after.target, count, context.among)
+    time = _time_phrase(pct)
+    text = SUGGESTIONS(
+        "line",
+        label=change.label,
+        before=before_gib,
+        after=after_gib,
+        fit=fit,
+        time=time,
+        then=then,
+    )
     fits_as_asked = (
         requested is not None
         and requested.verdict == "no"
@@ -377,7 +395,7 @@ def checkpointing_advice(
     if cheapest is None:
         return None
     on = context.job.gradient_checkpointing
-    label = "gradient checkpointing off" if on else "gradient checkpointing"
+    label = SUGGESTIONS("label.checkpointing_off" if on else "label.checkpointing")
     change = Change(label, {"gradient_checkpointing": not on}, False)
     after = _apply(context, change, card)
     if card is not None and not after.fits:
@@ -386,19 +404,18 @@ def checkpointing_advice(
     if cost_after is None or cost_after >= cheapest.cost_usd:
         return None
     if not on:
-        verdict = "checkpointing is worth it here: it lets you rent a cheaper card"
+        verdict = SUGGESTIONS("checkpointing.worth")
     elif _same_run(suggestion.cheapest_option, cheapest) or _still_holds(after, cheapest):
         # Without it the same card still holds the job: another card is cheapest now only
         # because the run got faster.
-        verdict = "checkpointing is not worth it here: it only costs time"
+        verdict = SUGGESTIONS("checkpointing.costs_time")
     else:
         # It is what lets the small card hold the job, yet a bigger card without the recompute
         # finishes sooner and costs less in total: the cheapest card per hour is not per run.
-        verdict = (
-            f"checkpointing is not worth it here: it lets {cheapest.count}× "
-            f"{cheapest.gpu_name} hold the job, but a bigger card without it costs less per run"
+        verdict = SUGGESTIONS(
+            "checkpointing.bigger_card", count=cheapest.count, gpu=cheapest.gpu_name
         )
-    suggestion.change += f" ({verdict})"
+    suggestion.change = SUGGESTIONS("with_verdict", change=suggestion.change, verdict=verdict)
     return suggestion
 
 
@@ -414,11 +431,17 @@ def _same_run(after: Option | None, before: Option) -> bool:
 
 def _switch_card(requested: Option, cheapest: Option) -> Suggestion:
     return Suggestion(
-        label=f"rent {cheapest.count}× {cheapest.gpu_name} instead",
-        change=(
-            f"rent {cheapest.count}× {cheapest.gpu_name} instead: ${cheapest.cost_usd:,.2f} "
-            f"and {hours_text(cheapest.hours)} against ${requested.cost_usd:,.2f} and "
-            f"{hours_text(requested.hours)} on {requested.count}× {requested.gpu_name}"
+        label=SUGGESTIONS("label.rent", count=cheapest.count, gpu=cheapest.gpu_name),
+        change=SUGGESTIONS(
+            "rent",
+            count=cheapest.count,
+            gpu=cheapest.gpu_name,
+            cost=cheapest.cost_usd,
+            hours=hours_text(cheapest.hours),
+            now_cost=requested.cost_usd,
+            now_hours=hours_text(requested.hours),
+            now_count=requested.count,
+            now_gpu=requested.gpu_name,
         ),
         patch={"gpu": cheapest.gpu, "num_gpus": cheapest.count},
         required_gib_before=requested.required_gib,

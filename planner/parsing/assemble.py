@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from planner.errors import validation_sentence
+from planner.messages import PARSING
 from planner.parsing import (
     budget,
     context,
@@ -44,10 +45,7 @@ from planner.spec import JobSpec
 EXAMPLE = "13B QLoRA, 4k ctx, 20M tokens x3"
 MAX_INPUT_CHARS = 2_000
 UNREADABLE = "Sorry, I could not read that. Try the form “" + EXAMPLE + "”."
-CLARIFY = (
-    "Which model (or size) do you want to fine-tune? For example: "
-    f"“{EXAMPLE}” or “llama 3 8b lora on 2x3090”."
-)
+CLARIFY = PARSING("clarify", example=EXAMPLE)
 
 _READERS = (
     read_config,
@@ -168,7 +166,7 @@ def _result(r: Reading) -> ParseResult:
         )
     assumptions = list(r.assumptions)
     if "method" not in fields:
-        assumptions.append("no method named: planned as LoRA (say QLoRA or full to change)")
+        assumptions.append(PARSING("no_method"))
     return ParseResult(
         spec=jobs[0],
         fields=fields,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from planner.messages import NAMES
 from planner.parsing.numbers import NUM
 from planner.parsing.reading import Reading
 from planner.patterns import lazy_pattern
@@ -74,8 +75,8 @@ def _verl_micro_batch(r: Reading) -> None:
         return
     gpus = r.fields.get("num_gpus", 1)
     share = max(1, value // gpus)
-    said = f"verl's {key} {value} is divided by the data-parallel size: {share} per GPU"
-    r.put("micro_batch", share, f"{said} on {gpus} GPU(s)")
+    said = NAMES("verl_batch", key=key, value=value, share=share, gpus=gpus)
+    r.put("micro_batch", share, said)
 
 
 def read_batch(r: Reading) -> None:

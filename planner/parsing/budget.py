@@ -6,6 +6,7 @@ Prices per hour ("12$/h") are not a budget; time a run took ("took 5 days") is n
 
 from __future__ import annotations
 
+from planner.messages import PARSING
 from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
 from planner.parsing.reading import Reading
 from planner.patterns import lazy_pattern
@@ -115,9 +116,7 @@ def read_budget(r: Reading) -> None:
         gpus = r.fields.get("num_gpus")
         if gpus:
             hours = whole(round(r.gpu_hours / gpus, 2))
-            said = f"{whole(r.gpu_hours)} GPU-hours on {gpus} GPUs read as a {hours}-hour deadline"
+            said = PARSING("gpu_hours", gpu_hours=whole(r.gpu_hours), gpus=gpus, hours=hours)
             r.put("deadline_hours", hours, said)
         else:
-            r.doubt = (
-                r.doubt or f"On how many GPUs will you spend the {whole(r.gpu_hours)} GPU-hours?"
-            )
+            r.doubt = r.doubt or PARSING("doubt.gpu_hours", gpu_hours=whole(r.gpu_hours))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from functools import partial
 
+from planner.messages import PARSING
 from planner.parsing.numbers import NUM
 from planner.parsing.reading import Reading
 from planner.patterns import lazy_pattern
@@ -94,7 +95,7 @@ def _tokens(r: Reading, m: re.Match[str]) -> int:
     if m.groupdict().get("k"):
         written = m.group("num") + "k"
         tokens = int(value * 1024)
-        r.assume(f"{written} read as {tokens} tokens")
+        r.assume(PARSING("k_tokens", written=written, tokens=tokens))
         return tokens
     return int(value)
 
@@ -102,12 +103,16 @@ def _tokens(r: Reading, m: re.Match[str]) -> int:
 def read_context(r: Reading) -> None:
     for m in r.matches_if(("max",), _SPLIT):
         total = int(m.group("a")) + int(m.group("b"))
-        r.put("seq_len", total, f"{m.group('first')} + {m.group('second')} read as {total} tokens")
+        r.put(
+            "seq_len",
+            total,
+            PARSING("sum_tokens", first=m.group("first"), second=m.group("second"), total=total),
+        )
         r.take(m)
     for m in r.matches_when(_RANGE_HINT, _RANGE):
         low, high = int(m.group("low")), int(m.group("num"))
         if low < high:
-            r.put("seq_len", high, f"{low}–{high} tokens per sample: a {high}-token context")
+            r.put("seq_len", high, PARSING("range_context", low=low, high=high))
             r.sample_tokens = (low + high) / 2
             r.take(m)
     for m in r.matches_if(_LIMIT_WORDS, _LIMIT):
@@ -116,8 +121,7 @@ def read_context(r: Reading) -> None:
             r.put(
                 "seq_len",
                 tokens,
-                f"a limit of {m.group('num')}{m.group('k') or ''} tokens "
-                "per sequence read as the context length",
+                PARSING("limit_context", limit=f"{m.group('num')}{m.group('k') or ''}"),
             )
             r.take(m)
     for pattern, find in (

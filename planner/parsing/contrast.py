@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from planner.messages import PARSING
 from planner.parsing.reading import Reading
 from planner.patterns import lazy_pattern
 
@@ -111,7 +112,7 @@ def read_corrections(r: Reading, readers: Sequence[Reader]) -> None:
         for name, value in (first.fields | second.fields).items():
             old = first.fields.get(name)
             if r.put(name, value) and old is not None and old != value:
-                r.assume(f"{name.replace('_', ' ')} {value} read as a correction of {old}")
+                r.assume(PARSING("correction", name=name.replace("_", " "), value=value, old=old))
         for part in (first, second):
             for said in part.assumptions:
                 r.assume(said)

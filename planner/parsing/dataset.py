@@ -13,6 +13,7 @@ import re
 from functools import cache, partial
 from pathlib import Path
 
+from planner.messages import PARSING
 from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
 from planner.parsing.reading import Reading
 from planner.patterns import lazy_pattern
@@ -98,7 +99,7 @@ def _named_dataset_samples(r: Reading) -> float | None:
     for pattern, name, samples in _named_datasets():
         m = pattern.search(r.text)
         if m:
-            r.assume(f"{name} read as {samples:,} samples (its published size)")
+            r.assume(PARSING("published_size", name=name, samples=samples))
             r.take(m)
             return samples
     return None
@@ -152,7 +153,7 @@ def _samples_with_length(r: Reading, samples: float) -> None:
     """Samples × the per-sample length the text gives; without one, wait for the context length
     (a bare "2k" is read last) in `samples_to_tokens`."""
     if r.sample_tokens is not None:
-        note = f"{whole(samples):,} samples × {whole(r.sample_tokens)} tokens (the range's middle)"
+        note = PARSING("samples_range", samples=whole(samples), tokens=whole(r.sample_tokens))
         r.put("dataset_tokens", whole(samples * r.sample_tokens), note)
         r.put("mean_sample_len", whole(r.sample_tokens))
         return
@@ -160,7 +161,7 @@ def _samples_with_length(r: Reading, samples: float) -> None:
         group = next(g for g in ("num", "num2", "num3") if m.group(g))
         length = r.number(m, group, "The sample length") * (1000 if m.group("k") else 1)
         r.take(m)
-        note = f"{whole(samples):,} samples × {whole(length)} tokens"
+        note = PARSING("samples_length", samples=whole(samples), tokens=whole(length))
         r.put("dataset_tokens", whole(samples * length), note)
         r.put("mean_sample_len", whole(length))
         return
@@ -178,13 +179,13 @@ def samples_to_tokens(r: Reading) -> None:
         r.put(
             "dataset_tokens",
             whole(samples * seq_len),
-            f"{shown} samples read as filling the {seq_len}-token context each",
+            PARSING("samples_fill", samples=shown, seq_len=seq_len),
         )
     else:
         r.put(
             "dataset_tokens",
             whole(samples * TYPICAL_SAMPLE_TOKENS),
-            f"{shown} samples of ~{TYPICAL_SAMPLE_TOKENS} tokens assumed (say the average length)",
+            PARSING("samples_typical", samples=shown, tokens=TYPICAL_SAMPLE_TOKENS),
         )
         r.put("mean_sample_len", TYPICAL_SAMPLE_TOKENS)
 
@@ -221,14 +222,11 @@ def steps_to_tokens(r: Reading) -> None:
     batch = batch or r.global_batch
     seq_len = r.fields.get("seq_len")
     if batch is None or seq_len is None:
-        r.doubt = r.doubt or (
-            f"How many tokens does each of the {whole(steps):,} steps hold (batch size and "
-            "sequence length)?"
-        )
+        r.doubt = r.doubt or PARSING("doubt.steps", steps=whole(steps))
         return
     tokens = whole(steps * batch * seq_len)
     r.put(
         "dataset_tokens",
         tokens,
-        f"{whole(steps):,} steps × batch {batch} × {seq_len} tokens read as {tokens:,} tokens",
+        PARSING("steps_tokens", steps=whole(steps), batch=batch, seq_len=seq_len, tokens=tokens),
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from planner.messages import NAMES
 from planner.parsing.reading import Reading
 from planner.patterns import lazy_pattern
 
@@ -75,7 +76,7 @@ def read_distributed(r: Reading) -> None:
     if "framework" not in r.fields and any(word in r.text for word in _UNPROFILED_WORDS):
         for pattern, name, near in _UNPROFILED:
             if m := pattern.search(r.text):
-                r.assume(f"{name} has no stack profile here: planned as the nearest, {near}")
+                r.assume(NAMES("unprofiled_stack", name=name, near=near))
                 _put_stack(r, m, near, with_version=False)
 
 

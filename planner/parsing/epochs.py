@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from planner.messages import PARSING
 from planner.parsing.numbers import NUM, whole
 from planner.parsing.reading import Reading
 from planner.patterns import lazy_pattern
@@ -55,5 +56,5 @@ def read_times(r: Reading) -> None:
     for m in r.matches_if(("x", "*"), _TIMES):
         group = "num" if m.group("num") else "num2"
         value = whole(r.number(m, group, "The number of epochs"))
-        r.put("epochs", value, f"{m.group(0).strip()} read as {value} epochs")
+        r.put("epochs", value, PARSING("epochs", written=m.group(0).strip(), value=value))
         r.take(m)

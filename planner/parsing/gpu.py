@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from planner.messages import PARSING
 from planner.parsing.numbers import whole
 from planner.parsing.reading import Reading
 from planner.patterns import lazy_pattern
@@ -216,12 +217,13 @@ def _count(m: re.Match[str], r: Reading) -> int | None:
         nodes, count = None, int(nodes)
     if nodes and count:
         if " with" in m.group(0) and "each" not in r.text[m.end() : m.end() + 12]:
-            r.assume(f"{nodes} nodes with {count} GPUs read as {count} GPUs in total")
+            r.assume(PARSING("nodes_with", nodes=nodes, count=count))
         else:
-            r.assume(f"{nodes} nodes × {count} GPUs read as {int(nodes) * count} GPUs")
+            r.assume(PARSING("nodes_times", nodes=nodes, count=count, total=int(nodes) * count))
             count *= int(nodes)
     if nodes_after and count:
-        r.assume(f"{count} GPUs × {nodes_after} machines read as {count * int(nodes_after)} GPUs")
+        total = count * int(nodes_after)
+        r.assume(PARSING("machines_times", count=count, machines=nodes_after, total=total))
         count *= int(nodes_after)
     return count
 
@@ -236,14 +238,14 @@ def read_gpus(r: Reading) -> None:
     total = r.fields.get("num_gpus")
     if nodes and per_node_written and total == nodes * int(per_node_written):
         # "16张A100（两台机器，每台8张）": the count before the nodes was already the total.
-        r.assume(f"{nodes} nodes × {per_node_written} GPUs each: {total} GPUs in total")
+        r.assume(PARSING("nodes_total", nodes=nodes, per_node=per_node_written, total=total))
         per_node = re.search(rf"(?<![\d.]){per_node_written}\s?(?:张|卡|gpus?)", r.text)
         if per_node:
             r.take(per_node)
     elif nodes and total:
         per_node = total
         r.fields["num_gpus"] = per_node * nodes
-        r.assume(f"{nodes} nodes × {per_node} GPUs each read as {per_node * nodes} GPUs")
+        r.assume(PARSING("nodes_each", nodes=nodes, per_node=per_node, total=per_node * nodes))
 
 
 def _read_cards(r: Reading) -> None:
@@ -289,7 +291,7 @@ def _read_cards(r: Reading) -> None:
         r.take(m)
     for m in r.matches_at_numbers(_NODE_PRODUCT) if "node" in r.text else ():
         total = int(m.group("nodes")) * int(m.group("count"))
-        r.put("num_gpus", total, f"{m.group(0).strip()} read as {total} GPUs")
+        r.put("num_gpus", total, PARSING("gpu_count", written=m.group(0).strip(), total=total))
         r.take(m)
     if not cards:
         return

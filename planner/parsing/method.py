@@ -8,6 +8,7 @@ under the adapter, i.e. QLoRA with those bits. "8-bit adam" is an optimizer, not
 
 from __future__ import annotations
 
+from planner.messages import PARSING
 from planner.parsing.reading import COMPARING, Reading
 from planner.patterns import lazy_pattern
 
@@ -120,20 +121,20 @@ def read_method(r: Reading) -> None:
     ):
         r.put("method", "qlora" if quant else "lora")
         if quant:
-            r.assume(f"LoRA on a {quant} base read as QLoRA")
+            r.assume(PARSING("lora_on_quant", quant=quant))
     elif _FULL.search(r.text):
         r.put("method", "full")
     elif quant and quant != "int8":
-        r.put("method", "qlora", f"{quant} quantisation read as QLoRA")
+        r.put("method", "qlora", PARSING("quant_as_qlora", quant=quant))
     elif _SFT.search(r.text):
-        r.put("method", "full", "SFT with no adapter mentioned read as full fine-tuning")
+        r.put("method", "full", PARSING("sft_as_full"))
     elif r.ruled_out & {"lora", "qlora"} and "full" not in r.ruled_out:
         # "finetune the model itself, not lora": with adapters ruled out, the weights are trained;
         # with only QLoRA ruled out ("no qlora"), the adapter trains on a 16-bit base.
         if "lora" in r.ruled_out:
-            r.put("method", "full", "LoRA ruled out: planned as full fine-tuning")
+            r.put("method", "full", PARSING("lora_ruled_out"))
         else:
-            r.put("method", "lora", "QLoRA ruled out: planned as LoRA on a 16-bit base")
+            r.put("method", "lora", PARSING("qlora_ruled_out"))
     # Method words stay in the text: "lora_r 8" still has to give the LoRA reader its rank.
     _read_precision(r)
     _read_switches(r)
@@ -174,7 +175,7 @@ def _read_bits(r: Reading) -> str | None:
         else:
             value = "nf4"
         if r.put("quant", value) and value == "nf4" and not kind:
-            r.assume(f"{bits}-bit read as NF4 (bitsandbytes)")
+            r.assume(PARSING("bits_as_nf4", bits=bits))
         quant = quant or value
         r.take(m)
     return quant
@@ -188,10 +189,7 @@ def _read_precision(r: Reading) -> None:
         if m:
             r.put("precision", name)
             if name == "bf16-mixed" and "mixed" not in m.group(0):
-                r.assume(
-                    "bf16 read as mixed precision (trained weights kept in fp32, as HF Trainer's"
-                    " --bf16); say 'pure bf16' if they are bf16 too"
-                )
+                r.assume(PARSING("bf16_mixed"))
             r.take(m)
 
 

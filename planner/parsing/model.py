@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.catalog.models import names_in_text, squash
+from planner.messages import PARSING
 from planner.parsing.numbers import whole
 from planner.parsing.reading import COMPARING, Reading
 from planner.patterns import lazy_pattern
@@ -238,7 +239,7 @@ def _read_hf_ids(r: Reading) -> None:
             value = (
                 "int8" if "8" in bits else ("int4" if bits in ("gptq", "awq", "int4") else "nf4")
             )
-            r.put("quant", value, f"{bits.strip('-')} in the model id read as {value} weights")
+            r.put("quant", value, PARSING("quant_in_id", bits=bits.strip("-"), value=value))
         r.take(m)
 
 
@@ -265,7 +266,7 @@ def _read_family_sizes(r: Reading) -> None:
             # "LLaVA 1.6B (7B, 13B)": a known version written with a B, sizes follow.
             rest = r.text[m.end() : m.end() + 24]
             if _VERSION_SIZE_TRAP.match(rest):
-                r.assume(f"{canonical} {size_text.rstrip('b')} read as a version, not a size")
+                r.assume(PARSING("version_not_size", model=canonical, size=size_text.rstrip("b")))
                 # Drop the "B" so the sizes that follow are named "llava1.6 7b".
                 b_at = m.end("size") - 1
                 r.text = r.text[:b_at] + " " + r.text[b_at + 1 :]
@@ -286,7 +287,7 @@ def _read_family_sizes(r: Reading) -> None:
             family.size_prefix = "e" if size_text.startswith("e") else ""
             _put_sizes(r, _sizes(size_text), family.billions)
             if size_text.startswith("e"):
-                r.assume(f"{size_text.upper()} read as an effective size of {size_text[1:]}")
+                r.assume(PARSING("effective_size", written=size_text.upper(), size=size_text[1:]))
         r.take(m)
 
 
@@ -306,7 +307,7 @@ def _read_bare_sizes(r: Reading, family: _Family | None) -> None:
         other_size = _BARE_SIZES.search(r.text[: m.start()] + r.text[m.end() :])
         if "params_b" in r.fields or other_size:
             size = m.group("size")
-            r.put("gpu_vram_gb", int(size), f"{size}B read as {size} GB (a typo for GB)")
+            r.put("gpu_vram_gb", int(size), PARSING("typo_gb", size=size))
             r.take(m)
     sizes: list[float] = []
     for m in r.matches_at_numbers(_MILLION_PARAMS):

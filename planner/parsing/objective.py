@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from planner.messages import PARSING
 from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
 from planner.parsing.reading import COMPARING, Reading
 from planner.patterns import lazy_pattern
@@ -167,7 +168,9 @@ _EXAMPLE_COUNT = lazy_pattern(
     + r")\s?(?P<scale>"
     + COUNT_SUFFIX
     + r")?\+?\s?(?:[a-z]{2,14}\s)?"
-    r"(?:pairs?|samples?|examples?|rows?|preference\spairs?|偏好对|条)(?![a-z])(?!\s?(?:per|each))"
+    # "1万对偏好数据": 对 counts pairs (the number before it already read, 万 and 千 included).
+    r"(?:pairs?|samples?|examples?|rows?|preference\spairs?|偏好对|对(?:偏好)?(?:数据|样本)?|条)"
+    r"(?![a-z])(?!\s?(?:per|each))"
     r"(?:\s?(?:of|with|at|,)\s?(?:about\s|around\s|~)?(?P<length>" + NUM + r")\s?(?P<lk>k)?\s?"
     r"tokens?(?:\seach)?)?"
 )
@@ -266,7 +269,7 @@ def _read_rollout(r: Reading) -> None:
             r.take(m)
         if m := _ROLLOUT_COLOCATE.search(r.text):
             if r.put("rollout", "vllm-colocate") and "coloc" not in m.group(0):
-                r.assume("vLLM read as colocated with the trainer (TRL's default mode)")
+                r.assume(PARSING("vllm_colocated"))
             r.take(m)
 
 
@@ -309,7 +312,11 @@ def _read_prompts(r: Reading, objective: str | None) -> None:
         steps = scaled(m.group("steps") or m.group("steps2"), m.group("ss") or m.group("ss2"))
         prompts = int(m.group("prompts") or m.group("prompts2"))
         total = whole(steps * prompts)
-        r.put("dataset_prompts", total, f"{whole(steps):,} steps × {prompts} prompts = {total:,}")
+        r.put(
+            "dataset_prompts",
+            total,
+            PARSING("steps_prompts", steps=whole(steps), prompts=prompts, total=total),
+        )
         r.take(m)
     counts = r.matches_if(("prompt", "problem"), _PROMPT_COUNT)
     if objective in _PREFERENCE_OR_ONLINE:
@@ -321,5 +328,5 @@ def _read_prompts(r: Reading, objective: str | None) -> None:
         r.put("dataset_prompts", whole(count))
         if m.groupdict().get("length"):
             length = scaled(m.group("length"), None) * (1024 if m.group("lk") else 1)
-            r.put("seq_len", int(length), f"each example read as {int(length):,} tokens long")
+            r.put("seq_len", int(length), PARSING("example_length", tokens=int(length)))
         r.take(m)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from planner.messages import PARSING
 from planner.parsing.reading import Reading
 from planner.patterns import lazy_pattern
 
@@ -62,7 +63,7 @@ def read_report(r: Reading) -> None:
         peak_gib = r.number(m, "num", "The measured peak") * _UNIT_GIB[m.group("unit")]
         metric = next((name for name, pattern in _METRICS if pattern.search(text)), "unknown")
         r.put("measured_peak_gib", round(peak_gib, 3))
-        r.put("measured_metric", metric, f"{m.group(0).strip()} read as a measured peak")
+        r.put("measured_metric", metric, PARSING("measured_peak", written=m.group(0).strip()))
         r.take(m)
 
 

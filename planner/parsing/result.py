@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from planner.spec import JobSpec
+from planner.words import Text
 
 
 class RelativeChange(BaseModel):
@@ -37,10 +38,10 @@ class ParseResult(BaseModel):
 
     spec: JobSpec | None = None
     fields: dict[str, Any] = {}
-    assumptions: list[str] = []
+    assumptions: list[Text] = []  # Text: a catalog sentence keeps its id (planner/words.py)
     unread: list[str] = []
-    clarify: str | None = None
-    doubt: str | None = None
+    clarify: Text | None = None
+    doubt: Text | None = None
     relative: dict[str, RelativeChange] = {}
     alternatives: list[JobSpec] = []
     alternative_fields: list[dict[str, Any]] = []

@@ -8,6 +8,7 @@ architecture", "GPT-style") names no model.
 
 from __future__ import annotations
 
+from planner.messages import PARSING
 from planner.parsing.numbers import whole
 from planner.parsing.reading import Reading
 from planner.patterns import lazy_pattern
@@ -35,11 +36,15 @@ def read_size_in_names(r: Reading) -> None:
             continue
         size = float(m.group("size")) + (int(m.group("tenths") or 0) / 10)
         written = m.group(0)
-        r.put("params_b", whole(size), f"{written} read as a {whole(size)}B model")
+        r.put("params_b", whole(size), PARSING("size_model", written=written, size=whole(size)))
         r.take(m)
         return
     for m in r.matches_when(lazy_pattern(r"\d{7}"), _COUNTED):
         size = int(m.group("count")) / 1e9
-        r.put("params_b", whole(round(size, 3)), f"{m.group('count')} parameters read as {size:g}B")
+        r.put(
+            "params_b",
+            whole(round(size, 3)),
+            PARSING("parameters", count=m.group("count"), size=size),
+        )
         r.take(m)
         return

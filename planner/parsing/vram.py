@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from planner.messages import PARSING
 from planner.parsing.gpu import MEMORY_VARIANTS, with_memory
 from planner.parsing.numbers import NUM, whole
 from planner.parsing.reading import Reading
@@ -90,7 +91,7 @@ def _read_amounts(r: Reading) -> None:
     for m in rams:
         value = _gb(r, m)
         if not other_figure and value <= MAX_CARD_GB and r.put("gpu_vram_gb", value):
-            r.assume(f"{m.group(0).strip()} read as GPU memory")
+            r.assume(PARSING("gpu_memory", written=m.group(0).strip()))
         r.take(m)
     for pattern in _PER_CARD:
         for m in r.matches(pattern):
@@ -101,7 +102,9 @@ def _read_amounts(r: Reading) -> None:
         per_card = r.fields.get("gpu_vram_gb")
         if count:
             r.put(
-                "gpu_vram_gb", whole(round(total / count, 1)), f"{total} GB total read as per card"
+                "gpu_vram_gb",
+                whole(round(total / count, 1)),
+                PARSING("total_per_card", total=total),
             )
         elif per_card:
             r.put("num_gpus", max(1, round(total / per_card)), f"{total} GB total read as a count")

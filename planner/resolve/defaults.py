@@ -17,6 +17,7 @@ from planner.errors import PlanningError
 from planner.estimate.memory.estimate import estimate_memory
 from planner.estimate.memory.profiles import PROFILES
 from planner.job.resolved import Patch, ResolvedJob
+from planner.messages import DEFAULTS
 from planner.resolve.model_switches import LOSS_KERNEL_WORDS, decide_experts, resolve_model_switches
 from planner.resolve.post_training import resolve_post_training
 from planner.spec import (
@@ -34,6 +35,7 @@ from planner.spec import (
     Rollout,
     Sharding,
 )
+from planner.words import Listing
 
 DEFAULT_SEQ_LEN = 2048
 DEFAULT_LORA_RANK = 16
@@ -50,16 +52,14 @@ PARAMS_MISMATCH_FRACTION = 0.25
 
 def _model(spec: JobSpec, arch: ModelArch | None) -> tuple[ModelArch, list[str], list[str]]:
     if arch is not None:
-        return arch, [f"architecture read from the supplied config ({arch.params_b:.2f}B)"], []
+        return arch, [DEFAULTS("model.config", size_b=arch.params_b)], []
     found, assumptions = resolve_model(spec.model, spec.params_b)
     warnings = []
     if spec.model and spec.params_b and found.family != "generic":
         off = abs(found.params_b - spec.params_b) / found.params_b
         if off > PARAMS_MISMATCH_FRACTION:
-            warnings.append(
-                f"{found.name} has {found.params_b:.1f}B parameters, not {spec.params_b:g}B: "
-                "planned with the catalog's shape"
-            )
+            values = {"model": found.name, "size_b": found.params_b, "said_b": spec.params_b}
+            warnings.append(DEFAULTS("model.mismatch", **values))
     return found, assumptions, warnings
 
 
@@ -81,13 +81,14 @@ def _activation_offloading(
         return PROFILES[framework].offloads_checkpoints and checkpointing
     if spec.activation_offloading:
         said.append(
-            "activation offloading: "
-            + (
-                "the checkpointed layer inputs"
-                if checkpointing
-                else "every layer's saved activations but the two in flight"
+            DEFAULTS(
+                "activation_offloading",
+                what=DEFAULTS(
+                    "activation_offloading.checkpointed"
+                    if checkpointing
+                    else "activation_offloading.all"
+                ),
             )
-            + " wait in host RAM (each step copies them over PCIe and back)"
         )
     return spec.activation_offloading
 
@@ -101,29 +102,18 @@ def _attention(
     is the same and only the name and speed differ."""
     old_card = _card_without_bf16(spec.gpu)
     if spec.flash_attention and old_card is not None:
-        warned.append(
-            f"FlashAttention-2 needs an Ampere or newer GPU: on the {old_card} "
-            "attn_implementation='flash_attention_2' fails to load; use SDPA (transformers' "
-            "default), whose memory-efficient kernel also keeps no s×s scores"
-        )
+        warned.append(DEFAULTS("attention.no_flash", card=old_card))
     if spec.flash_attention is not None:
         return spec.flash_attention
     if model_arch.family in EAGER_ATTENTION_FAMILIES and (
         framework not in OWN_ATTENTION_KERNEL_FRAMEWORKS
     ):
-        said.append(
-            f"eager attention: transformers has no SDPA path for {model_arch.name}'s attention "
-            "sinks and the HF recipe sets attn_implementation='eager', so the s×s scores are "
-            "kept (say flash attention if a sink-aware kernel is installed)"
-        )
+        said.append(DEFAULTS("attention.eager", model=model_arch.name))
         return False
     if old_card is not None:
-        said.append(
-            f"SDPA memory-efficient attention (no s×s score matrix; FlashAttention-2 needs "
-            f"Ampere, and the {old_card} predates it)"
-        )
+        said.append(DEFAULTS("attention.sdpa", card=old_card))
     else:
-        said.append("FlashAttention/SDPA attention (no s×s score matrix)")
+        said.append(DEFAULTS("attention.flash"))
     return True
 
 
@@ -132,41 +122,22 @@ def _precision(
 ) -> Precision:
     no_bf16 = _card_without_bf16(spec.gpu)
     if no_bf16 is not None and spec.precision in (Precision.bf16, Precision.bf16_mixed):
-        warned.append(
-            f"the {no_bf16} has no bf16 (it predates Ampere): PyTorch refuses or emulates it "
-            "slowly; train in fp16 mixed precision (say 'fp16') on this card"
-        )
+        warned.append(DEFAULTS("precision.no_bf16", card=no_bf16))
     elif no_bf16 is not None and spec.precision is None:
-        said.append(
-            f"fp16 mixed precision: the {no_bf16} has no bf16 (it predates Ampere), so the "
-            "trained parameters keep an fp32 master copy and the loss is scaled (Trainer's "
-            "fp16=True)"
-        )
+        said.append(DEFAULTS("precision.fp16", card=no_bf16))
         return Precision.fp16_mixed
     if sharding in (Sharding.zero2, Sharding.zero3) and spec.precision is not Precision.fp32:
-        said.append(
-            "DeepSpeed trains 16-bit weights and gradients and keeps fp32 master weights with "
-            "the optimizer state in its partitions (AdamW: 2 + 2 + 12 bytes per trained "
-            "parameter, as in the ZeRO paper)"
-        )
+        said.append(DEFAULTS("precision.deepspeed"))
     if spec.precision is not None:
         return spec.precision
     upcasts = PROFILES[framework].fsdp_upcasts_trainable_fp32
     if spec.method is Method.full and sharding is Sharding.fsdp and upcasts:
-        said.append(
-            "bf16 mixed precision: Accelerate's FSDP keeps the trained parameters, their "
-            "gradients and AdamW state in fp32 shards (16 B/param across the GPUs) and gathers "
-            "bf16 copies layer by layer"
-        )
+        said.append(DEFAULTS("precision.fsdp_mixed"))
         return Precision.bf16
     if spec.method is Method.full:
-        said.append(
-            "full fine-tune in pure bf16 (weights, gradients and AdamW state in bf16, model "
-            "loaded in bfloat16 as TRL, torchtune and LitGPT do); say 'bf16-mixed' for an "
-            "fp32 master copy (16 B/param)"
-        )
+        said.append(DEFAULTS("precision.pure_bf16"))
     else:
-        said.append("bf16 base weights; LoRA weights and their optimizer state as PEFT keeps them")
+        said.append(DEFAULTS("weights.lora"))
     return Precision.bf16
 
 
@@ -174,12 +145,12 @@ def _optimizer(spec: JobSpec, framework: Framework, num_gpus: int, said: list[st
     if spec.optimizer is not None:
         return spec.optimizer
     if framework is Framework.torchtune and spec.method is Method.full and num_gpus == 1:
-        said.append("torchtune's single-GPU full recipe: paged 8-bit AdamW stepped inside backward")
+        said.append(DEFAULTS("optimizer.torchtune"))
         return Optimizer.paged_adamw_8bit
     if framework is Framework.unsloth:
-        said.append("8-bit AdamW (Unsloth's notebooks)")
+        said.append(DEFAULTS("optimizer.unsloth"))
         return Optimizer.adamw_8bit
-    said.append("AdamW optimizer")
+    said.append(DEFAULTS("optimizer.adamw"))
     return Optimizer.adamw
 
 
@@ -211,14 +182,14 @@ def _sharding(spec: JobSpec, framework: Framework, num_gpus: int, said: list[str
     if num_gpus == 1:
         return Sharding.none
     if spec.method is Method.full or framework in FSDP_ONLY_FRAMEWORKS:
-        said.append(f"{num_gpus} GPUs with FSDP (full sharding)")
+        said.append(DEFAULTS("sharding.fsdp", gpus=num_gpus))
         return Sharding.fsdp
     said.append(_ddp_sentence(num_gpus))
     return Sharding.ddp
 
 
 def _ddp_sentence(num_gpus: int) -> str:
-    return f"{num_gpus} GPUs with DDP (each GPU holds the whole model)"
+    return DEFAULTS("sharding.ddp", gpus=num_gpus)
 
 
 def _ddp_misfit(job: ResolvedJob) -> str | None:
@@ -235,10 +206,7 @@ def _ddp_misfit(job: ResolvedJob) -> str | None:
     needed_gib = estimate_memory(job, card_gib=card.usable_gib).required_gib
     if needed_gib <= card.usable_gib:
         return None
-    return (
-        f"a whole copy on each GPU (DDP) would need {needed_gib:,.1f} GiB, more than the "
-        f"{card.name}'s {card.usable_gib:,.1f}"
-    )
+    return DEFAULTS("sharding.ddp_misfit", need=needed_gib, card=card.name, usable=card.usable_gib)
 
 
 def _warnings(
@@ -248,15 +216,13 @@ def _warnings(
     warnings = []
     if spec.quant is not None and spec.method is not Method.qlora:
         warnings.append(
-            f"quant {spec.quant.value} only applies to QLoRA; ignored for {spec.method.value}"
+            DEFAULTS("warn.quant_not_qlora", quant=spec.quant.value, method=spec.method.value)
         )
     if spec.method is Method.full and (spec.lora_rank or spec.lora_targets):
-        warnings.append("LoRA rank/targets ignored for a full fine-tune")
+        warnings.append(DEFAULTS("warn.lora_for_full"))
     if seq_len and arch.max_context and seq_len > arch.max_context:
-        warnings.append(
-            f"sequence length {seq_len:,} is longer than {arch.name}'s context "
-            f"({arch.max_context:,} tokens): it needs RoPE scaling and quality may drop"
-        )
+        context = arch.max_context
+        warnings.append(DEFAULTS("warn.rope", seq_len=seq_len, model=arch.name, context=context))
     return warnings + _layout_warnings(spec.cpu_offload, spec.method, num_gpus, sharding)
 
 
@@ -266,9 +232,9 @@ def _layout_warnings(
     """The warnings the layout decides (the last of a job's warnings)."""
     warnings = []
     if num_gpus > 1 and sharding is Sharding.none:
-        warnings.append(f"no sharding on {num_gpus} GPUs: each GPU holds the whole job")
+        warnings.append(DEFAULTS("warn.no_sharding", gpus=num_gpus))
     if cpu_offload and sharding in (Sharding.none, Sharding.ddp) and method is not Method.full:
-        warnings.append("CPU offload saves little for LoRA/QLoRA without FSDP/ZeRO-3")
+        warnings.append(DEFAULTS("warn.offload_lora"))
     return warnings
 
 
@@ -288,7 +254,7 @@ def _on_fsdp(job: ResolvedJob, ddp_misfit: str) -> ResolvedJob:
     """The default-DDP job laid out with FSDP instead, without resolving it again: only the
     layout, its sentence and its warnings change (of everything else `_resolve` decides, only
     precision reads the layout, and only for ZeRO or a full fine-tune, never a DDP default)."""
-    fsdp_said = f"{job.num_gpus} GPUs with FSDP (full sharding): {ddp_misfit}"
+    fsdp_said = DEFAULTS("sharding.fsdp_why", gpus=job.num_gpus, why=ddp_misfit)
     ddp_said = _ddp_sentence(job.num_gpus)
     said = tuple(fsdp_said if sentence == ddp_said else sentence for sentence in job.assumptions)
     layout = (job.raw.cpu_offload, job.method, job.num_gpus)
@@ -318,14 +284,11 @@ UNSLOTH_UNSUPPORTED_SHARDING = frozenset(SHARDING_WORDS)
 
 def _framework(spec: JobSpec, said: list[str], warned: list[str]) -> Framework:
     if spec.framework is None:
-        said.append("HF Trainer + PEFT (as axolotl, LLaMA-Factory and ms-swift run it)")
+        said.append(DEFAULTS("framework.hf"))
         return Framework.hf
     if spec.framework == Framework.unsloth and spec.sharding in UNSLOTH_UNSUPPORTED_SHARDING:
         layout = SHARDING_WORDS[spec.sharding]
-        warned.append(
-            f"Unsloth does not run under {layout} (it trains a whole copy per GPU, DDP): planned "
-            f"as HF Trainer + PEFT with {layout}; say 'unsloth with ddp' for Unsloth's own layout"
-        )
+        warned.append(DEFAULTS("unsloth.layout", layout=layout))
         return Framework.hf
     return Framework(spec.framework)  # a model_copy patch may hold the value, not the member
 
@@ -358,16 +321,10 @@ def _prequantised_method(
     if quant is None:
         return spec.method, None
     if spec.method is Method.full:
-        warned.append(
-            f"{spec.model} is a pre-quantised ({quant.value}) checkpoint: a full fine-tune needs "
-            "the 16-bit weights; planned on the 16-bit base"
-        )
+        warned.append(DEFAULTS("prequant.full", model=spec.model, quant=quant.value))
         return spec.method, None
     if spec.method is Method.lora:
-        said.append(
-            f"{spec.model} is stored in {quant.value}: LoRA on it trains over the quantised "
-            "weights, planned as QLoRA"
-        )
+        said.append(DEFAULTS("prequant.lora", model=spec.model, quant=quant.value))
     return Method.qlora, quant
 
 
@@ -375,15 +332,10 @@ def _context_parallel(spec: JobSpec, num_gpus: int, said: list[str], warned: lis
     """Context/sequence parallelism as asked, when its degree divides the GPUs."""
     wanted = spec.context_parallel or 1
     if wanted > 1 and num_gpus % wanted:
-        warned.append(
-            f"context parallel {wanted} must divide the {num_gpus} GPU(s): planned without it"
-        )
+        warned.append(DEFAULTS("context_parallel.invalid", wanted=wanted, gpus=num_gpus))
         return 1
     if wanted > 1:
-        said.append(
-            f"context parallel {wanted} (Ulysses): each GPU holds 1/{wanted} of every sequence's "
-            "tokens, activations and logits; attention exchanges them by all-to-all"
-        )
+        said.append(DEFAULTS("context_parallel", wanted=wanted))
     return wanted
 
 
@@ -397,15 +349,9 @@ def _mean_sample_len(
         return None
     mean = min(spec.mean_sample_len, text_cap)
     if mean < text_cap and padding_free and (spec.micro_batch or 1) > 1:
-        said.append(
-            f"samples average ~{mean:,} tokens: time at that length; the stack drops padding, "
-            f"so the peak holds one {text_cap:,}-token sample and the rest at the mean"
-        )
+        said.append(DEFAULTS("mean_len.padding_free", mean=mean, cap=text_cap))
     elif mean < text_cap:
-        said.append(
-            f"samples average ~{mean:,} tokens: time at that length; the peak at the "
-            f"{text_cap:,}-token cap (the longest batch decides it)"
-        )
+        said.append(DEFAULTS("mean_len.cap", mean=mean, cap=text_cap))
     return mean
 
 
@@ -418,9 +364,9 @@ def _with_image_tokens(
     if not dataset_tokens or not image_tokens or text_len <= 0:
         return dataset_tokens
     total = dataset_tokens * (text_len + image_tokens) / text_len
+    values = {"image": image_tokens, "text": text_len}
     said.append(
-        f"each sample's images add {image_tokens:,} tokens to its ~{text_len:,} text tokens: "
-        f"{total / 1e6:,.1f}M trained tokens, not {dataset_tokens / 1e6:,.1f}M"
+        DEFAULTS("image_tokens", total_m=total / 1e6, text_m=dataset_tokens / 1e6, **values)
     )
     return total
 
@@ -445,10 +391,7 @@ def _stack_rollout(
     colocated = patch.get("rollout", spec.rollout) is Rollout.vllm_colocate
     if colocated and spec.rollout_memory_fraction is None and fraction and fraction.value:
         patch["rollout_memory_fraction"] = float(fraction.value)
-        said.append(
-            f"vLLM reserves {float(fraction.value):.0%} of each card ({known.name}'s "
-            f"gpu_memory_utilization default at this release)"
-        )
+        said.append(DEFAULTS("vllm_release", fraction=float(fraction.value), stack=known.name))
     return spec.model_copy(update=patch) if patch else spec
 
 
@@ -465,7 +408,7 @@ def _stack_loss_kernel(
     if fact.text_only and arch.vision_params:
         return None
     kernel = LossKernel(fact.kernel)
-    said.append(f"loss: {fact.said or fact.value}, planned as {LOSS_KERNEL_WORDS[kernel]}")
+    said.append(DEFAULTS("loss", said=fact.said or fact.value, kernel=LOSS_KERNEL_WORDS[kernel]))
     return kernel
 
 
@@ -491,22 +434,26 @@ def _resolve(spec: JobSpec, arch: ModelArch | None) -> ResolvedJob:
         quant = prequant
     if method is Method.qlora and quant is None:
         quant = Quant.nf4
-        said.append("QLoRA with 4-bit NF4 (bitsandbytes, double quantisation)")
+        said.append(DEFAULTS("quant.nf4"))
     if method is Method.qlora and quant is Quant.int4:
-        said.append("int4 read as a GPTQ-quantised checkpoint")
+        said.append(DEFAULTS("int4"))
 
     rank = spec.lora_rank if peft else None
     targets = spec.lora_targets if peft else None
     default_rank, default_targets = _LORA_DEFAULTS.get(framework, (DEFAULT_LORA_RANK, ALL_LINEAR))
     if peft and rank is None:
         rank = default_rank
-        said.append(f"LoRA rank {rank}")
+        said.append(DEFAULTS("lora.rank", rank=rank))
     if peft and targets is None:
         targets = default_targets
         said.append(
-            "LoRA on all linear layers (q, k, v, o, gate, up, down)"
+            DEFAULTS("lora.all_linear")
             if targets == ALL_LINEAR
-            else f"LoRA on {', '.join(t.value for t in targets)} ({framework.value}'s default)"
+            else DEFAULTS(
+                "lora.stack_targets",
+                targets=Listing(t.value for t in targets),
+                stack=framework.value,
+            )
         )
 
     post = resolve_post_training(
@@ -515,7 +462,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None) -> ResolvedJob:
     seq_len = post.seq_len or spec.seq_len
     if seq_len is None:
         seq_len = min(DEFAULT_SEQ_LEN, model_arch.max_context or DEFAULT_SEQ_LEN)
-        said.append(f"sequence length {seq_len:,} tokens")
+        said.append(DEFAULTS("seq_len", tokens=seq_len))
     experts = decide_experts(planned, model_arch, framework, version, prequant is not None)
     switches = resolve_model_switches(
         planned,
@@ -533,19 +480,12 @@ def _resolve(spec: JobSpec, arch: ModelArch | None) -> ResolvedJob:
     micro_batch = spec.micro_batch
     if micro_batch is None:
         micro_batch = DEFAULT_MICRO_BATCH
-        said.append(
-            f"micro-batch {micro_batch}{post.micro_batch_unit} per GPU (a larger batch through "
-            "gradient accumulation costs no activation memory)"
-        )
+        said.append(DEFAULTS(f"micro_batch{post.micro_batch_unit}", count=micro_batch))
     grad_accum = spec.grad_accum or post.grad_accum_for(micro_batch, num_gpus, said)
     checkpointing = spec.gradient_checkpointing
     if checkpointing is None:
         checkpointing = framework is not Framework.litgpt
-        said.append(
-            "gradient checkpointing on (PEFT turns it on for QLoRA; most recipes do for all)"
-            if checkpointing
-            else "no gradient checkpointing (LitGPT's single-GPU default)"
-        )
+        said.append(DEFAULTS("checkpointing.on" if checkpointing else "checkpointing.litgpt"))
     cpu_offload = spec.cpu_offload
     if cpu_offload is None:
         cpu_offload = (
@@ -555,11 +495,11 @@ def _resolve(spec: JobSpec, arch: ModelArch | None) -> ResolvedJob:
             and model_arch.params_b >= TORCHTUNE_OFFLOAD_FROM_PARAMS_B
         )
         if cpu_offload:
-            said.append("torchtune's 70B full recipe: FSDP with CPU offload")
+            said.append(DEFAULTS("torchtune_offload"))
     flash = _attention(spec, model_arch, framework, said, warned)
     activation_offloading = _activation_offloading(spec, framework, checkpointing, said)
     if spec.packing is None:
-        said.append("no sequence packing (batches vary in length, so the allocator keeps slack)")
+        said.append(DEFAULTS("packing.off"))
     epochs = spec.epochs
     packing_fact = stack_fact(framework, "packing", version)
     padding_free = packing_fact is not None and packing_fact.padding_free

@@ -9,14 +9,10 @@ from dataclasses import dataclass
 from planner.catalog.models import ModelArch
 from planner.catalog.stacks import stack, stack_family_fact
 from planner.estimate.memory.profiles import PROFILES
+from planner.messages import MODEL_SWITCHES, STACKS
 from planner.spec import Framework, JobSpec, LossKernel, Method, Precision
 
-LOSS_KERNEL_WORDS = {
-    LossKernel.hf: "stock HF loss (full [tokens × vocabulary] logits, fp32 log-softmax)",
-    LossKernel.chunked: "chunked cross-entropy (bf16 logits, fp32 upcast one of 8 chunks at once)",
-    LossKernel.liger: "Liger fused linear cross-entropy (no [tokens × vocabulary] logits)",
-    LossKernel.cce: "Cut Cross-Entropy (only the correct-token logit and a log-sum-exp per token)",
-}
+LOSS_KERNEL_WORDS = {kernel: STACKS(f"loss.{kernel.value}") for kernel in LossKernel}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,51 +83,45 @@ def _moe(
     """Say how a MoE is planned; the expert-parallel size (1 unless asked and possible)."""
     if not arch.is_moe:
         if spec.expert_parallel and spec.expert_parallel > 1:
-            warned.append(f"expert_parallel ignored: {arch.name} is not a mixture of experts")
+            warned.append(MODEL_SWITCHES("ep.not_moe", model=arch.name))
         return 1
     said.append(
-        f"mixture of experts: all {arch.num_experts} experts are resident, so weights, "
-        f"gradients and optimizer state follow the {arch.params_b:.1f}B total; FLOPs follow "
-        f"the {arch.active_params / 1e9:.1f}B active per token (top-{arch.experts_per_token} "
-        "and any shared expert) at a lower matmul efficiency than a dense model's"
+        MODEL_SWITCHES(
+            "moe",
+            experts=arch.num_experts,
+            total_b=arch.params_b,
+            active_b=arch.active_params / 1e9,
+            top=arch.experts_per_token,
+        )
     )
     if spec.method is not Method.full and arch.fused_experts:
         qlora = ""
         if spec.method is Method.qlora and not experts.quantized:
-            qlora = "; bitsandbytes leaves them unquantised (it replaces only nn.Linear)"
-            if PROFILES[framework].kbit_embeddings_fp32:
-                qlora += ", and PEFT's k-bit preparation upcasts them to fp32 on one GPU"
+            fp32 = PROFILES[framework].kbit_embeddings_fp32
+            qlora = MODEL_SWITCHES("fused.unquantised_fp32" if fp32 else "fused.unquantised")
         elif spec.method is Method.qlora:
-            qlora = f"; held quantised: {experts.quantized_why}"
+            qlora = MODEL_SWITCHES("fused.quantised", why=experts.quantized_why)
         adapted = (
-            f"LoRA adapts them too ({experts.adapted_why})"
+            MODEL_SWITCHES("fused.adapted", why=experts.adapted_why)
             if experts.adapted
-            else "LoRA adapts attention and the dense/shared MLPs (PEFT's target_modules cannot "
-            "wrap them)"
+            else MODEL_SWITCHES("fused.not_adapted")
         )
-        said.append("the experts are fused 3-D tensors in transformers: " + adapted + qlora)
+        said.append(MODEL_SWITCHES("fused", adapted=adapted, qlora=qlora))
     elif spec.method is not Method.full:
-        said.append("LoRA on every expert too (they are nn.Linear modules here)")
+        said.append(MODEL_SWITCHES("linear_experts"))
     wanted = spec.expert_parallel or 1
     if wanted > 1 and (num_gpus % wanted or wanted > (arch.num_experts or 1)):
         warned.append(
-            f"expert_parallel {wanted} must divide the {num_gpus} GPUs and not exceed the "
-            f"{arch.num_experts} experts: planned without expert parallelism"
+            MODEL_SWITCHES("ep.invalid", wanted=wanted, gpus=num_gpus, experts=arch.num_experts)
         )
         return 1
     if wanted > 1:
-        said.append(
-            f"expert parallelism {wanted}: each GPU of an EP group holds "
-            f"{arch.num_experts // wanted} of the {arch.num_experts} experts of every MoE layer; "
-            "tokens reach their experts by all-to-all"
-        )
+        each = arch.num_experts // wanted
+        said.append(MODEL_SWITCHES("ep", wanted=wanted, each=each, experts=arch.num_experts))
     elif num_gpus > 1:
-        said.append("no expert parallelism (expert_parallel 1)")
+        said.append(MODEL_SWITCHES("ep.none"))
     if arch.family in ("gpt-oss", "gpt_oss") and not experts.quantized:
-        said.append(
-            "gpt-oss's MXFP4 experts are dequantised to bf16 for training (the HF recipe loads "
-            "with Mxfp4Config(dequantize=True))"
-        )
+        said.append(MODEL_SWITCHES("gpt_oss_bf16"))
     return wanted
 
 
@@ -140,23 +130,18 @@ def _vision(
 ) -> tuple[bool, float]:
     if not arch.vision_params:
         if spec.train_vision_tower or spec.images_per_sample:
-            warned.append(f"{arch.name} has no vision tower: image settings ignored")
+            warned.append(MODEL_SWITCHES("vision.none", model=arch.name))
         return False, 0.0
     train = bool(spec.train_vision_tower)
     images = spec.images_per_sample or 0.0
-    said.append(
-        f"vision tower ({arch.vision_params / 1e9:.2f}B) "
-        + ("trained" if train else "frozen (say train_vision_tower to train it)")
-    )
+    tower = "vision.trained" if train else "vision.frozen"
+    said.append(MODEL_SWITCHES(tower, size_b=arch.vision_params / 1e9))
     if images and arch.image_tokens:
-        said.append(
-            f"{images:g} image(s) per sample × {arch.image_tokens:,} tokens each added to the "
-            "sequence (planned at a 1024×1024 image or one tile where the size varies)"
-        )
+        said.append(MODEL_SWITCHES("images.tokens", images=images, tokens=arch.image_tokens))
     elif images:
-        said.append(f"{images:g} image(s) per sample through cross-attention (no sequence tokens)")
+        said.append(MODEL_SWITCHES("images.cross_attention", images=images))
     else:
-        said.append("text-only samples (say 'with N images per sample' to add image tokens)")
+        said.append(MODEL_SWITCHES("images.none"))
     return train, images
 
 
@@ -173,12 +158,9 @@ def resolve_model_switches(
     expert_parallel = _moe(spec, arch, num_gpus, framework, experts, said, warned)
     train, images = _vision(spec, arch, said, warned)
     if spec.loss_kernel is not None:
-        said.append(f"loss: {LOSS_KERNEL_WORDS[spec.loss_kernel]}")
+        said.append(STACKS("loss.stated", kernel=LOSS_KERNEL_WORDS[spec.loss_kernel]))
     if spec.precision is Precision.fp8:
-        said.append(
-            "FP8 matmuls (Hopper/Blackwell): weights, gradients and optimizer state stay as in "
-            "bf16, so memory does not drop; other cards run it at bf16 speed"
-        )
+        said.append(MODEL_SWITCHES("fp8"))
     return ModelSwitches(
         expert_parallel=expert_parallel,
         loss_kernel=spec.loss_kernel,

@@ -23,6 +23,7 @@ from dataclasses import dataclass, fields
 from planner.catalog.models import ModelArch, resolve_model
 from planner.errors import PlanningError
 from planner.job.resolved import PostTrainingFields
+from planner.messages import POST_TRAINING
 from planner.spec import (
     ONLINE_OBJECTIVES,
     PREFERENCE_OBJECTIVES,
@@ -86,11 +87,12 @@ class PostTraining(PostTrainingFields):
 
     @property
     def micro_batch_unit(self) -> str:
-        """What one micro-batch row is, as the assumption names it."""
+        """What one micro-batch row is: the suffix of its assumption's message id
+        (planner/messages.py DEFAULTS "micro_batch", ".completion", ".pair")."""
         if self.online:
-            return " completion"
+            return ".completion"
         if self.objective in PREFERENCE_OBJECTIVES:
-            return " pair (chosen + rejected, 2 sequences)"
+            return ".pair"
         return ""
 
     def grad_accum_for(self, micro_batch: int, num_gpus: int, said: list[str]) -> int:
@@ -103,10 +105,14 @@ class PostTraining(PostTrainingFields):
         per_gpu = max(GENERATION_BATCH_PER_GPU, math.ceil(self.num_generations / num_gpus))
         accum = max(1, math.ceil(per_gpu / micro_batch))
         if accum > 1:
+            completions = accum * micro_batch * num_gpus
             said.append(
-                f"gradient accumulation {accum}: one generation round of "
-                f"{accum * micro_batch * num_gpus} completions per optimizer step (TRL's "
-                f"generation batch), each prompt's {self.num_generations} scored together"
+                POST_TRAINING(
+                    "generation_batch",
+                    accum=accum,
+                    completions=completions,
+                    generations=self.num_generations,
+                )
             )
         return accum
 
@@ -116,11 +122,9 @@ class PostTraining(PostTrainingFields):
             return spec.dataset_tokens
         rows = self.rows_per_example
         tokens = self.dataset_prompts * rows * seq_len
-        what = {True: "completions", False: "sequences"}[self.online]
-        said.append(
-            f"{self.dataset_prompts:,.0f} prompts × {rows} {what} × {seq_len:,} tokens = "
-            f"{tokens / 1e6:,.1f}M trained tokens"
-        )
+        what = {True: "online", False: "offline"}[self.online]
+        values = {"prompts": self.dataset_prompts, "rows": rows, "seq_len": seq_len}
+        said.append(POST_TRAINING(f"trained_tokens.{what}", mtokens=tokens / 1e6, **values))
         return tokens
 
 
@@ -134,23 +138,22 @@ def resolve_post_training(
     if not online:
         given = [name for name in _ONLINE_ONLY if getattr(spec, name) is not None]
         if given:
-            warned.append(
-                f"{', '.join(given)} only apply to GRPO, RLOO and PPO; ignored for "
-                f"{objective.value.upper()}"
-            )
+            name = objective.value.upper()
+            warned.append(POST_TRAINING("online_only", fields=", ".join(given), objective=name))
     reference = _reference(spec, objective, peft, said, warned)
     prompt_len, completion_len, seq_len = _lengths(spec, objective, said)
     generations = rollout = fraction = rollout_gpus = tensor_parallel = sleep = None
     if online:
         generations = spec.num_generations or DEFAULT_GENERATIONS[objective]
         if spec.num_generations is None:
-            said.append(f"{generations} completion(s) per prompt ({objective.value.upper()})")
+            name = objective.value.upper()
+            said.append(POST_TRAINING("generations", count=generations, objective=name))
         rollout, fraction, rollout_gpus = _rollout(spec, said)
         if rollout is Rollout.vllm_colocate:
             tensor_parallel, sleep = _colocated_engine(spec, said)
     given = [n for n in ("rollout_tensor_parallel", "rollout_sleep") if getattr(spec, n)]
     if online and rollout is not Rollout.vllm_colocate and given:
-        warned.append(f"{', '.join(given)} only apply to a colocated vLLM engine; ignored")
+        warned.append(POST_TRAINING("colocated_only", fields=", ".join(given)))
     reward_model, reward_arch = _reward(spec, objective, arch, said)
     return PostTraining(
         objective=objective,
@@ -177,38 +180,28 @@ def _reference(
     name = objective.value.upper()
     if objective is Objective.sft:
         if spec.reference_model:
-            warned.append("a reference model only applies to preference and RL objectives")
+            warned.append(POST_TRAINING("reference.sft"))
         return False
     if objective in REFERENCE_FREE:
         if spec.reference_model:
-            warned.append(f"{name}'s loss needs no reference model: none planned")
-        said.append(f"{name} is reference-free: only the trained model is on the GPU")
+            warned.append(POST_TRAINING("reference.not_needed", name=name))
+        said.append(POST_TRAINING("reference.free", name=name))
         return False
     reference = spec.reference_model
     if reference is None:
         reference = REFERENCE_BY_DEFAULT[objective]
         if objective is Objective.grpo:
-            said.append("GRPO with beta = 0 (TRL ≥ 0.19): no KL term, so no reference model")
+            said.append(POST_TRAINING("reference.grpo"))
         elif objective is Objective.rloo:
-            said.append("RLOO with beta = 0.05 (TRL's default): a KL term against a reference")
+            said.append(POST_TRAINING("reference.rloo"))
     if not reference:
         if objective in (Objective.dpo, Objective.kto):
-            said.append(
-                f"{name} with reference log-probs precomputed (TRL precompute_ref_log_probs): "
-                "one forward pass over the dataset before training, no reference resident"
-            )
+            said.append(POST_TRAINING("reference.precomputed", name=name))
         return False
     if peft:
-        said.append(
-            f"{name}'s reference is the base model with the LoRA adapters switched off "
-            "(TRL/PEFT, LLaMA-Factory): no second copy, one more forward"
-        )
+        said.append(POST_TRAINING("reference.adapters_off", name=name))
     else:
-        said.append(
-            f"{name} keeps a frozen reference copy of the model for full fine-tuning (TRL, "
-            "LLaMA-Factory), sharded like the policy; say 'without the reference model' to "
-            "precompute its log-probs"
-        )
+        said.append(POST_TRAINING("reference.copy", name=name))
     return True
 
 
@@ -225,7 +218,7 @@ def _lengths(
             length = (prompt or 0) + (completion or 0) or DEFAULT_PREFERENCE_SEQ_LEN
             if prompt is None or completion is None:
                 length = max(length, DEFAULT_PREFERENCE_SEQ_LEN)
-            said.append(f"prompt + response up to {length:,} tokens (TRL's max_length)")
+            said.append(POST_TRAINING("length.preference", tokens=length))
             return prompt, completion, length
         return prompt, completion, None
     seq_len = spec.seq_len
@@ -236,11 +229,11 @@ def _lengths(
             completion = max(1, seq_len // 2)
         else:
             completion = DEFAULT_COMPLETION_LEN
-        said.append(f"completions up to {completion:,} tokens (max_completion_length)")
+        said.append(POST_TRAINING("length.completion", tokens=completion))
     if prompt is None:
         prompt = max(1, seq_len - completion) if seq_len and seq_len > completion else None
         prompt = prompt or DEFAULT_PROMPT_LEN
-        said.append(f"prompts up to {prompt:,} tokens")
+        said.append(POST_TRAINING("length.prompt", tokens=prompt))
     return prompt, completion, max(seq_len or 0, prompt + completion)
 
 
@@ -255,10 +248,7 @@ def _rollout(spec: JobSpec, said: list[str]) -> tuple[Rollout, float | None, int
     ):
         rollout = Rollout.vllm_colocate  # what only a colocated engine has
     if rollout is None:
-        said.append(
-            "completions generated with HF generate inside the trainer (TRL's use_vllm=False); "
-            "say 'vLLM colocate' for faster rollouts"
-        )
+        said.append(POST_TRAINING("rollout.hf"))
         return Rollout.hf, None, None
     if rollout is Rollout.hf:
         return rollout, None, None
@@ -266,18 +256,12 @@ def _rollout(spec: JobSpec, said: list[str]) -> tuple[Rollout, float | None, int
     if rollout is Rollout.vllm_colocate:
         if fraction is None:
             fraction = COLOCATE_MEMORY_FRACTION
-            said.append(
-                f"vLLM colocated reserves {fraction:.0%} of each card (gpu_memory_utilization, "
-                "TRL's colocate default); training gets the rest"
-            )
+            said.append(POST_TRAINING("rollout.colocate", fraction=fraction))
         return rollout, fraction, None
     if fraction is None:
         fraction = SERVER_MEMORY_FRACTION
     gpus = spec.rollout_gpus or DEFAULT_ROLLOUT_GPUS
-    said.append(
-        f"a vLLM server on {gpus} more GPU(s) of the same card (gpu_memory_utilization "
-        f"{fraction:g}), costed like the trainer's"
-    )
+    said.append(POST_TRAINING("rollout.server", gpus=gpus, fraction=fraction))
     return rollout, fraction, gpus
 
 
@@ -290,26 +274,16 @@ def _colocated_engine(spec: JobSpec, said: list[str]) -> tuple[int, bool]:
     tensor_parallel = spec.rollout_tensor_parallel or 1
     if tensor_parallel > gpus or gpus % tensor_parallel:
         raise PlanningError(
-            f"vLLM tensor parallel {tensor_parallel} must divide the {gpus} GPU(s) the engine "
-            "is colocated on",
+            POST_TRAINING("engine.tp_invalid", tp=tensor_parallel, gpus=gpus),
             field="rollout_tensor_parallel",
         )
     if tensor_parallel > 1:
-        said.append(
-            f"vLLM tensor parallel {tensor_parallel}: each GPU holds 1/{tensor_parallel} of the "
-            "engine's weights and KV cache"
-        )
+        said.append(POST_TRAINING("engine.tensor_parallel", tp=tensor_parallel))
     sleep = bool(spec.rollout_sleep)
     if spec.rollout_sleep is None:
-        said.append(
-            "vLLM stays awake through the update (TRL's vllm_enable_sleep_mode=False): its pool "
-            "is held while training; say 'sleep mode' to free it"
-        )
+        said.append(POST_TRAINING("engine.awake"))
     elif sleep:
-        said.append(
-            "vLLM sleeps through the update (sleep mode level 1): its weights wait in host RAM, "
-            "its KV cache is freed, its CUDA graphs stay"
-        )
+        said.append(POST_TRAINING("engine.sleeps"))
     return tensor_parallel, sleep
 
 
@@ -321,14 +295,11 @@ def _reward(
             found, _ = resolve_model(spec.reward_model, None)
         except PlanningError as unknown:
             raise PlanningError(f"reward model: {unknown.message}", field="reward_model") from None
-        said.append(f"a frozen reward model ({found.name}, {found.params_b:.1f}B) scores rollouts")
+        said.append(POST_TRAINING("reward.frozen", name=found.name, size_b=found.params_b))
         return spec.reward_model, found
     if objective is Objective.ppo:
-        said.append(
-            f"PPO's reward model taken as the policy's size ({arch.name}), frozen; say its size "
-            "if it differs"
-        )
+        said.append(POST_TRAINING("reward.ppo", name=arch.name))
         return arch.name, arch
     if objective in ONLINE_OBJECTIVES:
-        said.append("rule-based (verifiable) rewards: no reward model on the GPU")
+        said.append(POST_TRAINING("reward.rules"))
     return None, None

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from planner.errors import PlanningError
+from planner.messages import NAMES
 from planner.plan import Option, Plan
 from planner.spec import (
     ALL_LINEAR,
@@ -294,11 +295,14 @@ def _card_option(plan: Plan) -> Option:
 
 def _misfit(plan: Plan, option: Option) -> str:
     fix = next((s.change for s in plan.suggestions if s.fits_as_asked), None)
-    said = (
-        f"it does not fit: {option.count}× {option.gpu_name} holds {option.usable_gib:,.1f} GiB "
-        f"per GPU and the job needs {option.required_gib:,.1f}"
+    return NAMES(
+        "config.misfit",
+        count=option.count,
+        gpu=option.gpu_name,
+        usable=option.usable_gib,
+        need=option.required_gib,
+        fix=NAMES("config.misfit_fix", fix=fix) if fix else "",
     )
-    return f"{said} GiB (what would fit: {fix})" if fix else f"{said} GiB"
 
 
 def _card(option: Option, requested: Option | None) -> Card:

@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from planner.messages import NAMES
 from planner.run_config.job import ConfigRefused, RunJob
 from planner.run_config.result import StackFiles
 from planner.spec import Framework, Objective
+from planner.words import Listing
 
 Build = Callable[[RunJob], StackFiles]
 
@@ -67,10 +69,12 @@ def stack_named(name: str) -> Stack:
     nearest = NEAREST_UNWRITTEN.get(key)
     if nearest is not None:
         raise ConfigRefused(
-            f"gpuplan does not write {name} configs; the nearest stack it writes is {nearest}",
+            NAMES("config.unwritten", name=name, nearest=nearest),
             nearest=nearest,
         )
-    raise ConfigRefused(f"unknown stack {name!r}: choose one of {', '.join(stack_names())}")
+    raise ConfigRefused(
+        NAMES("config.unknown_stack", name=name, stacks=Listing(stack_names(), zh_sep=", "))
+    )
 
 
 def framework_of(stack: Stack) -> str | None:
@@ -92,7 +96,9 @@ def check_objective(stack: Stack, objective: Objective) -> None:
     if objective in stack.objectives:
         return
     nearest = next((s.name for s in STACKS.values() if objective in s.objectives), None)
-    tail = f"; the nearest stack that does is {nearest}" if nearest else ""
+    tail = NAMES("config.nearest_objective", nearest=nearest) if nearest else ""
+    objective_name = objective.value.upper()
     raise ConfigRefused(
-        f"{stack.label} has no {objective.value.upper()} training{tail}", nearest=nearest
+        NAMES("config.no_objective", stack=stack.label, objective=objective_name, tail=tail),
+        nearest=nearest,
     )

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from planner.catalog.models import largest_linear
 from planner.estimate.memory import components as comp
 from planner.estimate.memory.profiles import GIB
+from planner.messages import CARDS
 from planner.spec import ONLINE_OBJECTIVES, Method, Precision, Sharding
 
 if TYPE_CHECKING:
@@ -150,11 +151,6 @@ def host_ram_advice(host_ram_gib: float, loading_gib: float = 0.0) -> str | None
         return None
     needed_gb = host_ram_gib * GIB / 1e9
     size = next((gb for gb in HOST_RAM_SIZES_GB if gb >= needed_gb), None)
-    rent = f"rent a host with ≥ {size:,} GB RAM" if size else "spread it over more nodes"
-    advice = f"needs ≈ {host_ram_gib:,.0f} GiB of host RAM: {rent}"
-    if loading_gib > host_ram_gib / 2:
-        advice += (
-            f" ({loading_gib:,.0f} GiB of it is the model loaded on the CPU by every process: "
-            "a device_map, or FSDP's cpu_ram_efficient_loading, loads it onto the GPUs instead)"
-        )
-    return advice
+    rent = CARDS("host_ram.rent", gb=size) if size else CARDS("host_ram.spread")
+    loading = CARDS("host_ram.loading", gib=loading_gib) if loading_gib > host_ram_gib / 2 else ""
+    return CARDS("host_ram", gib=host_ram_gib, rent=rent, loading=loading)

@@ -1,0 +1,196 @@
+"""Words with one home (issue 33, item 5): every catalog entry says its sentence in English and
+Chinese with the same values; a Chinese thread reads Chinese all the way (what changed, errors,
+inverse leads); Chinese follow-up verbs and counts act as their English."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bot import phrases
+from bot.conversation import Conversation
+from bot.followups import Reset, Undo, read_intent
+from bot.state.threads import MemoryStore
+from bot.threads import ThreadKey
+from planner import errors, messages
+from planner.parsing import parse
+from planner.words import Catalog, Entry, Listing, Said, placeholders
+
+CATALOGS: dict[str, Catalog] = {
+    "bot.phrases.CONVERSATION": phrases.CONVERSATION,
+    "bot.phrases.CHANGES": phrases.CHANGES,
+    "bot.phrases.INVERSE": phrases.INVERSE,
+    "bot.phrases.HELP": phrases.HELP,
+    "bot.phrases.VERDICT": phrases.VERDICT,
+    "bot.phrases.BUTTONS": phrases.BUTTONS,
+    "bot.phrases.LABELS": phrases.LABELS,
+    "bot.phrases.PLAN_LINES": phrases.PLAN_LINES,
+    "bot.phrases.TITLE": phrases.TITLE,
+    "bot.phrases.MCP": phrases.MCP,
+    "bot.phrases.SETTINGS": phrases.SETTINGS,
+    "planner.errors.FIELD_LABELS": errors.FIELD_LABELS,
+    "planner.messages.DEFAULTS": messages.DEFAULTS,
+    "planner.messages.SUGGESTIONS": messages.SUGGESTIONS,
+    "planner.messages.POST_TRAINING": messages.POST_TRAINING,
+    "planner.messages.MODEL_SWITCHES": messages.MODEL_SWITCHES,
+    "planner.messages.PARSING": messages.PARSING,
+    "planner.messages.STACKS": messages.STACKS,
+    "planner.messages.MARKET": messages.MARKET,
+    "planner.messages.NAMES": messages.NAMES,
+    "planner.messages.MODELS": messages.MODELS,
+    "planner.messages.CARDS": messages.CARDS,
+    "planner.messages.REPORTS": messages.REPORTS,
+}
+GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _entries() -> list[tuple[str, Entry]]:
+    return [
+        (f"{name}[{key!r}]", entry)
+        for name, catalog in CATALOGS.items()
+        for key, entry in catalog.entries.items()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("where", "entry"), _entries(), ids=lambda v: v if isinstance(v, str) else ""
+)
+def test_every_entry_has_both_languages_with_the_same_placeholders(
+    where: str, entry: Entry
+) -> None:
+    assert entry.en.strip() and entry.zh.strip(), where
+    assert placeholders(entry.en) == placeholders(entry.zh), where
+    # Chinese text is Chinese: a template of words has CJK (names and symbols may stay as they are).
+    words = re.sub(r"\{[^}]*\}", "", entry.en)
+    # Chinese text is Chinese: an entry of two or more English words has CJK in its Chinese
+    # (names, symbols and loanwords such as "token" may stay as they are).
+    if len(re.findall(r"[a-z]{4,}", words)) >= 2 and entry.en != entry.zh:
+        assert _CJK.search(entry.zh), where
+
+
+def _english_sentences() -> set[str]:
+    """The catalog's English sentences with no placeholders and some words: none may show up in
+    a Chinese answer (a Chinese answer that fell back to English)."""
+    return {
+        entry.en.strip(" ;.")
+        for _, entry in _entries()
+        if not placeholders(entry.en) and len(entry.en.split()) >= 3
+    }
+
+
+def _chinese_golden_answers() -> list[Path]:
+    answers = []
+    for path in sorted(GOLDEN.rglob("*.txt")):
+        first = path.read_text(encoding="utf-8").splitlines()[:2]
+        if any(_CJK.search(line) for line in first):
+            answers.append(path)
+    return answers
+
+
+def test_no_chinese_golden_answer_says_a_catalog_sentence_in_english() -> None:
+    answers = _chinese_golden_answers()
+    assert len(answers) > 20
+    sentences = _english_sentences()
+    for path in answers:
+        text = path.read_text(encoding="utf-8")
+        for sentence in sentences:
+            assert sentence not in text, (path, sentence)
+
+
+def test_a_said_sentence_is_its_english_and_renders_its_chinese_with_the_same_values() -> None:
+    catalog = Catalog(
+        {
+            "n": Entry("{count:,} GPUs on {card}", "{card} 上 {count:,} 张GPU"),
+            "card": Entry("your card", "所问的卡"),
+        }
+    )
+    said = catalog("n", count=1200, card=catalog("card"))
+    assert said == "1,200 GPUs on your card" and isinstance(said, Said)
+    assert said.to("zh") == "所问的卡 上 1,200 张GPU"
+    listed = Catalog({"l": Entry("Comparing {items}.", "对比 {items}。")})
+    items = Listing([catalog("card"), "H100"])
+    assert listed("l", items=items) == "Comparing your card, H100."
+    assert listed("l", items=items).to("zh") == "对比 所问的卡、H100。"
+
+
+@pytest.mark.parametrize("text", ["撤销", "撤回", "undo"])
+def test_chinese_undo_reads_as_undo(text: str) -> None:
+    assert read_intent(text) == Undo()
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"), [("重来", ""), ("重新开始", ""), ("重来：13B lora", "13B lora"), ("new", "")]
+)
+def test_chinese_start_over_reads_as_new(text: str, rest: str) -> None:
+    assert read_intent(text) == Reset(question=rest)
+
+
+def test_wan_and_qian_count_preference_pairs() -> None:
+    assert parse("llama 3 8b DPO lora, 1万对偏好数据").fields["dataset_prompts"] == 10_000
+    assert parse("llama 3 8b DPO lora, 5千对偏好数据").fields["dataset_prompts"] == 5_000
+
+
+def _thread() -> tuple[Conversation, ThreadKey]:
+    return Conversation(MemoryStore(), limit_rate=False), ThreadKey(platform="test", thread="t")
+
+
+def test_a_chinese_thread_undoes_and_starts_over_in_chinese() -> None:
+    conversation, key = _thread()
+    first = conversation.respond(key, "qwen2.5-7b lora微调，单卡4090，上下文4k")
+    changed = conversation.respond(key, "上下文改成8k呢？")
+    assert changed.plan is not None and changed.plan.spec.seq_len == 8192
+    assert changed.reply.changes and all(_CJK.search(line) for line in changed.reply.changes)
+    undone = conversation.respond(key, "撤销")
+    assert undone.plan is not None and first.plan is not None
+    assert undone.plan.spec.seq_len == first.plan.spec.seq_len  # the thread's plan, re-rendered
+    assert undone.reply.kind == "plan" and _CJK.search(undone.reply.verdict)
+    assert all(_CJK.search(line) for line in undone.reply.changes)
+    again = conversation.respond(key, "撤销")
+    assert again.reply.title == "没有可撤销的修改"
+    reset = conversation.respond(key, "重来")
+    assert reset.reply.title == "已重新开始" and "例如" in reset.reply.body
+    assert conversation.respond(key, "上下文改成8k呢？").reply.title == "还没有可修改的任务"
+
+
+def test_an_unreadable_change_in_a_chinese_thread_is_answered_in_chinese() -> None:
+    conversation, key = _thread()
+    conversation.respond(key, "qwen2.5-7b lora微调，单卡4090，上下文4k")
+    reply = conversation.respond(key, "改成紫色的大象呢？").reply
+    assert reply.kind in ("clarify", "error")
+    assert _CJK.search(reply.title) and _CJK.search(reply.body)
+    assert "I could not" not in reply.body
+
+
+def test_an_english_thread_stays_english() -> None:
+    conversation, key = _thread()
+    first = conversation.respond(key, "13B QLoRA on a 4090, 4k ctx").reply
+    reply = conversation.respond(key, "what if 8k ctx?").reply
+    assert reply.changes and not any(_CJK.search(line) for line in reply.changes)
+    assert conversation.respond(key, "undo").reply.title == first.title
+
+
+def test_help_and_settings_answers_follow_the_workspace_language(monkeypatch) -> None:
+    monkeypatch.setenv("GPUPLAN_LANGUAGE", "zh")
+    conversation, key = _thread()
+    help_reply = conversation.respond(key, "help").reply
+    assert help_reply.title.startswith("gpuplan：") and "撤销" in help_reply.body
+    refused = conversation.respond(key, "/gpuplan language en").reply
+    assert refused.title == "只有管理员可以修改" and "回答语言" in refused.body
+
+
+def test_the_plan_json_keeps_english_strings_beside_a_chinese_answer() -> None:
+    conversation, key = _thread()
+    turn = conversation.respond(key, "qwen2.5-7b lora微调，单卡4090，上下文4k")
+    assert turn.plan is not None and "AdamW optimizer" in turn.plan.model_dump()["assumptions"]
+    assert "AdamW 优化器" in turn.reply.assumptions
+
+
+def test_switch_to_in_chinese_moves_the_thread_to_the_card() -> None:
+    conversation, key = _thread()
+    conversation.respond(key, "qwen2.5-7b lora微调，单卡4090，上下文4k")
+    turn = conversation.respond(key, "换成h100")
+    assert turn.plan is not None and turn.plan.spec.gpu == "H100"
+    assert turn.reply.changes and all(_CJK.search(line) for line in turn.reply.changes)
