@@ -13,13 +13,14 @@ from typing import Any
 
 from bot import json_limits
 from bot.json_limits import JsonRefused
+from planner.patterns import lazy_pattern
 
 MAX_CONFIG_CHARS = 200_000
 # A config.json is a few kB; an attached file this big is not one and is not fetched.
 MAX_CONFIG_ATTACHMENT_BYTES = 1_000_000
 # Where a pasted object starts: a brace followed by a quoted key, so "{7B, 13B}" stays text.
-_OBJECT_START = re.compile(r'\{\s*"')
-_FENCE = re.compile(r"```(?:json)?", re.IGNORECASE)
+_OBJECT_START = lazy_pattern(r'\{\s*"')
+_FENCE = lazy_pattern(r"```(?:json)?", re.IGNORECASE)
 # The key a thread's history entry keeps its config under (JobSpec ignores unknown keys).
 CONFIG_KEY = "hf_config"
 

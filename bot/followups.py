@@ -10,6 +10,7 @@ from typing import Any
 
 from bot.run_configs import ConfigRequest, read_config_request
 from planner.parsing.result import RelativeChange
+from planner.patterns import lazy_pattern
 from planner.spec import JobSpec
 
 SpecJson = dict[str, Any]
@@ -52,21 +53,21 @@ class Reported:
 
 Intent = Help | Undo | Reset | Cheapest | Question | Reported
 
-_HELP = re.compile(
+_HELP = lazy_pattern(
     r"^\s*[/!]?(?:help|\?+|commands|how (?:does|do) (?:this|you|i use this) work)\s*[?!.]*\s*$",
     re.IGNORECASE,
 )
 # Chinese verbs act exactly as their English: 撤销/撤回 (undo), 重来/重新开始/新问题 (new).
-_UNDO = re.compile(
+_UNDO = lazy_pattern(
     r"^\s*(?:undo|undo that|go back|revert|back|撤销|撤回|撤销修改|返回上一步)\s*[.!。！]*\s*$",
     re.IGNORECASE,
 )
-_RESET = re.compile(
+_RESET = lazy_pattern(
     r"^\s*(?:(?:reset|start over|new question|new job|new)\b|重来|重新开始|新问题|新任务)"
     r"\s*[:,\-–—：，]?\s*(?P<rest>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
-_CHEAPEST = re.compile(
+_CHEAPEST = lazy_pattern(
     r"^\s*(?:what(?:'s| is)\s+the\s+|the\s+|show\s+(?:me\s+)?the\s+)?cheapest\b",
     re.IGNORECASE,
 )

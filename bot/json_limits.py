@@ -13,10 +13,12 @@ import json
 import re
 from typing import Any
 
+from planner.patterns import lazy_pattern
+
 MAX_DEPTH = 64
 MAX_NUMBER_CHARS = 100  # a float64 needs 17 significant digits; an exponent says the rest
 # Strings (skipped whole, escapes included) and the brackets that open or close a level.
-_STRUCTURE = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+_STRUCTURE = lazy_pattern(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
 
 
 class JsonRefused(ValueError):

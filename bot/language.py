@@ -18,6 +18,7 @@ from typing import Literal, get_args
 
 from bot import phrases, zh
 from bot.reply import Reply
+from planner.patterns import lazy_pattern
 from planner.words import Said
 
 Language = Literal["en", "zh"]
@@ -25,10 +26,10 @@ LANGUAGES: tuple[str, ...] = get_args(Language)
 ENGLISH: Language = "en"
 LANGUAGE_ENV = "GPUPLAN_LANGUAGE"
 LANGUAGE_SETTING = "language"
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = lazy_pattern(r"[\u4e00-\u9fff]")
 _SPELLINGS = {"en": "en", "english": "en", "英文": "en", "英语": "en", "zh": "zh", "chinese": "zh"}
 _SPELLINGS |= {"中文": "zh", "汉语": "zh", "auto": "auto", "default": "auto", "自动": "auto"}
-_COMMAND = re.compile(
+_COMMAND = lazy_pattern(
     r"^\s*(?:/?gpuplan\s+)?(?:language|lang|语言)\s*[:：]?\s*(?P<value>\S{1,12})\s*$", re.I
 )
 

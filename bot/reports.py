@@ -18,6 +18,7 @@ from typing import Any
 
 from bot.state.reports import Report
 from bot.state.settings import SettingsStore
+from planner.patterns import lazy_pattern
 
 KEEP_REPORTS_SETTING = "keep_reports"
 
@@ -36,7 +37,7 @@ class ReportsCommand:
     error: str | None = None
 
 
-_COMMAND = re.compile(r"^\s*[/!]?(?:gpuplan\s+)?reports\b\s*(?P<rest>.*)$", re.IGNORECASE)
+_COMMAND = lazy_pattern(r"^\s*[/!]?(?:gpuplan\s+)?reports\b\s*(?P<rest>.*)$", re.IGNORECASE)
 _ON = frozenset({"on", "yes", "keep", "true", "enable", "1"})
 _OFF = frozenset({"off", "no", "stop", "false", "disable", "0"})
 

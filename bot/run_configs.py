@@ -13,6 +13,7 @@ from typing import Any
 
 from bot import phrases
 from bot.reply import Reply, ReplyFile, WhatIf
+from planner.patterns import lazy_pattern
 from planner.plan import Plan
 
 CONFIG_BUTTON_ID = "config"
@@ -21,14 +22,14 @@ CONFIG_TEXT = "config"
 # "配置 axolotl", "生成配置". A stack name starts with a letter, so "config.json …" and
 # "config 8b …" stay questions.
 _STACK = r"(?P<stack>[A-Za-z][\w.-]*)"
-_CONFIG = re.compile(
+_CONFIG = lazy_pattern(
     r"^\s*(?:/gpuplan\s+)?[/!]?(?:get\s+(?:me\s+)?(?:the\s+)?)?(?:run\s+)?config(?:s|uration)?(?:\s+files?)?"
     rf"(?:(?:\s+(?:for|in|with))?\s+{_STACK})?\s*[?!.]*\s*$",
     re.IGNORECASE,
 )
 _ZH_CONFIG = r"(?:运行)?配置(?:文件)?"
 _ZH_END = r"\s*[？?!！。]*\s*$"
-_CONFIG_ZH = re.compile(
+_CONFIG_ZH = lazy_pattern(
     rf"^\s*(?:生成|给我|导出|要)?{_ZH_CONFIG}\s*{_STACK}?{_ZH_END}"
     rf"|^\s*(?P<stack_first>[A-Za-z][\w.-]*)\s*的?{_ZH_CONFIG}{_ZH_END}"
 )

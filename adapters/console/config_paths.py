@@ -4,12 +4,13 @@ Only here: a bot never opens a path named in a chat message (bot/configs.py)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+
+from planner.patterns import lazy_pattern
 
 MAX_CONFIG_BYTES = 1_000_000
 # A path token ending in .json, or a folder holding a config.json ("~/models/llama-3b/").
-_PATH = re.compile(r"(?<!\S)(?P<path>[~./\w][^\s\"']*)(?!\S)")
+_PATH = lazy_pattern(r"(?<!\S)(?P<path>[~./\w][^\s\"']*)(?!\S)")
 
 
 def with_config_files(text: str) -> tuple[str, str | None]:
