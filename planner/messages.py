@@ -492,6 +492,11 @@ POST_TRAINING = Catalog(
 # Mixture of experts, vision towers and model switches (planner/model_switches.py).
 MODEL_SWITCHES = Catalog(
     {
+        "experts.as_stated": Entry("as stated", "按所述"),
+        "experts.adapted_as_stated": Entry(
+            "as stated: PEFT ≥ 0.17 target_parameters", "按所述：PEFT ≥ 0.17 的 target_parameters"
+        ),
+        "experts.prequantised": Entry("the checkpoint is pre-quantised", "检查点已预量化"),
         "ep.not_moe": Entry(
             "expert_parallel ignored: {model} is not a mixture of experts",
             "expert_parallel 已忽略：{model} 不是混合专家模型",
@@ -763,6 +768,60 @@ STACKS = Catalog(
             "Cut Cross-Entropy（每个词元只保留正确词的 logit 和一个 log-sum-exp）",
         ),
         "loss.stated": Entry("loss: {kernel}", "损失：{kernel}"),
+    }
+)
+
+# The stack profiles' own notes (planner/data/stack-*.json "said" holds one of these ids): how an
+# answer names a stack's default in one clause.
+STACK_NOTES = Catalog(
+    {
+        "verl.rollout": Entry(
+            "verl's hybrid engine: vLLM colocated with the actor, asleep through the update "
+            "(free_cache_engine)",
+            "verl 的混合引擎：vLLM 与 actor 共用显卡，更新时休眠（free_cache_engine）",
+        ),
+        "openrlhf.rollout": Entry(
+            "OpenRLHF's vLLM engines on GPUs of their own (say 'colocate' for "
+            "--colocate_all_models)",
+            "OpenRLHF 的 vLLM 引擎用单独的 GPU（若用 --colocate_all_models 请说「colocate」）",
+        ),
+        "axolotl.moe_experts": Entry(
+            "axolotl's MoE QLoRA recipes set quantize_moe_experts: true (say 'experts not "
+            "quantized' if yours leaves it off)",
+            "axolotl 的 MoE QLoRA 配方设置 quantize_moe_experts: true（若你的配置没开，请说"
+            "「experts not quantized」）",
+        ),
+        "unsloth.moe_experts.gpt-oss": Entry(
+            "Unsloth loads gpt-oss with linearised 4-bit experts (its gpt-oss-20b notebook trains "
+            "on a 16 GB T4)",
+            "Unsloth 以线性化的 4 位专家加载 gpt-oss（其 gpt-oss-20b 笔记本在 16 GB 的 T4 上训练）",
+        ),
+        "axolotl.moe_experts.llama4": Entry(
+            "axolotl's Llama 4 examples load a pre-quantised linearised nf4 checkpoint",
+            "axolotl 的 Llama 4 示例加载预量化、线性化的 nf4 检查点",
+        ),
+        "trl.loss_kernel": Entry(
+            "TRL's chunked_nll, its SFT default since 2026-06-14 (trl#5846)",
+            "TRL 的 chunked_nll（自 2026-06-14 起为其 SFT 默认，trl#5846）",
+        ),
+        "verl.loss_kernel": Entry(
+            "verl's log-prob kernels (no full fp32 [tokens × vocabulary] logits)",
+            "verl 的 log-prob 内核（不生成完整的 fp32 [词元 × 词表] logits）",
+        ),
+        "openrlhf.loss_kernel": Entry(
+            "OpenRLHF's log-prob path (no full fp32 [tokens × vocabulary] logits)",
+            "OpenRLHF 的 log-prob 计算（不生成完整的 fp32 [词元 × 词表] logits）",
+        ),
+        "axolotl.loss_kernel.llama4": Entry(
+            "the Cut Cross-Entropy plugin axolotl's Llama 4 examples set",
+            "axolotl 的 Llama 4 示例启用的 Cut Cross-Entropy 插件",
+        ),
+        "transformers.moe_training_rate": Entry(
+            "transformers' MoE layers under DeepSpeed/FSDP without expert parallelism: about a "
+            "tenth of the Megatron-class MoE rate",
+            "transformers 的 MoE 层在 DeepSpeed/FSDP 下不用专家并行："
+            "约为 Megatron 级 MoE 速率的十分之一",
+        ),
     }
 )
 

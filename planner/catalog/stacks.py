@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from planner.messages import STACKS
+from planner.messages import STACK_NOTES, STACKS
 from planner.spec import Framework
 
 
@@ -36,7 +36,7 @@ class StackFact:
     kernel: str | None = None
     methods: tuple[str, ...] | None = None
     text_only: bool = False
-    said: str | None = None  # how an answer names the default in one clause
+    said: str | None = None  # how an answer names the default in one clause (a STACK_NOTES id)
     # MoE facts: whether fused experts are held quantised under 4-bit loading, for these model
     # families only (None: every family the other facts do not name).
     quantized: bool | None = None
@@ -117,6 +117,7 @@ def stack(framework: Framework) -> Stack:
                     **entry,
                     "methods": tuple(entry.get("methods") or ()) or None,
                     "families": tuple(entry.get("families") or ()) or None,
+                    "said": STACK_NOTES(entry["said"]) if "said" in entry else None,
                 }
             )
             for entry in entries

@@ -57,13 +57,20 @@ def decide_experts(
     (its experts are stored 4-bit) or the stack's loader quantises them for this family at this
     release (planner/data/stack-*.json `moe_experts`). Adapted: only when the job says so."""
     if not arch.fused_experts or spec.method is not Method.qlora:
-        return Experts(False, bool(spec.experts_adapted) and arch.fused_experts, "", "as stated")
+        return Experts(
+            False,
+            bool(spec.experts_adapted) and arch.fused_experts,
+            "",
+            MODEL_SWITCHES("experts.as_stated"),
+        )
     adapted = bool(spec.experts_adapted)
-    adapted_why = "as stated: PEFT ≥ 0.17 target_parameters"
+    adapted_why = MODEL_SWITCHES("experts.adapted_as_stated")
     if spec.experts_quantized is not None:
-        return Experts(spec.experts_quantized, adapted, "as stated", adapted_why)
+        return Experts(
+            spec.experts_quantized, adapted, MODEL_SWITCHES("experts.as_stated"), adapted_why
+        )
     if prequantised:
-        return Experts(True, adapted, "the checkpoint is pre-quantised", adapted_why)
+        return Experts(True, adapted, MODEL_SWITCHES("experts.prequantised"), adapted_why)
     fact = stack_family_fact(framework, "moe_experts", version, arch.family)
     if fact is not None and fact.quantized:
         why = fact.said or f"{stack(framework).name}'s loader does ({fact.source})"
