@@ -72,7 +72,7 @@ def localize(reply: Reply, language: Language) -> Reply:
                 line.model_copy(update={"component": label(language, line.component)})
                 for line in reply.memory
             ],
-            "price_date": zh.translate(reply.price_date) if reply.price_date else None,
+            "price_date": in_chinese(reply.price_date) if reply.price_date else None,
             "title": in_chinese(reply.title),
             "verdict": in_chinese(reply.verdict),
             "body": in_chinese(reply.body),

@@ -1086,11 +1086,6 @@ def providers_in_use(names: str | None, unquoted: str | None, is_default: bool) 
     return SETTINGS("providers.in_use", said=said, unquoted=missing, default=default)
 
 
-def prices_fresh(freshness: str) -> str:
-    """The line an answer opens its assumptions with: "Prices from 4 providers, 2 h ago."."""
-    return f"{freshness[0].upper()}{freshness[1:]}."
-
-
 # --- Section headings and table words the renderers show ----------------------------------------
 
 # Keyed by the word itself: a renderer names its heading or column in English and

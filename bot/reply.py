@@ -77,7 +77,7 @@ class Reply(BaseModel):
     comparison: list[Text] = []
     assumptions: list[Text] = []
     warnings: list[Text] = []
-    price_date: str | None = None
+    price_date: Text | None = None
     followups: list[Text] = []
     whatifs: list[WhatIf] = []
     has_chart: bool = False

@@ -825,6 +825,32 @@ STACK_NOTES = Catalog(
     }
 )
 
+# What an answer says about its prices: the dates of the quotes behind them (Plan.price_date,
+# planner/catalog/prices.py) and how fresh the live ones are (bot/prices/market.py).
+PRICES = Catalog(
+    {
+        "dates.none": Entry("undated quotes", "报价未注明日期"),
+        "dates.one": Entry("quotes dated {first}{undated}", "报价日期 {first}{undated}"),
+        "dates.span": Entry(
+            "quotes dated {first} to {last}{undated}", "报价日期 {first} 至 {last}{undated}"
+        ),
+        "dates.some_undated": Entry(", some undated", "，部分未注明日期"),
+        "dates.aged": Entry("{label}; {note}", "{label}；{note}"),
+        "age.days": Entry("the oldest is {days} days old", "最旧的报价已有 {days} 天"),
+        "age.months": Entry("the oldest is {months} months old", "最旧的报价已有 {months} 个月"),
+        "fresh.one": Entry(
+            "Prices from {count} provider, {age}.", "价格来自 {count} 家供应商，{age}。"
+        ),
+        "fresh.many": Entry(
+            "Prices from {count} providers, {age}.", "价格来自 {count} 家供应商，{age}。"
+        ),
+        "fetched.now": Entry("just now", "刚刚更新"),
+        "fetched.min": Entry("{minutes:.0f} min ago", "{minutes:.0f} 分钟前更新"),
+        "fetched.h": Entry("{hours:.0f} h ago", "{hours:.0f} 小时前更新"),
+        "fetched.days": Entry("{days:.0f} days ago", "{days:.0f} 天前更新"),
+    }
+)
+
 # The market's summary when nothing is priced (planner/market.py); its other lines are still
 # translated by rules (bot/zh_rules.tsv).
 MARKET = Catalog(

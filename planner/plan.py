@@ -95,7 +95,7 @@ class Option(BaseModel):
     cost_usd: float | None = Field(description="hours × cheapest price × (count + rollout_gpus)")
     cost_usd_median: float | None
     price_source: str | None
-    price_date: str | None
+    price_date: Text | None
     rollout_gpus: int | None = Field(
         None, description="GPUs of a separate vLLM server, the same card, in the cost"
     )
@@ -247,7 +247,7 @@ class Plan(BaseModel):
     recommendation: Recommendation = Recommendation()
     suggestions: list[Suggestion] = []
     after_training: AfterTraining | None = None
-    price_date: str | None = None
+    price_date: Text | None = None
     not_rentable: list[NotRentable] = Field(
         [], description="cards with no price in use, each with why: not options, never picks"
     )

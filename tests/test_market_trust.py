@@ -205,7 +205,7 @@ def test_gpuhunt_rows_that_do_not_read_are_skipped_not_fatal(
 def test_answers_say_how_old_their_prices_are_in_english_and_chinese(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from bot import zh
+    from bot.language import in_chinese
     from bot.prices.market import MarketPrices
 
     def label(day: datetime) -> str:
@@ -216,8 +216,7 @@ def test_answers_say_how_old_their_prices_are_in_english_and_chinese(
     assert label(datetime(2026, 6, 30, tzinfo=UTC)).endswith("; the oldest is 43 days old")
     old = label(datetime(2027, 1, 15, tzinfo=UTC))
     assert old.endswith("; the oldest is 8 months old")
-    assert zh.translate(old).endswith("；最旧的报价已有 8 个月")
-    assert "报价日期" in zh.translate(old)
+    assert in_chinese(old) == "报价日期 2026-05-18 至 2026-11-09；最旧的报价已有 8 个月"
     _, out = _run(capsys, "ask", SEED)  # today, offline: the table is months old
     price_line = next(line for line in out.splitlines() if line.startswith("Prices:"))
     assert "the oldest is" in price_line and "months old" in price_line

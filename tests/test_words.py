@@ -38,6 +38,8 @@ CATALOGS: dict[str, Catalog] = {
     "planner.messages.PARSING": messages.PARSING,
     "planner.messages.STACKS": messages.STACKS,
     "planner.messages.MARKET": messages.MARKET,
+    "planner.messages.STACK_NOTES": messages.STACK_NOTES,
+    "planner.messages.PRICES": messages.PRICES,
     "planner.messages.NAMES": messages.NAMES,
     "planner.messages.MODELS": messages.MODELS,
     "planner.messages.CARDS": messages.CARDS,

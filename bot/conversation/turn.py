@@ -252,7 +252,7 @@ def _with_freshness(turn: Turn, market: Market) -> Turn:
     """An answer with a plan says how fresh its live prices are, and warns when some are old."""
     if turn.plan is not None and market.freshness:
         reply = turn.reply
-        reply.assumptions.insert(0, phrases.prices_fresh(market.freshness))
+        reply.assumptions.insert(0, market.freshness)
         if market.stale_warning:
             reply.warnings.append(market.stale_warning)
     return turn

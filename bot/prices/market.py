@@ -1,6 +1,6 @@
 """The prices answers use: the store's latest snapshot as a planner PriceBook, per provider
 preference, rebuilt only when a refresh saved a newer snapshot; and the freshness line answers
-show ("prices from 4 providers, 2 h ago").
+show ("Prices from 4 providers, 2 h ago.").
 
 Nothing here fetches: answers read what the scheduled refresh (bot.prices.schedule) stored.
 """
@@ -29,6 +29,7 @@ from planner.catalog.prices import (
     price_book,
     price_table_key,
 )
+from planner.messages import PRICES
 
 logger = logging.getLogger(__name__)
 
@@ -99,14 +100,14 @@ def live_label(figures: dict[str, CardFigures]) -> str:
 
 def age_text(seconds: float) -> str:
     if seconds < 90:
-        return "just now"
+        return PRICES("fetched.now")
     minutes = seconds / 60
     if minutes < 90:
-        return f"{minutes:.0f} min ago"
+        return PRICES("fetched.min", minutes=minutes)
     hours = minutes / 60
     if hours < 48:
-        return f"{hours:.0f} h ago"
-    return f"{hours / 24:.0f} days ago"
+        return PRICES("fetched.h", hours=hours)
+    return PRICES("fetched.days", days=hours / 24)
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ class Market:
 
     book: PriceBook
     key: tuple[object, ...]  # what the answer cache keys on besides the job
-    freshness: str | None  # "prices from 4 providers, 2 h ago"; None without live prices
+    freshness: str | None  # "Prices from 4 providers, 2 h ago."; None without live prices
     stale_warning: str | None
 
 
@@ -174,7 +175,7 @@ class MarketPrices:
                 book = price_book(live_prices(fresh))
                 note = price_age_note(book, now.date())
                 if note is not None:
-                    book = book._replace(label=f"{book.label}; {note}")
+                    book = book._replace(label=PRICES("dates.aged", label=book.label, note=note))
                 known = self._books[key] = (book, fresh)
         book, figures = known
         return Market(book, key, *self._freshness(figures))
@@ -187,7 +188,9 @@ class MarketPrices:
         newest = max(figure.fetched_at for figure in figures.values())
         oldest = min(figure.fetched_at for figure in figures.values())
         age = age_text((now - newest).total_seconds())
-        line = f"prices from {_count(len(providers), 'provider')}, {age}"
+        line = PRICES(
+            "fresh.one" if len(providers) == 1 else "fresh.many", count=len(providers), age=age
+        )
         warning = None
         if now - oldest > STALE_AFTER:
             warning = (

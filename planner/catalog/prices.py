@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from planner.catalog.gpus import resolve_gpu
 from planner.errors import PlanningError
+from planner.messages import PRICES
 
 PRICES_CSV = Path(__file__).resolve().parents[1] / "data" / "prices.csv"
 NOT_RENTABLE_CSV = PRICES_CSV.with_name("not_rentable.csv")
@@ -242,9 +243,11 @@ def _date_label(quotes: list[PriceQuote]) -> str:
     dated = sorted(quote.date[:10].split(" ")[0] for quote in quotes if quote.date[:2] == "20")
     some_undated = len(dated) < len(quotes)
     if not dated:
-        return "undated quotes"
-    span = dated[0] if dated[0] == dated[-1] else f"{dated[0]} to {dated[-1]}"
-    return f"quotes dated {span}" + (", some undated" if some_undated else "")
+        return PRICES("dates.none")
+    undated = PRICES("dates.some_undated") if some_undated else ""
+    if dated[0] == dated[-1]:
+        return PRICES("dates.one", first=dated[0], undated=undated)
+    return PRICES("dates.span", first=dated[0], last=dated[-1], undated=undated)
 
 
 @cache
@@ -281,5 +284,5 @@ def price_age_note(book: PriceBook, today: date) -> str | None:
     if age_days <= OLD_PRICES_DAYS:
         return None
     if age_days < 2 * OLD_PRICES_DAYS:
-        return f"the oldest is {age_days} days old"
-    return f"the oldest is {round(age_days / DAYS_PER_MONTH)} months old"
+        return PRICES("age.days", days=age_days)
+    return PRICES("age.months", months=round(age_days / DAYS_PER_MONTH))
