@@ -109,7 +109,7 @@ def _headline_line(label: str, old: Option | None, new: Option | None) -> str:
     figures = []
     if old is not None and new is not None:
         if old.hours is not None and new.hours is not None:
-            delta = fmt.signed(new.hours - old.hours, fmt.hours)
+            delta = fmt.signed_hours(new.hours - old.hours)
             figures.append(
                 phrases.figure_changed(fmt.hours(old.hours), fmt.hours(new.hours), delta)
             )

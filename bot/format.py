@@ -6,6 +6,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Collection, Sequence
 
+from planner.messages import DURATIONS
 from planner.units import hours_text
 
 
@@ -28,6 +29,11 @@ def usd(value_usd: float | None) -> str:
 def signed(delta: float, render: Callable[[float], str]) -> str:
     """A change with its sign, rendered like its quantity: "+2.5 GiB", "−4.3 h", "+$5.90"."""
     return ("+" if delta >= 0 else "−") + render(abs(delta))
+
+
+def signed_hours(delta_h: float) -> str:
+    """A change of duration with its sign ("−4.3 h"), said in the reply's language."""
+    return DURATIONS("signed", sign="+" if delta_h >= 0 else "−", duration=hours(abs(delta_h)))
 
 
 def card(gpu_name: str, count: int) -> str:

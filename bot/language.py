@@ -19,7 +19,7 @@ from typing import Literal, get_args
 from bot import phrases, zh
 from bot.reply import Reply
 from planner.patterns import lazy_pattern
-from planner.words import Said
+from planner.words import Said, in_language
 
 Language = Literal["en", "zh"]
 LANGUAGES: tuple[str, ...] = get_args(Language)
@@ -112,6 +112,6 @@ def marks(language: str, highlight: str | None) -> str:
     return "、".join(label(language, part) for part in highlight.split(", "))
 
 
-def duration(language: str, text: str) -> str:
-    """A table cell's duration ("4.3 h") in the reply's language."""
-    return zh.translate(text) if language == "zh" else text
+def duration(language: Language, text: str) -> str:
+    """A table cell's duration ("4.3 h", planner.units.hours_text) in the reply's language."""
+    return in_language(text, language)

@@ -525,6 +525,15 @@ def comparison_line(job: str, need_gib: float, where: Sequence[str]) -> str:
 
 PLAN_LINES = Catalog(
     {
+        "managed": Entry(
+            "Managed instead: {service} ({model}), ≈ ${cost_usd:,.2f} for {mtokens:,.0f}M training "
+            "tokens at ${price:,.2f} per 1M ({date}); no choice of card, billed per token{notes}",
+            "托管微调：{service}（{model}）约 ${cost_usd:,.2f}，{mtokens:,.0f}M 训练 token，每 1M "
+            "${price:,.2f}（{date}）；不能选卡，按 token 计费{notes}",
+        ),
+        "managed.status": Entry("; status: {note}", "；状态：{note}"),
+        "managed.promo": Entry("; promo: {note}", "；促销：{note}"),
+        "cost": Entry(" ({parts})", " ({parts})"),
         # The recommendation's picks, by their highlight label.
         "pick.cheapest": Entry("Cheapest: {card}{cost}", "最便宜：{card}{cost}"),
         "pick.fastest": Entry("Fastest: {card}{cost}", "最快：{card}{cost}"),
@@ -560,13 +569,31 @@ def after_training_line(
 
 
 def managed_line(
-    service: str, model: str, cost_usd: float, tokens: float, price: float, date: str
-) -> str:
+    service: str,
+    model: str,
+    cost_usd: float,
+    tokens: float,
+    price: float,
+    date: str,
+    caveats: Sequence[str],
+) -> Said:
     """The managed fine-tuning service beside the cheapest rental: what it would cost and the
-    plain difference (no card to choose, billed per token)."""
-    return (
-        f"Managed instead: {service} ({model}), ≈ ${cost_usd:,.2f} for {tokens / 1e6:,.0f}M "
-        f"training tokens at ${price:,.2f} per 1M ({date}); no choice of card, billed per token"
+    plain difference (no card to choose, billed per token), and whether the service is winding
+    down (OpenAI, Mistral) or its price is a promotion: a caveat "status: …" or "promo: …"."""
+    notes = [
+        PLAN_LINES(f"managed.{kind}", note=note)
+        for kind, _, note in (caveat.partition(": ") for caveat in caveats)
+        if kind in ("status", "promo")
+    ]
+    return PLAN_LINES(
+        "managed",
+        service=service,
+        model=model,
+        cost_usd=cost_usd,
+        mtokens=tokens / 1e6,
+        price=price,
+        date=date,
+        notes=Listing(notes, "", ""),
     )
 
 

@@ -11,6 +11,7 @@ from bot.reply import CardRow, ContextCurve, MemoryLine, Reply, ReplyKind, WhatI
 from bot.run_configs import CONFIG_BUTTON_ID, config_button
 from planner.plan import Option, Plan, Suggestion
 from planner.spec import Method, Objective
+from planner.words import Listing
 
 MAX_TABLE_ROWS = 10
 MAX_WHATIFS = 5  # one row of buttons on Discord
@@ -209,10 +210,9 @@ def recommendation_lines(plan: Plan) -> list[str]:
             managed.trained_tokens,
             managed.price,
             managed.date,
+            managed.caveats,
         )
-        # A service winding down (OpenAI, Mistral) or a promotional price is said in the line.
-        said = [c for c in managed.caveats if c.startswith(("status:", "promo:"))]
-        lines.append("; ".join([line, *said]))
+        lines.append(line)
     after = plan.after_training
     if after is not None:
         lines.append(
@@ -404,4 +404,4 @@ def _cost(option: Option) -> str:
     parts = [fmt.hours(option.hours)] if option.hours is not None else []
     if option.cost_usd is not None:
         parts.append(fmt.usd(option.cost_usd))
-    return f" ({', '.join(parts)})" if parts else ""
+    return phrases.PLAN_LINES("cost", parts=Listing(parts, ", ", ", ")) if parts else ""

@@ -851,10 +851,61 @@ PRICES = Catalog(
     }
 )
 
-# The market's summary when nothing is priced (planner/market.py); its other lines are still
-# translated by rules (bot/zh_rules.tsv).
+# How long a run takes, everywhere (planner.units.hours_text).
+DURATIONS = Catalog(
+    {
+        "min": Entry("{minutes} min", "{minutes} 分钟"),
+        "h": Entry("{hours:.1f} h", "{hours:.1f} 小时"),
+        "days": Entry("{days:.1f} days", "{days:.1f} 天"),
+        "signed": Entry("{sign}{duration}", "{sign}{duration}"),
+    }
+)
+
+# The market's summary (planner/market/attach.py): its picks, a budget or deadline, or why nothing
+# is priced.
 MARKET = Catalog(
     {
+        "summary": Entry("{lines}", "{lines}"),
+        "cheapest_fastest": Entry("Cheapest and fastest: {run}.", "最便宜也最快：{run}."),
+        "cheapest": Entry("Cheapest: {run}.", "最便宜：{run}."),
+        "fastest": Entry("Fastest: {run}.", "最快：{run}."),
+        "best_value": Entry(
+            "Best value (lowest cost × hours): {run}.", "最划算（费用 × 时长最低）：{run}."
+        ),
+        "within.budget": Entry(
+            "Cheapest within a ${budget:,.0f} budget: {run}.", "${budget:,.0f} 预算内最便宜：{run}."
+        ),
+        "within.deadline": Entry(
+            "Cheapest within a {deadline:g} h deadline: {run}.",
+            "{deadline:g} 小时内完成的最便宜方案：{run}.",
+        ),
+        "within.both": Entry(
+            "Cheapest within a ${budget:,.0f} budget and a {deadline:g} h deadline: {run}.",
+            "${budget:,.0f} 预算内、{deadline:g} 小时内完成的最便宜方案：{run}.",
+        ),
+        "nothing.budget": Entry(
+            "Nothing meets a ${budget:,.0f} budget: the cheapest run costs ${cost:,.2f} and the "
+            "fastest takes {hours}.",
+            "没有方案在 ${budget:,.0f} 预算内：最便宜的要 ${cost:,.2f}，最快的要 {hours}。",
+        ),
+        "nothing.deadline": Entry(
+            "Nothing meets a {deadline:g} h deadline: the cheapest run costs ${cost:,.2f} and the "
+            "fastest takes {hours}.",
+            "没有方案能在 {deadline:g} 小时内完成：最便宜的要 ${cost:,.2f}，最快的要 {hours}。",
+        ),
+        "nothing.both": Entry(
+            "Nothing meets a ${budget:,.0f} budget and a {deadline:g} h deadline: the cheapest "
+            "run costs ${cost:,.2f} and the fastest takes {hours}.",
+            "没有方案同时满足 ${budget:,.0f} 预算和 {deadline:g} 小时期限：最便宜的要 "
+            "${cost:,.2f}，最快的要 {hours}。",
+        ),
+        "run": Entry("{count}× {gpu}, {hours}", "{count}× {gpu}, {hours}"),
+        "run.priced": Entry(
+            "{run}, ${cost:,.2f} at ${rate:.2f}/GPU-h{spot} {date}",
+            "{run}, ${cost:,.2f}，每GPU小时 ${rate:.2f}{spot} {date}",
+        ),
+        "date.quote": Entry("({date})", "({date})"),
+        "date.undated": Entry("(undated)", "（未注明日期）"),
         "no_tokens": Entry(
             "Say how many tokens you train on (and epochs) to get hours and cost.",
             "告诉我训练多少 token（以及几轮），就能算出时长和费用。",

@@ -14,6 +14,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from planner.messages import DURATIONS
+
 if TYPE_CHECKING:
     import pint
 
@@ -116,7 +118,7 @@ def hours_text(value_h: float) -> str:
     """How a duration reads everywhere (plan summaries, suggestions, replies): minutes under an
     hour ("12 min", never "0.0 h"), hours under two days, then days."""
     if value_h < 1:
-        return f"{max(1, round(value_h * 60))} min"
+        return DURATIONS("min", minutes=max(1, round(value_h * 60)))
     if value_h < 48:
-        return f"{value_h:.1f} h"
-    return f"{value_h / 24:.1f} days"
+        return DURATIONS("h", hours=value_h)
+    return DURATIONS("days", days=value_h / 24)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot import zh
+from bot.language import in_chinese
 from bot.reply_builder import recommendation_lines
 from planner.market.managed import _STATUS, managed_rows
 from planner.planner import make_plan
@@ -63,5 +63,5 @@ def test_the_answer_line_in_english_and_chinese() -> None:
     assert line.startswith("Managed instead: Together AI fine-tuning (size tier Up to 16B)")
     assert "≈ $28.80 for 60M training tokens at $0.48 per 1M (2026-02-13)" in line
     assert line.endswith("no choice of card, billed per token")
-    chinese = zh.translate(line)
+    chinese = in_chinese(line)
     assert chinese.startswith("托管微调：") and "不能选卡，按 token 计费" in chinese

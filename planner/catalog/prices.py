@@ -37,6 +37,7 @@ NOT_RENTABLE_CSV = PRICES_CSV.with_name("not_rentable.csv")
 # leaves a card out cannot happen: the bundled quotes stay for cards it does not name).
 NO_QUOTE_REASON = "no quote in the prices in use"
 PRICES_ENV = "GPUPLAN_PRICES"
+UNDATED = "undated"  # a quote's date when its source gives none
 _COLUMNS = ("key", "provider", "price_usd_per_hr", "price_kind", "date_of_source", "source")
 
 
@@ -103,7 +104,7 @@ def _read_quotes(path: Path, *, loose_keys: bool) -> list[PriceQuote]:
                 provider=row["provider"].strip(),
                 usd_per_hour=usd_per_hour,
                 kind=row["price_kind"].strip(),
-                date=row["date_of_source"].strip() or "undated",
+                date=row["date_of_source"].strip() or UNDATED,
                 source=row["source"].strip(),
                 notes=(row.get("notes") or "").strip(),
                 spot=_is_spot(row["price_kind"]),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from planner.catalog.prices import (
     NO_QUOTE_REASON,
+    UNDATED,
     PriceBook,
     not_rentable_reasons,
     price_book,
@@ -36,19 +37,21 @@ from planner.messages import MARKET
 from planner.plan import NotRentable, Option, Plan, Recommendation
 from planner.spec import Pricing, Rollout, Sharding
 from planner.units import hours_text
+from planner.words import Listing
 
 if TYPE_CHECKING:
     from planner.job.resolved import ResolvedJob
 
 
 def _describe(option: Option) -> str:
-    text = f"{option.count}× {option.gpu_name}, {hours_text(option.hours)}"
+    run = MARKET("run", count=option.count, gpu=option.gpu_name, hours=hours_text(option.hours))
     if option.cost_usd is None:
-        return text
+        return run
     spot = " spot" if option.pricing == "spot" else ""  # interruptible: the plan says so too
-    return (
-        f"{text}, ${option.cost_usd:,.2f} at ${option.usd_per_hour:.2f}/GPU-h{spot} "
-        f"({option.price_date})"
+    undated = option.price_date == UNDATED
+    date = MARKET("date.undated") if undated else MARKET("date.quote", date=option.price_date)
+    return MARKET(
+        "run.priced", run=run, cost=option.cost_usd, rate=option.usd_per_hour, spot=spot, date=date
     )
 
 
@@ -110,11 +113,14 @@ def recommend(
     within_budget = both if budget is not None else None
     meets_deadline = both if deadline is not None else None
     if fastest is cheapest:
-        lines = [f"Cheapest and fastest: {_describe(cheapest)}."]
+        lines = [MARKET("cheapest_fastest", run=_describe(cheapest))]
     else:
-        lines = [f"Cheapest: {_describe(cheapest)}.", f"Fastest: {_describe(fastest)}."]
+        lines = [
+            MARKET("cheapest", run=_describe(cheapest)),
+            MARKET("fastest", run=_describe(fastest)),
+        ]
     if best_value is not cheapest and best_value is not fastest:
-        lines.append(f"Best value (lowest cost × hours): {_describe(best_value)}.")
+        lines.append(MARKET("best_value", run=_describe(best_value)))
     lines.append(_constraint_sentence(job, both, cheapest, fastest))
     return Recommendation(
         cheapest=cheapest,
@@ -122,26 +128,29 @@ def recommend(
         best_value=best_value,
         within_budget=within_budget,
         meets_deadline=meets_deadline,
-        summary=" ".join(line for line in lines if line),
+        summary=MARKET("summary", lines=Listing([line for line in lines if line], " ", " ")),
     )
 
 
 def _constraint_sentence(
     job: ResolvedJob, both: Option | None, cheapest: Option, fastest: Option
 ) -> str:
-    limits = []
-    if job.budget_usd is not None:
-        limits.append(f"a ${job.budget_usd:,.0f} budget")
-    if job.deadline_hours is not None:
-        limits.append(f"a {job.deadline_hours:g} h deadline")
-    if not limits:
+    budget, deadline = job.budget_usd, job.deadline_hours
+    if budget is None and deadline is None:
         return ""
-    wanted = " and ".join(limits)
+    wanted = (
+        "both"
+        if budget is not None and deadline is not None
+        else "budget"
+        if budget
+        else "deadline"
+    )
+    limits = {"budget": budget, "deadline": deadline}
+    limits = {name: value for name, value in limits.items() if value is not None}
     if both is not None:
-        return f"Cheapest within {wanted}: {_describe(both)}."
-    return (
-        f"Nothing meets {wanted}: the cheapest run costs ${cheapest.cost_usd:,.2f} and the "
-        f"fastest takes {hours_text(fastest.hours)}."
+        return MARKET(f"within.{wanted}", run=_describe(both), **limits)
+    return MARKET(
+        f"nothing.{wanted}", cost=cheapest.cost_usd, hours=hours_text(fastest.hours), **limits
     )
 
 
