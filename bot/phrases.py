@@ -789,6 +789,7 @@ STACK_NAMES = {
 }
 INVERSE = Catalog(
     {
+        "searched_over": Entry("searched over {tolerance}", "搜索范围：{tolerance}"),
         "method.full": Entry("a full fine-tune", "全参微调"),
         "method.lora": Entry("LoRA", "LoRA"),
         "method.qlora": Entry("QLoRA", "QLoRA"),
@@ -1015,7 +1016,7 @@ def lead_and_verdict(lead: str, verdict: str) -> str:
 
 
 def searched_over(tolerance: str) -> str:
-    return f"searched over {tolerance}"
+    return INVERSE("searched_over", tolerance=tolerance)
 
 
 # --- Prices: provider preferences and freshness ---------------------------------------------

@@ -851,6 +851,26 @@ PRICES = Catalog(
     }
 )
 
+# What an inverse question searched over, with its tolerance (planner/market/solve.py).
+SOLVE = Catalog(
+    {
+        "tolerance.seq_len": Entry(
+            "context rounded down to a multiple of {step} tokens",
+            "上下文向下取整到 {step} 词元的倍数",
+        ),
+        "tolerance.micro_batch": Entry("whole micro-batches", "整数个 micro-batch"),
+        "tolerance.params_b": Entry("models from the catalog", "目录中的模型"),
+        "tolerance.num_gpus": Entry(
+            "GPU counts {counts} (at most {most}, one node, for cards not rented as multi-node "
+            "clusters)",
+            "GPU数量 {counts}（不按多节点集群出租的显卡最多 {most} 张，即一台机器）",
+        ),
+        "tolerance.gpu": Entry(
+            "cards in the catalog at their fewest GPUs", "目录中的显卡，各按最少GPU数"
+        ),
+    }
+)
+
 # How long a run takes, everywhere (planner.units.hours_text).
 DURATIONS = Catalog(
     {

@@ -221,7 +221,7 @@ class Solve(BaseModel):
     comfortable_model: str | None = None
     sharding: str | None = None
     cpu_offload: bool = False
-    tolerance: str = ""
+    tolerance: Text = ""
     cards: list[SolvedCard] = Field([], description="one per reference card when none was named")
     closest_miss: Option | None = Field(None, description="gpu: the run that misses by least")
     levers: list[Lever] = Field([], description="the limit with Unsloth, QLoRA, checkpointing")

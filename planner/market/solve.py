@@ -36,6 +36,7 @@ from planner.estimate.memory.host import GPUS_PER_NODE, node_host_ram_gib
 from planner.job.resolved import ResolvedJob
 from planner.market.options import in_nodes, verdict_for
 from planner.market.suggestions import HF_FAMILY
+from planner.messages import SOLVE
 from planner.plan import Asked, Lever, Plan, Solve, SolvedCard, Verdict
 from planner.resolve.defaults import FSDP_ONLY_FRAMEWORKS, resolve
 from planner.spec import MAX_MICRO_BATCH, Framework, JobSpec, Method, Sharding
@@ -323,13 +324,15 @@ def _json_patch(patch: dict[str, object]) -> dict[str, object]:
 
 
 _TOLERANCE = {
-    "seq_len": f"context rounded down to a multiple of {CONTEXT_STEP} tokens",
-    "micro_batch": "whole micro-batches",
-    "params_b": "models from the catalog",
-    "num_gpus": "GPU counts "
-    + ", ".join(str(n) for n in GPU_COUNT_LADDER)
-    + f" (at most {GPUS_PER_NODE}, one node, for cards not rented as multi-node clusters)",
-    "gpu": "cards in the catalog at their fewest GPUs",
+    "seq_len": SOLVE("tolerance.seq_len", step=CONTEXT_STEP),
+    "micro_batch": SOLVE("tolerance.micro_batch"),
+    "params_b": SOLVE("tolerance.params_b"),
+    "num_gpus": SOLVE(
+        "tolerance.num_gpus",
+        counts=", ".join(str(n) for n in GPU_COUNT_LADDER),
+        most=GPUS_PER_NODE,
+    ),
+    "gpu": SOLVE("tolerance.gpu"),
 }
 
 
