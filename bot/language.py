@@ -5,9 +5,8 @@ The default per workspace/server is the `language` setting in the settings store
 (bot/settings.py), set by an admin with `/gpuplan language zh` (or `en`, or `auto` to clear it);
 `GPUPLAN_LANGUAGE` is the default for workspaces that set none. The language is applied once, on
 the finished neutral reply, so every surface (console, Slack, Discord) shows the same words: a
-catalog sentence (planner/words.py) is shown as its entry's Chinese with the same values; a
-sentence not yet in a catalog still goes through bot/zh.py's rules. Renderers translate their
-own headings with `label`.
+catalog sentence (planner/words.py) is shown as its entry's Chinese with the same values; nothing
+translates English text after the fact. Renderers translate their own headings with `label`.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import os
 import re
 from typing import Literal, get_args
 
-from bot import phrases, zh
+from bot import phrases
 from bot.reply import Reply
 from planner.patterns import lazy_pattern
 from planner.words import Said, in_language
@@ -89,11 +88,9 @@ def localize(reply: Reply, language: Language) -> Reply:
 
 
 def in_chinese(text: str) -> str:
-    """A sentence in Chinese: from its catalog entry where it has one, else by the remaining
-    rules (bot/zh.py)."""
-    if isinstance(text, Said):
-        return text.to("zh", zh.translate)
-    return zh.translate(text)
+    """A sentence in Chinese from its catalog entry; a plain string (a name, a number, data)
+    as it is."""
+    return text.to("zh") if isinstance(text, Said) else text
 
 
 def label(language: str, english: str) -> str:

@@ -1,8 +1,6 @@
 """The planner's sentences (its stated assumptions, suggestions and warnings), each a catalog
 entry with its English and Chinese (planner/words.py says why a catalog module). The Plan JSON
 keeps the English strings; the bot shows a Chinese answer from the same entries.
-
-Sentence families move here one at a time; the rest are still translated by bot/zh.py's rules.
 """
 
 from __future__ import annotations
@@ -12,6 +10,7 @@ from planner.words import Catalog, Entry
 # The defaults resolve states when the user said nothing (planner/defaults.py).
 DEFAULTS = Catalog(
     {
+        "epochs.one": Entry("1 epoch", "1 轮"),
         "framework.hf": Entry(
             "HF Trainer + PEFT (as axolotl, LLaMA-Factory and ms-swift run it)",
             "HF Trainer + PEFT（axolotl、LLaMA-Factory、ms-swift 的跑法）",

@@ -17,7 +17,7 @@ Templates are `str.format` strings with named placeholders ("{count:,}" formats 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from string import Formatter
 from typing import Annotated, Any, Literal, NamedTuple
 
@@ -46,12 +46,11 @@ class Said(str):
     def __reduce__(self) -> tuple[type[Said], tuple[str, Entry, Mapping[str, Any]]]:
         return (Said, (self.key, self.entry, self.values))
 
-    def to(self, language: Language, plain: Callable[[str], str] | None = None) -> str:
-        """This message in `language`. `plain` rewrites values that are plain strings (the bot
-        passes the rule translator for sentences not yet in a catalog: bot/zh.py)."""
+    def to(self, language: Language) -> str:
+        """This message in `language`; plain values (numbers, names) as they are."""
         if language == "en":
             return str(self)
-        values = {name: in_language(value, language, plain) for name, value in self.values.items()}
+        values = {name: in_language(value, language) for name, value in self.values.items()}
         return self.entry.zh.format_map(values)
 
 
@@ -71,15 +70,13 @@ class Listing(tuple[Any, ...]):
         return self.en_sep.join(map(str, self))
 
 
-def in_language(value: Any, language: Language, plain: Callable[[str], str] | None = None) -> Any:
+def in_language(value: Any, language: Language) -> Any:
     """A catalog sentence (or a listing of them) in `language`; any other value as it is."""
     if isinstance(value, Said):
-        return value.to(language, plain)
+        return value.to(language)
     if isinstance(value, Listing):
         sep = value.en_sep if language == "en" else value.zh_sep
-        return sep.join(str(in_language(item, language, plain)) for item in value)
-    if isinstance(value, str) and plain is not None and language != "en":
-        return plain(value)
+        return sep.join(str(in_language(item, language)) for item in value)
     return value
 
 

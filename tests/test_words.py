@@ -196,3 +196,28 @@ def test_switch_to_in_chinese_moves_the_thread_to_the_card() -> None:
     turn = conversation.respond(key, "换成h100")
     assert turn.plan is not None and turn.plan.spec.gpu == "H100"
     assert turn.reply.changes and all(_CJK.search(line) for line in turn.reply.changes)
+
+
+def test_no_regex_translates_english_output() -> None:
+    """Every Chinese answer comes from catalog entries: the rule file and its translator are
+    gone, and no module outside tests/ reads rules that rewrite English into Chinese."""
+    root = Path(__file__).resolve().parents[1]
+    assert not (root / "bot" / "zh_rules.tsv").exists()
+    assert not (root / "bot" / "zh.py").exists()
+    sources = [
+        p for package in ("bot", "planner", "adapters") for p in (root / package).rglob("*.py")
+    ]
+    assert not [p for p in sources if "zh_rules" in p.read_text(encoding="utf-8")]
+
+
+def test_a_duration_and_the_market_summary_are_said_in_chinese() -> None:
+    from planner.units import hours_text
+
+    assert isinstance(hours_text(4.3), Said) and hours_text(4.3).to("zh") == "4.3 小时"
+    assert hours_text(0.2).to("zh") == "12 分钟" and hours_text(72).to("zh") == "3.0 天"
+    summary = messages.MARKET(
+        "summary",
+        lines=Listing([messages.MARKET("cheapest", run="1× H100"), "as it is"], " ", " "),
+    )
+    assert summary == "Cheapest: 1× H100. as it is"
+    assert summary.to("zh") == "最便宜：1× H100. as it is"

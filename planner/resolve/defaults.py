@@ -513,7 +513,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None) -> ResolvedJob:
     if epochs is None:
         epochs = 1.0
         if dataset_tokens:
-            said.append("1 epoch")
+            said.append(DEFAULTS("epochs.one"))
 
     context_parallel = _context_parallel(spec, num_gpus, said, warned)
     warnings = warned + _warnings(planned, seq_len, model_arch, num_gpus, sharding)
