@@ -12,10 +12,6 @@ if TYPE_CHECKING:
     from bot.conversation import Turn
 
 
-# The chart is an extra, so a plain install stays light; this is how to add it.
-CHART_INSTALL = ".venv/bin/pip install -q -e '.[chart]'"
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("text", nargs="+", help='the job, e.g. "13B QLoRA, 4k ctx, 20M tokens x3"')
     parser.add_argument("--json", action="store_true", help="print the Plan as JSON")
@@ -50,8 +46,11 @@ def run(args: argparse.Namespace) -> int:
 
         try:
             args.chart.write_bytes(chart_png(reply))
-        except ModuleNotFoundError as missing:  # the chart extra is not installed
-            print(f"gpuplan ask: --chart needs {missing.name}: {CHART_INSTALL}", file=sys.stderr)
+        except ModuleNotFoundError as missing:  # the chart extra, kept out of a plain install
+            from adapters.serve import install_command
+
+            hint = install_command("chart")
+            print(f"gpuplan ask: --chart needs {missing.name}: {hint}", file=sys.stderr)
             return 1
         except OSError as error:
             print(f"gpuplan ask: cannot write {args.chart}: {error.strerror}", file=sys.stderr)

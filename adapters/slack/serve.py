@@ -178,7 +178,8 @@ def build_app_from_env(
     from bot.conversation import Conversation
     from bot.state.backend import backend_from_env
 
-    backend = backend_from_env()  # once: the Slack stores and the conversation's share it
+    # Once: the conversation shares the Slack stores' backend.
+    backend = stores.backend if stores is not None else backend_from_env()
     stores = stores or open_stores(backend)
     oauth_settings = _oauth_settings(env, stores) if env.oauth else None
     if conversation is None:
@@ -265,7 +266,7 @@ async def _serve_http(
     )
     host, bound_port = args.host, runner.addresses[0][1]
     print(f"gpuplan: Slack requests at http://{host}:{bound_port}{EVENTS_PATH}", flush=True)
-    print(f"gpuplan: state in {stores.description}", flush=True)
+    print(f"gpuplan: state in {stores.backend.describe()}", flush=True)
     if env.oauth:
         print(f"gpuplan: install page at http://{host}:{bound_port}{INSTALL_PATH}", flush=True)
     try:
@@ -295,7 +296,7 @@ async def _serve_socket(env: SlackEnv, stores: SlackStores, budget_s: float) -> 
     app = build_app_from_env(env, stores=stores, in_flight=in_flight)
     handler = await connect_socket(app, env.app_token or "")
     print("gpuplan: connected to Slack over Socket Mode", flush=True)
-    print(f"gpuplan: state in {stores.description}", flush=True)
+    print(f"gpuplan: state in {stores.backend.describe()}", flush=True)
     metrics_runner = await serve_metrics_from_env("slack")
     try:
         received = await until_stop_signal()

@@ -30,7 +30,7 @@ OAUTH_STATE_TTL_S = 600  # how long an install link stays good
 
 @dataclass(frozen=True)
 class SlackStores:
-    description: str  # for the start-up log line and /healthz
+    backend: StateBackend  # what opened them (its describe() is the start-up log line)
     threads: ThreadLinks
     seen: SeenIds
     installations: Callable[[str], AsyncInstallationStore]  # by OAuth client id
@@ -43,7 +43,7 @@ def open_stores(backend: StateBackend) -> SlackStores:
         return _sqlite_stores(backend)
     link = backend.async_redis_link()
     return SlackStores(
-        description=backend.describe(),
+        backend=backend,
         threads=RedisThreadLinks(link),
         seen=open_seen_ids(backend, PLATFORM, limits.DELIVERY_REPEAT_TTL_S, link),
         installations=lambda client_id: RedisInstallationStore(link, client_id),
@@ -69,7 +69,7 @@ def _sqlite_stores(backend: StateBackend) -> SlackStores:
         return {"store": "sqlite", "path": database, "ok": True}
 
     return SlackStores(
-        description=backend.describe(),
+        backend=backend,
         threads=ThreadIndex(),
         seen=open_seen_ids(backend, PLATFORM, limits.DELIVERY_REPEAT_TTL_S),
         installations=installations,
