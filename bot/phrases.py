@@ -697,10 +697,6 @@ CHANGES = Catalog(
         "more_flips": Entry(
             "…and {count} more cards changed verdict", "……另有 {count} 种显卡的结论变了"
         ),
-        # A card's verdict before and after, as the table's key words.
-        "verdict.fits": Entry("fits", "放得下"),
-        "verdict.tight": Entry("tight", "勉强"),
-        "verdict.no": Entry("no", "放不下"),
         "value.default": Entry("default", "默认"),
         "value.on": Entry("on", "开"),
         "value.off": Entry("off", "关"),
@@ -732,7 +728,8 @@ def more_flips(count: int) -> str:
 
 
 def verdict_word(verdict: str) -> str:
-    return CHANGES(f"verdict.{verdict}")
+    """A card's verdict before and after, as the card table's key word ("fits", "tight", "no")."""
+    return LABELS(verdict)
 
 
 def headline_line(label: str, before: str, after: str | None, figures: Sequence[str]) -> str:
