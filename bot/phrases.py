@@ -705,7 +705,6 @@ CHANGES = Catalog(
         "headline.cheapest": Entry("cheapest", "最便宜"),
         "headline.none_fits": Entry("none fits", "都放不下"),
         "headline.card": Entry("{label}: {card}", "{label}：{card}"),
-        "headline.card_moved": Entry("{label}: {before} → {after}", "{label}：{before} → {after}"),
         "headline.figure": Entry("{before} → {after} ({delta})", "{before} → {after}（{delta}）"),
         "headline": Entry("{parts}", "{parts}"),
     }
@@ -737,7 +736,7 @@ def headline_line(label: str, before: str, after: str | None, figures: Sequence[
     if after is None:
         card = CHANGES("headline.card", label=label, card=before)
     else:
-        card = CHANGES("headline.card_moved", label=label, before=before, after=after)
+        card = field_changed(label, before, after)  # the card moved, said as any change is
     return CHANGES("headline", parts=Listing([card, *figures], zh_sep="，"))
 
 
