@@ -66,31 +66,25 @@ class ChartWords(NamedTuple):
 def chart_words(reply: Reply, cjk_font: str | None) -> ChartWords:
     """Chinese words when the answer is Chinese and `cjk_font` can draw them; otherwise English,
     with the title's Chinese runs left out rather than drawn as empty boxes."""
-    if reply.language == "zh" and cjk_font is not None:
-        return ChartWords(
-            title=reply.title[:120],
-            hours=label("zh", "hours"),
-            cost=label("zh", "cost") + " (USD)",
-            does_not_fit=label("zh", phrases.DOES_NOT_FIT),
-            no_price=label("zh", phrases.NO_PRICE),
-            verdicts={v: label("zh", text) for v, text in phrases.CHART_VERDICTS.items()},
-            requested=label("zh", phrases.REQUESTED),
-            context=label("zh", CONTEXT_AXIS),
-            memory_per_gpu=label("zh", MEMORY_AXIS),
-            language="zh",
-        )
-    title = re.sub(r"\s+", " ", _CJK_RUN.sub(" ", reply.title)).strip(" ·")
+    language = "zh" if reply.language == "zh" and cjk_font is not None else "en"
+    title = reply.title
+    if language == "en":
+        title = re.sub(r"\s+", " ", _CJK_RUN.sub(" ", title)).strip(" ·")
+
+    def word(english: str) -> str:
+        return label(language, english)
+
     return ChartWords(
         title=title[:120],
-        hours="hours",
-        cost="cost (USD)",
-        does_not_fit=phrases.DOES_NOT_FIT,
-        no_price=phrases.NO_PRICE,
-        verdicts=dict(phrases.CHART_VERDICTS),
-        requested=phrases.REQUESTED,
-        context=CONTEXT_AXIS,
-        memory_per_gpu=MEMORY_AXIS,
-        language="en",
+        hours=word("hours"),
+        cost=word("cost") + " (USD)",
+        does_not_fit=word(phrases.DOES_NOT_FIT),
+        no_price=word(phrases.NO_PRICE),
+        verdicts={v: word(text) for v, text in phrases.CHART_VERDICTS.items()},
+        requested=word(phrases.REQUESTED),
+        context=word(CONTEXT_AXIS),
+        memory_per_gpu=word(MEMORY_AXIS),
+        language=language,
     )
 
 

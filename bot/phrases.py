@@ -697,10 +697,6 @@ CHANGES = Catalog(
         "more_flips": Entry(
             "…and {count} more cards changed verdict", "……另有 {count} 种显卡的结论变了"
         ),
-        # A card's verdict before and after, as the table's key words.
-        "verdict.fits": Entry("fits", "放得下"),
-        "verdict.tight": Entry("tight", "勉强"),
-        "verdict.no": Entry("no", "放不下"),
         "value.default": Entry("default", "默认"),
         "value.on": Entry("on", "开"),
         "value.off": Entry("off", "关"),
@@ -709,7 +705,6 @@ CHANGES = Catalog(
         "headline.cheapest": Entry("cheapest", "最便宜"),
         "headline.none_fits": Entry("none fits", "都放不下"),
         "headline.card": Entry("{label}: {card}", "{label}：{card}"),
-        "headline.card_moved": Entry("{label}: {before} → {after}", "{label}：{before} → {after}"),
         "headline.figure": Entry("{before} → {after} ({delta})", "{before} → {after}（{delta}）"),
         "headline": Entry("{parts}", "{parts}"),
     }
@@ -732,7 +727,8 @@ def more_flips(count: int) -> str:
 
 
 def verdict_word(verdict: str) -> str:
-    return CHANGES(f"verdict.{verdict}")
+    """A card's verdict before and after, as the card table's key word ("fits", "tight", "no")."""
+    return LABELS(verdict)
 
 
 def headline_line(label: str, before: str, after: str | None, figures: Sequence[str]) -> str:
@@ -740,7 +736,7 @@ def headline_line(label: str, before: str, after: str | None, figures: Sequence[
     if after is None:
         card = CHANGES("headline.card", label=label, card=before)
     else:
-        card = CHANGES("headline.card_moved", label=label, before=before, after=after)
+        card = field_changed(label, before, after)  # the card moved, said as any change is
     return CHANGES("headline", parts=Listing([card, *figures], zh_sep="，"))
 
 

@@ -185,10 +185,11 @@ class Answers:
             reply.warnings += _unread_warnings(result)
             return Outcome(Turn(reply, plan), history=(as_json(job),))
         cards = compared_cards(result.fields, result.alternative_fields)
-        plan = self.planning.plan(result.spec, _card_keys(cards))
+        only_gpus = _card_keys(cards)
+        plan = self.planning.plan(result.spec, only_gpus)
         compared = (plan, *(self.planning.plan(job) for job in result.alternatives))
         notes = [*result.assumptions, *_comparison_notes(result, cards)]
-        reply = plan_reply(plan, notes=notes, only_gpus=_card_keys(cards))
+        reply = plan_reply(plan, notes=notes, only_gpus=only_gpus)
         if len(compared) > 1 and not cards:  # a card comparison is the narrowed table itself
             reply.comparison = comparison_lines(compared)
         reply.warnings += _unread_warnings(result)
@@ -227,11 +228,10 @@ class Answers:
         if cards:  # the cards are shown side by side; the job itself keeps its card
             patch = {name: value for name, value in patch.items() if name not in CARD_FIELDS}
             if not patch:
-                plan = self.planning.plan(current, _card_keys(cards))
+                only_gpus = _card_keys(cards)
+                plan = self.planning.plan(current, only_gpus)
                 notes = _comparison_notes(result, cards)
-                return Outcome(
-                    Turn(plan_reply(plan, notes=notes, only_gpus=_card_keys(cards)), plan)
-                )
+                return Outcome(Turn(plan_reply(plan, notes=notes, only_gpus=only_gpus), plan))
         if not patch:
             return Outcome(Turn(message_reply("clarify", *phrases.NO_CHANGE_READ)))
         notes = [*result.assumptions, *_comparison_notes(result, cards)]
