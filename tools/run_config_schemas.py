@@ -19,18 +19,25 @@ import re
 import sys
 from pathlib import Path
 
+from planner.run_config.axolotl import AXOLOTL_VERSION
+from planner.run_config.llama_factory import LLAMA_FACTORY_VERSION
+from planner.run_config.ms_swift import MS_SWIFT_VERSION
+from planner.run_config.trl import TRL_VERSION
+from planner.run_config.unsloth import UNSLOTH_VERSION
+
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "tests" / "data" / "run_config_schemas.json"
 TORCHTUNE_OUT = REPO / "planner" / "data" / "torchtune_configs.json"
+# The stacks' releases are the ones the configs are written for (planner/run_config): one source.
 VERSIONS = {
-    "trl": "1.16.0",
+    "trl": TRL_VERSION,
     "transformers": "5.25.0",
     "accelerate": "1.16.0",
-    "axolotl": "0.19.0",
-    "llamafactory": "0.9.5",
-    "ms-swift": "4.6.0",
+    "axolotl": AXOLOTL_VERSION,
+    "llamafactory": LLAMA_FACTORY_VERSION,
+    "ms-swift": MS_SWIFT_VERSION,
     "skypilot": "0.14.1",
-    "unsloth": "2026.10.9",
+    "unsloth": UNSLOTH_VERSION,
 }
 
 

@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from planner.catalog.models import get_model
+from tools.shadow.compare import DATASET
 from tools.shadow.grid import Job, arch_of, by_id, grid, part, spec_of
 
-ROOT = Path(__file__).resolve().parents[2]
-DATASET = ROOT / "bench" / "data" / "shadow_peaks.jsonl"
-SKIPPED = ROOT / "bench" / "data" / "shadow_skipped.jsonl"
+SKIPPED = DATASET.with_name("shadow_skipped.jsonl")
 # The trace's model must be the planner's: a config transformers counts differently (another
 # architecture under the same model_type) is skipped rather than compared.
 PARAM_COUNT_TOLERANCE = 0.005
