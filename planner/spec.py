@@ -184,6 +184,11 @@ class JobSpec(BaseModel):
         "torchtune's enable_activation_offloading, TRL's activation_offloading, Unsloth's "
         "default",
     )
+    tiled_mlp: bool | None = Field(
+        None,
+        description="the MLP runs tiled along the sequence, saving only its input (ALST's "
+        "TiledMLP: ArcticTraining's tiled_mlp_compute); null = off",
+    )
     framework: Framework | None = None
     framework_version: str | None = Field(
         None,

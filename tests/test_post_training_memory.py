@@ -7,10 +7,11 @@ import pytest
 from planner import make_plan
 from planner.catalog.models import resolve_model
 from planner.errors import PlanningError
-from planner.estimate.memory import estimate_memory
+from planner.estimate.memory import component_job, estimate_memory
+from planner.estimate.memory import components as comp
 from planner.estimate.memory.profiles import GIB
 from planner.resolve.defaults import resolve
-from planner.spec import JobSpec
+from planner.spec import JobSpec, Sharding
 
 MODELS = ["qwen2.5 0.5b", "llama 3 8b", "qwen2.5 7b", "mistral 7b"]
 # Same base, same layout: (num_gpus, sharding); for each, the job is planned at one length.
@@ -168,6 +169,27 @@ def test_hf_generate_holds_the_kv_cache_of_every_generation() -> None:
         cache_gib - sixteen.activations - sixteen.logits, rel=0.05
     )
     assert plan(16).required_gib > plan(8).required_gib
+
+
+def test_ppo_under_zero3_gathers_the_value_model_with_the_policy_to_generate() -> None:
+    """TRL's PPO unwraps its PolicyAndValueWrapper for generation, so under ZeRO-3
+    (ds3_gather_for_generation) the 16-bit value model is gathered beside the policy; GRPO
+    gathers the policy alone, and nothing is gathered outside ZeRO-3."""
+    common = {"model": "llama 3 8b", "method": "full", "seq_len": 2048, "completion_len": 512,
+              "rollout": "hf", "num_gpus": 8}  # fmt: skip
+
+    def gathered_gib(objective: str, sharding: str) -> float:
+        job = resolve(JobSpec(objective=objective, sharding=sharding, **common))
+        parts = component_job(job, 8, Sharding(sharding))
+        return comp.generation_gathered_bytes(job.arch, parts) / GIB
+
+    arch, _ = resolve_model("llama 3 8b", None)
+    value_gib = comp.reward_model_params(arch) * 2 / GIB
+    assert gathered_gib("grpo", "zero3") == pytest.approx(_weights_copy_gib("llama 3 8b"))
+    assert gathered_gib("ppo", "zero3") == pytest.approx(
+        _weights_copy_gib("llama 3 8b") + value_gib
+    )
+    assert gathered_gib("ppo", "fsdp") == 0.0
 
 
 def test_a_separate_vllm_server_leaves_the_trainer_without_a_pool() -> None:

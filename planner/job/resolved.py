@@ -94,6 +94,7 @@ class ResolvedJob(PostTrainingFields):
     sharding: Sharding
     cpu_offload: bool
     activation_offloading: bool
+    tiled_mlp: bool
     framework: Framework
     framework_version: str | None  # None: a stack whose release number is not recorded
     gpu: str | None

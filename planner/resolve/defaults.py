@@ -540,6 +540,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None) -> ResolvedJob:
         sharding=sharding,
         cpu_offload=cpu_offload,
         activation_offloading=activation_offloading,
+        tiled_mlp=bool(spec.tiled_mlp),
         framework=framework,
         framework_version=version,
         gpu=spec.gpu,

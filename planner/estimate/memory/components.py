@@ -56,6 +56,8 @@ class Job:
     sharding: Sharding = Sharding.none
     # Saved activations wait in host RAM (activation offloading; Unsloth's checkpoints).
     offload_activations: bool = False
+    # The MLP runs tiled along the sequence (ALST's TiledMLP: `tiled_mlp_bytes`).
+    tiled_mlp: bool = False
     # Gradients are freed after every optimizer step and each step sees one micro-batch, so
     # they build up inside backward while its activations are freed (`gradient_ramp_bytes`).
     gradients_freed_each_step: bool = False
@@ -518,28 +520,51 @@ def layer_activation_bytes_per_token(arch: ModelArch, job: Job) -> float:
     h = arch.hidden_size
     q_out = arch.num_heads * arch.head_dim
     kv_out = arch.num_kv_heads * arch.head_dim
-    width = arch.token_mlp_width
     c = job.compute_bytes
     hidden_norms, qk_norms = NORM_LAYOUTS.get(arch.family, (2, False))
     normed = hidden_norms * h + (q_out + kv_out if qk_norms else 0)
     norm = (job.profile.norm_input_bytes_per_hidden + eager_norm_extra_bytes(job)) * normed
     attention = c * (2 * q_out + 2 * kv_out) + ATTENTION_LSE_BYTES_PER_HEAD * arch.num_heads
-    if arch.mlp == "gated":
-        mlp = c * job.profile.gated_mlp_saved_tensors * width
-        feeds: tuple[str, ...] = ("gate", "up")
-    else:
-        mlp = c * width
-        feeds = ("up",)
+    feeds: tuple[str, ...] = ("gate", "up") if arch.mlp == "gated" else ("up",)
     inputs = (
         _linear_input_bytes(job, ("q", "k", "v"), h, kept=False)
         + _linear_input_bytes(job, ("o",), q_out, kept=True)
         + _linear_input_bytes(job, feeds, h, kept=False)
-        + _linear_input_bytes(job, ("down",), width, kept=False)
     )
     scores = 0.0
     if not job.flash_attention:
         scores = EAGER_ATTENTION_BYTES_PER_SCORE * arch.num_heads * job.seq_len
+    # A tiled MLP saves only its input (counted in `inputs`): its intermediates exist one tile at
+    # a time while backward recomputes them (`tiled_mlp_bytes`).
+    mlp = 0.0 if job.tiled_mlp else mlp_intermediate_bytes_per_token(arch, job)
     return norm + attention + mlp + inputs + scores
+
+
+def mlp_intermediate_bytes_per_token(arch: ModelArch, job: Job) -> float:
+    """What a decoder layer's MLP saves per token at its intermediate width (of an MoE, the
+    experts a token passes through): a gated MLP's gate and up outputs and the activation
+    output (`FrameworkProfile.gated_mlp_saved_tensors`), a plain one's pre-activation, and the
+    down projection's input as `_linear_input_bytes` counts it."""
+    width = arch.token_mlp_width
+    saved = job.profile.gated_mlp_saved_tensors if arch.mlp == "gated" else 1
+    return job.compute_bytes * saved * width + _linear_input_bytes(
+        job, ("down",), width, kept=False
+    )
+
+
+def tiled_mlp_bytes(arch: ModelArch, job: Job) -> float:
+    """The MLP intermediates of one tile, when the MLP runs tiled along the sequence (ALST's
+    TiledMLP, Bekman et al. 2025, arXiv:2506.13996 §3.2; ArcticTraining `tiled_mlp_compute`,
+    DeepSpeed's TiledMLP): a custom autograd function saves only the MLP's input and runs forward
+    and backward over ceil(tokens / hidden_size) shards, so one shard of ≈ hidden_size tokens
+    holds its intermediates at a time: mlp_intermediate_bytes_per_token × min(tokens, h).
+    What a stack's recompute holds beside them (`recomputed_mlp_gradient_bytes`, calibrated on
+    Unsloth's untiled context table) is left as it is: whether its tiling also shrinks that is
+    not documented [uncertain]."""
+    if not job.tiled_mlp:
+        return 0.0
+    tile_tokens = min(job.tokens, arch.hidden_size)
+    return mlp_intermediate_bytes_per_token(arch, job) * tile_tokens
 
 
 def head_activation_bytes_per_token(job: Job, hidden_size: int) -> float:
@@ -601,9 +626,10 @@ def layer_in_flight_bytes(arch: ModelArch, job: Job) -> float:
     the LM head's backward has freed the logits (shadow traces peak at
     _log_softmax_backward_data with the checkpoints and no recomputed layer alive)."""
     per_layer = layer_activation_bytes_per_token(arch, job) * job.tokens
+    tile = tiled_mlp_bytes(arch, job)
     if not job.gradient_checkpointing:
-        return per_layer
-    return RECOMPUTED_LAYERS * per_layer + recomputed_mlp_gradient_bytes(arch, job)
+        return per_layer + tile
+    return RECOMPUTED_LAYERS * per_layer + tile + recomputed_mlp_gradient_bytes(arch, job)
 
 
 def recomputed_mlp_gradient_bytes(arch: ModelArch, job: Job) -> float:
@@ -835,9 +861,21 @@ def rollout_weight_bytes(arch: ModelArch, job: Job) -> float:
 
 def generation_scratch_bytes(arch: ModelArch, job: Job) -> float:
     """HF generate's transient KV cache of one round (freed before the training step), and under
-    ZeRO-3 the whole 16-bit policy gathered on each GPU for generation (TRL's
-    ds3_gather_for_generation=True)."""
+    ZeRO-3 what is gathered for it (`generation_gathered_bytes`)."""
     if job.rollout is not Rollout.hf:
         return 0.0
-    gathered = arch.total_params * 2.0 if job.sharding is Sharding.zero3 else 0.0
-    return generation_kv_bytes(arch, job) + gathered
+    return generation_kv_bytes(arch, job) + generation_gathered_bytes(arch, job)
+
+
+def generation_gathered_bytes(arch: ModelArch, job: Job) -> float:
+    """Under ZeRO-3, every 16-bit parameter of the model TRL unwraps for generation, gathered on
+    each GPU at once (ds3_gather_for_generation=True: unwrap_model_for_generation wraps
+    deepspeed.zero.GatheredParameters(model.parameters())). PPO unwraps its
+    PolicyAndValueWrapper, policy and value model together (trl/trainer/ppo_trainer.py:
+    `unwrap_model_for_generation(self.model, ...)` then `unwrapped_model.policy` generates;
+    ms-swift's PPO is that trainer), so the critic (a sequence classifier of the policy's shape,
+    `reward_model_params`) is gathered beside the policy: policy + value params × 2 B."""
+    if job.sharding is not Sharding.zero3:
+        return 0.0
+    value = reward_model_params(arch) if job.critic else 0
+    return (arch.total_params + value) * 2.0
