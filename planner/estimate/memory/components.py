@@ -68,6 +68,8 @@ class Job:
     # TRL's logits_to_keep); 0 = all of them.
     logits_len: int = 0
     reference_copy: bool = False
+    # An offline preference loss: log-probs from the model's own logits (`logits_bytes`).
+    preference_loss: bool = False
     critic: bool = False
     reward_arch: ModelArch | None = None
     rollout: Rollout | None = None
@@ -668,14 +670,30 @@ def logits_bytes(arch: ModelArch, job: Job) -> float:
     """Logits and loss: tokens × vocabulary × the framework's bytes per entry; a fused/chunked
     loss (Unsloth) only ever holds one chunk of tokens' logits. Preference methods hold both
     chosen and rejected rows' (TRL concatenates them: [2B, T, V]); online methods only the
-    completion's (logits_to_keep). The reference's no-grad forward produces its own logits
-    before the policy's and frees them once its log-probs are taken: not at the peak."""
+    completion's (logits_to_keep); an offline preference loss in a stack on TRL's trainers
+    `preference_logits_bytes_per_entry`. The
+    reference's no-grad forward produces its own logits before the policy's and frees them
+    once its log-probs are taken: not at the peak."""
     tokens = job.logits_tokens
     if job.loss_kernel is not None:
         return loss_kernel_bytes(arch, job, tokens)
+    if job.preference_loss and job.profile.trl_preference_log_probs:
+        return tokens * arch.vocab_size * preference_logits_bytes_per_entry(job)
     if job.profile.loss_chunk_tokens:
         tokens = min(tokens, job.profile.loss_chunk_tokens)
     return tokens * arch.vocab_size * job.profile.logits_bytes_per_entry
+
+
+def preference_logits_bytes_per_entry(job: Job) -> float:
+    """Bytes per token × vocabulary entry of TRL's preference losses (post-training.md §2.1):
+    the policy's logits in the compute dtype (no labels are passed, so transformers does not
+    upcast them) and their gradient, and in 16 bits each row's log-softmax, which
+    selective_log_softmax (trl/trainer/utils.py, TRL ≥ 0.14) takes one row at a time and
+    autograd keeps for backward (log_softmax's backward reads its output); in fp32 it takes a
+    gather and a per-row logsumexp instead, which keep nothing new. An NLL term (ORPO, CPO,
+    DPO's rpo_alpha) reuses the same logits."""
+    tensors = 2 if job.compute_bytes == 4.0 else 3
+    return tensors * job.compute_bytes
 
 
 # torchtune's chunked cross-entropy run eagerly outside torchtune: the 16-bit logits, every

@@ -149,6 +149,7 @@ def _post_training_fields(job: ResolvedJob, num_gpus: int) -> dict[str, object]:
         ),
         "logits_len": job.completion_len if online and keeps_completion_logits else 0,
         "reference_copy": job.reference_copy,
+        "preference_loss": job.objective in PREFERENCE_OBJECTIVES,
         "critic": job.objective is Objective.ppo,
         "reward_arch": job.reward_arch,
         "rollout": job.rollout,

@@ -92,6 +92,12 @@ class FrameworkProfile:
         ≈ 212 KB per token: one recomputed layer's saved tensors count 139 KB, and the 57 KB of
         its gated MLP's two gradients (2 × 14,336 × 2 B) close most of the gap; the calibrated
         HF-family rows hold no such extra (their allocator reuses blocks freed as backward goes).
+    trl_preference_log_probs: the preference trainers (DPO, ORPO, CPO/SimPO, KTO) pass the
+        policy no labels, so the model returns its logits in the compute dtype with no fp32
+        copy, and per-token log-probs come from them through TRL's selective_log_softmax
+        (`components.preference_logits_bytes_per_entry`). Stacks on TRL's trainers have it
+        (ms-swift and axolotl subclass them); False = the stack's own path, which its SFT loss
+        figure stands for (LLaMA-Factory's CustomDPOTrainer casts the logits to fp32 first).
     loads_onto_gpu: the stack loads the checkpoint straight onto the GPU (a device_map, or
         lazily mmapped tensors copied one at a time), so host RAM never holds the whole model
         (planner.estimate.memory.host.loading_bytes). TRL and HF Trainer call from_pretrained
@@ -139,6 +145,7 @@ class FrameworkProfile:
     mixed_keeps_frozen_fp32: bool = False
     loads_onto_gpu: bool = False
     recompute_holds_mlp_gradients: bool = False
+    trl_preference_log_probs: bool = False
 
 
 HF = FrameworkProfile(
@@ -157,6 +164,7 @@ HF = FrameworkProfile(
     double_quant=True,
     fsdp_gathers_full_model=False,
     optimizer_in_backward_single_gpu=False,
+    trl_preference_log_probs=True,
 )
 
 # torchtune is also the `chunked` loss kernel's source (planner.estimate.memory.components), so
@@ -182,6 +190,7 @@ TORCHTUNE = replace(
     # ['tok_embeddings', 'output'] (recipes/configs/llama3_1/*.yaml, torchtune ≥ 0.3).
     fsdp_upcasts_trainable_fp32=False,
     fsdp_shards_embeddings_separately=True,
+    trl_preference_log_probs=False,  # its own DPO recipe
 )
 
 # Every other stack is HF with the fields where it differs, so each entry reads as a diff.
@@ -198,6 +207,9 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         kbit_embeddings_fp32=False,
         # Outside ZeRO-3/FSDP it loads with device_map={"": current device} (hparams/parser.py).
         loads_onto_gpu=True,
+        # train/dpo/trainer.py concatenated_forward: `.logits.to(torch.float32)`, then a full
+        # log_softmax (get_batch_logps): its SFT loss figure stands.
+        trl_preference_log_probs=False,
     ),
     Framework.ms_swift: replace(
         HF,
@@ -222,6 +234,7 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         kbit_embeddings_fp32=False,
         loads_onto_gpu=True,  # FastLanguageModel.from_pretrained's device_map="sequential"
         recompute_holds_mlp_gradients=True,
+        trl_preference_log_probs=False,  # patches TRL's trainers with its chunked loss
     ),
     Framework.torchtune: TORCHTUNE,
     # TRL is the HF Trainer + PEFT path; its own defaults (chunked_nll loss for full fine-tuning,
@@ -229,8 +242,9 @@ PROFILES: dict[Framework, FrameworkProfile] = {
     Framework.trl: replace(HF, name="TRL"),
     # verl and OpenRLHF load HF models under FSDP / DeepSpeed; their log-prob kernels (no full
     # fp32 [tokens × vocabulary]) are the loss kernel their data files name.
-    Framework.verl: replace(HF, name="verl"),
-    Framework.openrlhf: replace(HF, name="OpenRLHF"),
+    # Neither runs TRL's preference trainers (trl_preference_log_probs).
+    Framework.verl: replace(HF, name="verl", trl_preference_log_probs=False),
+    Framework.openrlhf: replace(HF, name="OpenRLHF", trl_preference_log_probs=False),
     Framework.litgpt: replace(
         HF,
         name="LitGPT",
@@ -246,5 +260,6 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         fsdp_upcasts_trainable_fp32=False,
         mixed_keeps_frozen_fp32=True,
         loads_onto_gpu=True,  # fabric.load_raw: lazily mmapped tensors copied one at a time
+        trl_preference_log_probs=False,  # no DPO recipe
     ),
 }
