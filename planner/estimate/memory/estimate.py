@@ -223,7 +223,8 @@ def peak_bytes(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> Peak:
     slack = ALLOCATOR_SLACK_PACKED if job.packing else ALLOCATOR_SLACK_VARIABLE_LENGTH
     update, generating = share, 0.0
     if job.rollout_sleep:
-        update, generating = share.asleep_in_update(), share.generating
+        kept = sharding not in GRADIENTS_FREED_SHARDINGS
+        update, generating = share.asleep_in_update(), share.generating_phase(kept).allocated
     allocated = max(update.allocated, generating)
     reserved = max(update.allocated + slack * (update.activations + update.logits), generating)
     talks = num_gpus > 1 and sharding not in (Sharding.none, Sharding.device_map)
@@ -319,7 +320,7 @@ def estimate_memory(
     if not peak.generating:
         allocated, required, reserved = allocated + pool, required + pool, reserved + pool
     elif peak.generating + pool >= peak.reserved:  # asleep, and generating is the peak
-        share = share.generating_phase()
+        share = share.generating_phase(layout not in GRADIENTS_FREED_SHARDINGS)
         allocated = reserved = peak.generating + pool
         required = reserved + (peak.required - peak.reserved)
     else:  # asleep, and the update is the peak: the pool exists only while generating

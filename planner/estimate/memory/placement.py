@@ -127,18 +127,16 @@ class Components:
             return self.gradients, self.optimizer, self.backward_tail, 0.0
         return self.gradients, self.optimizer + self.step_scratch, 0.0, 0.0
 
-    @property
-    def generating(self) -> float:
-        """Allocated while a colocated engine generates: the state that lives across steps
-        (weights, adapter, optimizer state, persistent gradients, the other models) and the
-        engine's minimum; backward's tensors are gone and the update's gradients freed."""
-        return self.generating_phase().allocated
-
-    def generating_phase(self) -> Components:
-        """The components while the engine generates (`generating`)."""
+    def generating_phase(self, gradients_kept: bool) -> Components:
+        """The components while a colocated engine generates, between optimizer steps: the
+        state that lives across steps (weights, adapter, optimizer state, the other models) and
+        the engine's minimum; backward's tensors are gone. Gradients that are plain tensors are
+        None after the step (torch's zero_grad(set_to_none=True), verl's and TRL's default), so
+        only buffers allocated once (`gradients_kept`: DDP's buckets, DeepSpeed's partitions)
+        stay, less what builds up inside backward."""
         return replace(
             self,
-            gradients=self.gradients - self.gradient_ramp,
+            gradients=self.gradients - self.gradient_ramp if gradients_kept else 0.0,
             activations=0.0,
             logits=0.0,
             step_scratch=0.0,
@@ -209,12 +207,15 @@ def critic_share(arch: ModelArch, job: comp.Job, share: Components) -> float:
     """PPO's value model (GAE, TRL's and OpenRLHF's default): a model of the policy's size
     trained the same way (weights, adapter, gradients, optimizer state as this GPU holds the
     policy's), with its own activations (TRL's PolicyAndValueWrapper runs both in one forward)
-    but no vocabulary logits. Gathered FSDP/ZeRO-3 units are transient and reused, so they are
-    not counted twice. LLaMA-Factory's value head on the policy is far smaller: this is the
-    separate critic of TRL, OpenRLHF and verl."""
+    but no vocabulary logits. Gathered FSDP/ZeRO-3 units are transient and reused, and TRL
+    prepares the PolicyAndValueWrapper as one DeepSpeed engine, so ZeRO-2's reduce bucket is
+    one per GPU: neither is counted twice. LLaMA-Factory's value head on the policy is far
+    smaller: this is the separate critic of TRL, OpenRLHF and verl."""
     state = share.weights + share.adapter + share.gradients + share.optimizer
     if job.sharding in (Sharding.fsdp, Sharding.zero3):
         state -= sum(_gathered(arch, job))
+    elif job.sharding is Sharding.zero2:
+        state -= comp.zero2_bucket_bytes(job)
     return max(0.0, state) + share.activations
 
 
