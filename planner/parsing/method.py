@@ -74,6 +74,7 @@ _SWITCHES = {
     r"samples)|(?<![a-z])packed(?![a-z]))",
     "activation_offloading": r"(?:activation[-_\s]offload(?:ing)?|offload(?:ing)?[-_\s](?:the\s)?"
     r"activations|enable_activation_offloading|激活(?:值)?(?:卸载|offload))",
+    "tiled_mlp": r"(?:tiled[-_\s]?mlp(?:_compute)?|mlp[-_\s]tiling|unsloth_tiled_mlp|mlp\s?分块)",
     # Not the activations' offloading, read above: "activation offloading" is not optimizer
     # offload.
     "cpu_offload": r"(?:cpu[-_\s]offload\w*|(?<!activation[-_\s])(?<!activation_)offload(?:ing)?"
@@ -91,6 +92,7 @@ _SWITCH_WORDS = {
     "flash_attention": ("flash", "fa2"),
     "packing": ("pack",),
     "activation_offloading": ("activation", "激活"),
+    "tiled_mlp": ("tiled", "tiling", "分块"),
     "cpu_offload": ("offload",),
 }
 _SWITCH_PATTERNS = {
