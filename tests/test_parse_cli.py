@@ -83,3 +83,17 @@ def test_activation_offloading_is_not_optimizer_offload() -> None:
     both = parse("8b full, offload activations and cpu offload").fields
     assert both["activation_offloading"] is True and both["cpu_offload"] is True
     assert parse("8b lora no activation offloading").fields["activation_offloading"] is False
+
+
+def test_a_tiled_mlp_is_read_in_its_spellings() -> None:
+    from planner.parsing import parse
+
+    for text in (
+        "8b full 128k with tiled mlp",
+        "8b lora, tiled_mlp_compute: true",
+        "gpt-oss 20b qlora 500k unsloth_tiled_mlp = True",
+        "8b lora 用 MLP 分块",
+    ):
+        assert parse(text).fields.get("tiled_mlp") is True, text
+    assert parse("8b lora 32k without tiled mlp").fields["tiled_mlp"] is False
+    assert "tiled_mlp" not in parse("8b lora 32k").fields
