@@ -56,6 +56,11 @@ DEFAULTS = Catalog(
             "back)",
             "激活卸载：{what}放在主机内存（每步经 PCIe 往返复制）",
         ),
+        "tiled_mlp": Entry(
+            "tiled MLP: its intermediates exist for one shard of about {tokens:,} tokens at a "
+            "time (ALST's TiledMLP)",
+            "MLP 分块计算：中间激活每次只保留约 {tokens:,} 个 token 的一块（ALST TiledMLP）",
+        ),
         "activation_offloading.checkpointed": Entry(
             "the checkpointed layer inputs", "梯度检查点保存的各层输入"
         ),

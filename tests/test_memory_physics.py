@@ -227,6 +227,8 @@ def test_a_tiled_mlp_holds_one_tile_of_intermediates() -> None:
     assert whole.breakdown_gib.activations - tiled.breakdown_gib.activations == pytest.approx(
         saved_gib, rel=0.02
     )
+    said = resolve(JobSpec.model_validate({**job, "tiled_mlp": True})).assumptions
+    assert any("tiled MLP" in line and "4,096 tokens" in line for line in said)
     # Below one tile (tokens ≤ hidden) the recomputed layer holds the same either way.
     short = {**job, "seq_len": 2048}
     assert _memory(**short, tiled_mlp=True).breakdown_gib.activations == pytest.approx(

@@ -498,6 +498,8 @@ def _resolve(spec: JobSpec, arch: ModelArch | None) -> ResolvedJob:
             said.append(DEFAULTS("torchtune_offload"))
     flash = _attention(spec, model_arch, framework, said, warned)
     activation_offloading = _activation_offloading(spec, framework, checkpointing, said)
+    if spec.tiled_mlp:
+        said.append(DEFAULTS("tiled_mlp", tokens=model_arch.hidden_size))
     if spec.packing is None:
         said.append(DEFAULTS("packing.off"))
     epochs = spec.epochs
