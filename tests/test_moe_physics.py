@@ -75,7 +75,10 @@ def test_expert_parallelism_splits_the_experts_and_pays_all_to_all() -> None:
     assert estimate_memory(split).required_gib < 0.4 * estimate_memory(plain).required_gib
     assert all_to_all_bytes_per_token(plain) == 0
     assert all_to_all_bytes_per_token(split) > 0
-    assert _tokens_per_s(split, count=8) < _tokens_per_s(plain, count=8)
+    # Over PCIe the all-to-all outlasts the matmuls it overlaps and costs time; over NVLink it
+    # hides behind them, and each GPU streams only its eighth of the experts, so EP is faster.
+    assert _tokens_per_s(split, "l40s", count=8) < _tokens_per_s(plain, "l40s", count=8)
+    assert _tokens_per_s(split, count=8) > _tokens_per_s(plain, count=8)
     assert any("expert parallelism 8" in line for line in split.assumptions)
 
 

@@ -183,9 +183,13 @@ class JobWork(NamedTuple):
     sync_seconds_per_token: float = 0.0
     # FP8 matmuls' speed-up on cards that have them (1 when the job is not FP8).
     fp8_speedup: float = 1.0
-    # MoE expert parallelism: bytes each GPU sends and receives per token in all-to-all.
+    # Expert and context parallelism: bytes each GPU sends and receives per token in
+    # all-to-all, and the part of them that is EP's dispatch and combine (which overlaps).
     all_to_all_bytes_per_token: float = 0.0
     expert_parallel: int = 1
+    expert_all_to_all_bytes_per_token: float = 0.0
+    # Share of the weights a sharded layout gathers and reduces per GPU (gathered_weight_share).
+    gathered_share: float = 1.0
 
 
 @cache
@@ -339,21 +343,37 @@ def fp8_speedup(job: ResolvedJob) -> float:
 
 
 def all_to_all_bytes_per_token(job: ResolvedJob) -> float:
+    """Bytes each GPU sends and receives per token in all-to-all: EP's and CP's together."""
+    return expert_all_to_all_bytes_per_token(job) + context_all_to_all_bytes_per_token(job)
+
+
+def _exchanges(job: ResolvedJob) -> int:
+    """All-to-all exchanges per layer per token: forward and backward, each way (6 with a
+    recomputed forward)."""
+    return 6 if job.gradient_checkpointing else 4
+
+
+def expert_all_to_all_bytes_per_token(job: ResolvedJob) -> float:
     """EP's dispatch and combine (architectures-2026.md §2.6): 4·k·h·b·(EP−1)/EP per MoE layer
-    per token over forward and backward (6 with a recomputed forward); and context
-    parallelism's (DeepSpeed Ulysses, arXiv:2309.14509): q, k, v in and the attention output
-    back, 4 all-to-alls of h·b·(CP−1)/CP per layer per pass over forward and backward."""
-    arch, ep, cp = job.arch, job.expert_parallel, job.context_parallel
-    exchanges = 6 if job.gradient_checkpointing else 4
+    per token over forward and backward (6 with a recomputed forward)."""
+    arch, ep = job.arch, job.expert_parallel
+    if ep <= 1 or not arch.moe_layers:
+        return 0.0
     element = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
-    total = 0.0
-    if ep > 1 and arch.moe_layers:
-        k = arch.experts_per_token or 1
-        total += exchanges * k * arch.hidden_size * element * arch.moe_layers * (ep - 1) / ep
-    if cp > 1:
-        passes = exchanges // 2
-        total += passes * 4 * arch.hidden_size * element * arch.num_layers * (cp - 1) / cp
-    return total
+    k = arch.experts_per_token or 1
+    return _exchanges(job) * k * arch.hidden_size * element * arch.moe_layers * (ep - 1) / ep
+
+
+def context_all_to_all_bytes_per_token(job: ResolvedJob) -> float:
+    """Context parallelism's (DeepSpeed Ulysses, arXiv:2309.14509): q, k, v in and the attention
+    output back, 4 all-to-alls of h·b·(CP−1)/CP per layer per pass over forward and backward.
+    Attention waits for them, so they do not overlap the matmuls."""
+    arch, cp = job.arch, job.context_parallel
+    if cp <= 1:
+        return 0.0
+    element = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
+    passes = _exchanges(job) // 2
+    return passes * 4 * arch.hidden_size * element * arch.num_layers * (cp - 1) / cp
 
 
 def _weight_passes(job: ResolvedJob) -> int:
@@ -365,18 +385,44 @@ def _tokens_per_micro_batch(job: ResolvedJob) -> int:
     return sample_len(job) * job.micro_batch
 
 
+@cache
+def touched_expert_share(arch: ModelArch, routed_tokens: int) -> float:
+    """Expected share of a MoE layer's routed experts that `routed_tokens` token visits touch:
+    1 − (1 − k/E)^T for T tokens each picking k of E experts (HF and Megatron routing is
+    dropless, architectures-2026.md §2.5; routing taken as balanced). A micro-batch of a few
+    hundred tokens touches nearly every expert, so its passes read (and QLoRA dequantises)
+    every expert's weights, not only the k a token uses; one decode token touches k."""
+    if not arch.is_moe or not arch.num_experts:
+        return 1.0
+    return 1.0 - (1.0 - (arch.experts_per_token or 1) / arch.num_experts) ** routed_tokens
+
+
+def _local_routed_params(job: ResolvedJob) -> float:
+    """Routed-expert weights one GPU's passes read per micro-batch: the experts its EP rank
+    holds (E/EP, architectures-2026.md §2.6) that the tokens routed to them touch (each rank
+    receives tokens from all EP ranks, so EP × its micro-batch's tokens)."""
+    arch, ep = job.arch, max(1, job.expert_parallel)
+    routed_tokens = _tokens_per_micro_batch(job) * ep
+    return arch.routed_expert_params * touched_expert_share(arch, routed_tokens) / ep
+
+
+def _routed_held_quantised(job: ResolvedJob) -> bool:
+    """Whether a QLoRA job's routed experts are held 4-bit: nn.Linear experts always, fused
+    3-D experts only when the stack quantises them (stacks-2026.md, "experts quantized")."""
+    return job.experts_quantized or not job.arch.fused_experts
+
+
 def dequant_bytes_per_token(job: ResolvedJob) -> float:
-    """Bytes moved to unpack the 4-bit weights, once per pass per micro-batch, per token."""
+    """Bytes moved to unpack the 4-bit weights, once per pass per micro-batch, per token: every
+    quantised block linear, and of the routed experts those this GPU's micro-batch touches."""
     arch = job.arch
     if job.method != Method.qlora:
         return 0.0
     bytes_per_param = DEQUANT_BYTES_PER_PARAM[job.quant]
-    return (
-        _weight_passes(job)
-        * bytes_per_param
-        * active_block_params(arch)
-        / _tokens_per_micro_batch(job)
-    )
+    quantised = linear_params(arch) - arch.routed_expert_params
+    if _routed_held_quantised(job):
+        quantised += _local_routed_params(job)
+    return _weight_passes(job) * bytes_per_param * quantised / _tokens_per_micro_batch(job)
 
 
 def activation_bytes_per_token(job: ResolvedJob) -> float:
@@ -394,22 +440,30 @@ def activation_bytes_per_token(job: ResolvedJob) -> float:
 
 
 def weight_read_bytes_per_token(job: ResolvedJob) -> float:
-    """16-bit weights streamed once per pass per micro-batch (QLoRA's are in the dequant term).
-
-    A micro-batch of several thousand tokens touches every expert of a MoE layer.
-    """
+    """16-bit weights streamed once per pass per micro-batch: every block linear, the lm_head
+    and the routed experts this GPU's micro-batch touches (_local_routed_params). QLoRA's
+    quantised weights are in the dequant term; fused experts it leaves 16-bit are read here."""
     arch = job.arch
-    if job.method == Method.qlora:
-        return 0.0
     element_bytes = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
-    weights = streamed_weight_params(arch)
+    routed = _local_routed_params(job) if arch.is_moe else 0.0
+    if job.method == Method.qlora:
+        weights = 0.0 if _routed_held_quantised(job) else routed
+    else:
+        dense = linear_params(arch) - arch.routed_expert_params
+        weights = dense + routed + arch.hidden_size * arch.vocab_size
     return _weight_passes(job) * weights * element_bytes / _tokens_per_micro_batch(job)
 
 
-@cache
-def streamed_weight_params(arch: ModelArch) -> int:
-    """Weights read per pass: every block linear (all experts) and the lm_head."""
-    return linear_params(arch) + arch.hidden_size * arch.vocab_size
+def gathered_weight_share(job: ResolvedJob) -> float:
+    """Share of the weights a sharded layout all-gathers and reduce-scatters per GPU: all of
+    them, except under expert parallelism, where each rank keeps its E/EP experts local and
+    FSDP shards them only over the ranks that hold the same experts (architectures-2026.md
+    §2.6: torchtitan/NeMo AutoModel combine EP for the experts with FSDP for the rest)."""
+    arch, ep = job.arch, job.expert_parallel
+    if ep <= 1 or not arch.is_moe or not arch.total_params:
+        return 1.0
+    local = arch.total_params - arch.routed_expert_params * (1 - 1 / ep)
+    return local / arch.total_params
 
 
 def _tokens_per_optimizer_step(job: ResolvedJob) -> int:
@@ -497,7 +551,9 @@ def job_work(job: ResolvedJob) -> JobWork:
         sync_seconds_per_token=weight_sync_seconds_per_token(job),
         fp8_speedup=fp8_speedup(job),
         all_to_all_bytes_per_token=all_to_all_bytes_per_token(job),
+        expert_all_to_all_bytes_per_token=expert_all_to_all_bytes_per_token(job),
         expert_parallel=max(job.expert_parallel, job.context_parallel),
+        gathered_share=gathered_weight_share(job),
     )
 
 
@@ -569,21 +625,32 @@ def utilisation_on(work: JobWork, speed: CardSpeed) -> float:
 
 
 def scaling_efficiency(
-    gpu: GpuSpec, count: int, sharding: Sharding | None, *, trains_weights: bool = True
+    gpu: GpuSpec,
+    count: int,
+    sharding: Sharding | None,
+    *,
+    trains_weights: bool = True,
+    gathered_share: float = 1.0,
 ) -> float:
     """Share of `count` × one card's throughput a multi-GPU run keeps."""
-    return _scaling_over(card_speed(gpu).link, count, sharding, trains_weights)
+    return _scaling_over(card_speed(gpu).link, count, sharding, trains_weights, gathered_share)
 
 
 # A handful of (link, count, layout) combinations recur in every plan.
 @cache
-def _scaling_over(link: str, count: int, sharding: Sharding | None, trains_weights: bool) -> float:
+def _scaling_over(
+    link: str,
+    count: int,
+    sharding: Sharding | None,
+    trains_weights: bool,
+    gathered_share: float = 1.0,
+) -> float:
     if count <= 1:
         return 1.0
     if sharding == Sharding.device_map:
         return 1.0 / count
     sharded = sharding in SHARDED
-    volumes = (2 if sharded else 0) + (1 if sharded else 2) * trains_weights
+    volumes = ((2 if sharded else 0) + (1 if sharded else 2) * trains_weights) * gathered_share
 
     def kept_per_doubling(figure: float) -> float:
         return 1.0 - (1.0 - figure) * volumes / FULL_SHARDED_VOLUMES
@@ -633,11 +700,33 @@ GPUS_PER_NODE = 8
 def all_to_all_seconds_per_token(work: JobWork, speed: CardSpeed, count: int) -> float:
     """EP's and CP's all-to-all time per token on one GPU: its bytes over the link the larger
     group spans (between nodes once it is larger than one node of GPUS_PER_NODE)."""
+    return _all_to_all_seconds(work.all_to_all_bytes_per_token, work, speed, count)
+
+
+def visible_all_to_all_seconds_per_token(
+    work: JobWork, speed: CardSpeed, count: int, compute_s: float
+) -> float:
+    """The all-to-all time that adds to a step: CP's in full (attention waits for it); EP's
+    only where it exceeds the matmul time `compute_s` it overlaps. Every stack that offers
+    expert parallelism overlaps dispatch and combine with computation: DeepSeek-V3 technical
+    report (arXiv:2412.19437) §3.2.1, all-to-all "fully overlapped" by DualPipe; DeepEP
+    (github.com/deepseek-ai/DeepEP README: hook-based communication-computation overlap that
+    holds no SMs), used by NeMo AutoModel's MoE rows ("TE + DeepEP", performance-summary.mdx);
+    Megatron-Core's --overlap-moe-expert-parallel-comm (MoE README, "EP A2A overlap")."""
     if not work.all_to_all_bytes_per_token:
+        return 0.0
+    expert = work.expert_all_to_all_bytes_per_token
+    context_s = _all_to_all_seconds(work.all_to_all_bytes_per_token - expert, work, speed, count)
+    expert_s = _all_to_all_seconds(expert, work, speed, count)
+    return context_s + max(0.0, expert_s - compute_s)
+
+
+def _all_to_all_seconds(moved_bytes: float, work: JobWork, speed: CardSpeed, count: int) -> float:
+    if not moved_bytes:
         return 0.0
     inter_node = min(count, work.expert_parallel) > GPUS_PER_NODE
     bandwidth = INTER_NODE_GBS if inter_node else ALL_TO_ALL_GBS[speed.link]
-    return work.all_to_all_bytes_per_token / (bandwidth * 1e9)
+    return moved_bytes / (bandwidth * 1e9)
 
 
 def tokens_per_s_on(work: JobWork, gpu: GpuSpec, count: int, sharding: Sharding | None) -> float:
@@ -655,14 +744,17 @@ def tokens_per_s_at(
     """
     # Most rows are one GPU, which keeps all of its rate: no scaling lookup for them.
     efficiency = (
-        _scaling_over(speed.link, count, sharding, work.trains_weights) if count > 1 else 1.0
+        _scaling_over(speed.link, count, sharding, work.trains_weights, work.gathered_share)
+        if count > 1
+        else 1.0
     )
+    compute_s = compute_seconds_per_token(work, speed)
     per_gpu_seconds_per_token = (
-        compute_seconds_per_token(work, speed)
+        compute_s
         + bandwidth_seconds_per_token(work, speed, count)
         + work.offload_seconds_per_token_one_gpu / count
         + work.sync_seconds_per_token
-        + all_to_all_seconds_per_token(work, speed, count)
+        + visible_all_to_all_seconds_per_token(work, speed, count, compute_s)
     )
     return count * efficiency / per_gpu_seconds_per_token
 
@@ -677,7 +769,11 @@ def estimate_throughput(
         flops_per_token=work.flops_per_token,
         utilisation=utilisation_on(work, card_speed(gpu)),
         scaling_efficiency=scaling_efficiency(
-            gpu, count, sharding, trains_weights=work.trains_weights
+            gpu,
+            count,
+            sharding,
+            trains_weights=work.trains_weights,
+            gathered_share=work.gathered_share,
         ),
     )
 
@@ -776,9 +872,11 @@ def decode_bytes_per_token(job: ResolvedJob, achieved_fraction: float) -> float:
     arch = job.arch
     prompt, completion = job.prompt_len or 0, job.completion_len
     sequences = sequences_per_round(job)
-    weights = (
-        linear_params(arch, active_only=True) + arch.hidden_size * arch.vocab_size
-    ) * GENERATION_BYTES_PER_PARAM
+    # A decode step reads every expert the round's tokens touch: all of them once the round
+    # holds more than a few E/k sequences (touched_expert_share).
+    routed = arch.routed_expert_params * touched_expert_share(arch, sequences)
+    block = linear_params(arch) - arch.routed_expert_params + routed
+    weights = (block + arch.hidden_size * arch.vocab_size) * GENERATION_BYTES_PER_PARAM
     kv = sequences * (prompt + completion / 2) * kv_bytes_per_token(arch)
     per_round = completion * (weights + kv)
     efficiency = achieved_fraction / DECODE_BANDWIDTH_FRACTION[job.rollout]
