@@ -15,8 +15,9 @@ only the experts a token visits; h = hidden size, V = vocabulary, L = layers, s 
 - full fine-tune 6·N (2N forward, 2N activation gradients, 2N weight gradients);
 - LoRA/QLoRA 4·N: frozen weights get no weight gradients (adapter FLOPs are < 1 % and ignored);
 - gradient checkpointing +2·N: one more forward of every block;
-- attention scores 12·L·h·s (forward 4·L·h·s, backward twice that; +4·L·h·s with checkpointing),
-  which matters from a few thousand tokens of context on;
+- attention scores 6·L·h·s (forward 2·L·h·s: QKᵀ and PV over the s/2 keys a causal query sees
+  on average, which FlashAttention's causal kernels skip to; backward twice that; +2·L·h·s with
+  checkpointing; architectures-2026.md §3.1), which matters from a few thousand tokens on;
 - logits: the lm_head matmul, 6·h·V for full fine-tuning, 4·h·V when it is frozen.
 
 Sustained clock (power ceiling). A datasheet peak assumes the boost clock; a card whose board
@@ -46,23 +47,27 @@ Memory-bound work, bytes moved per trained token (2-byte elements in mixed preci
   parameters this GPU updates (sharded across GPUs, as in the planner's multi-GPU rows).
 Kernels reach about ACHIEVED_BANDWIDTH_FRACTION of the datasheet bandwidth.
 
-Utilisation = UTILISATION[method] × CARD_CLASS_FACTOR[class] × MATMUL_SHARE_VS_A100[family] is the
-share of the sustained peak the matmuls reach, fitted on the 18 dev rows of
+Utilisation = UTILISATION[method] × the job's kernel mix × CARD_CLASS_FACTOR[class] ×
+MATMUL_SHARE_VS_A100[family] is the share of the sustained peak the matmuls reach. The method
+figure is a dense GEMM's; the kernel mix (kernel_mix_factor) slows the FLOPs that do not run as
+large dense GEMMs: attention scores (FlashAttention, ATTENTION_KERNEL_RATE) and routed experts
+(expert_matmul_share). The method and class figures are fitted on the 18 dev rows of
 shared/data/vram_dev.jsonl that carry a measured `throughput_tokens_per_s`, resolved with the
 planner's own defaults (bench/throughput.py refits and prints it). A row's implied utilisation
-is the one that reproduces it exactly once the memory-bound time is taken out: FLOPs per token ÷
-(matmul time per token × sustained peak). The method figures are the medians over the 14 rows on
-A100s (HBM, datacenter): full 0.86 (6 rows; near the A100's best measured matmul rate, as it
-should be once elementwise time is counted separately), LoRA 0.68 (4: adapter matmuls, dropout
-and casts are not counted as work), QLoRA 0.59 (4). A class factor is the geometric mean, over
-(source, card) groups so that near-duplicate rows count once, of each group's median
-implied/method ratio: consumer 0.99 (one RTX 4090 group), workstation 0.80 (one L40S group).
-The RTX A6000 row is left out of the fit: its 4,699 tokens/s for an 8B LoRA would need 147 % of
-the card's peak, so it cannot be a one-card figure as labelled. The fit is on A100s, so chip
-families whose best measured matmul (ml-engineering's MAMF table) is a smaller share of their
-peak get that ratio, a stated prior rather than a fit: Hopper 0.93 (H100 SXM ~80 % against the
-A100's ~86 %), AMD Instinct 0.65 (MI300X 51 %, MI325X 60 %). Fit quality (median error
-factor, worst rows) is printed by bench/throughput.py and tabled in README.md ("Accuracy").
+is the method figure that reproduces it exactly once the memory-bound time is taken out: FLOPs
+per token ÷ (matmul time per token × sustained peak × kernel mix). The method figures are the
+medians over the 14 rows on A100s (HBM, datacenter): full 0.81 (6 rows; near the A100's best
+measured matmul rate, as it should be once elementwise time is counted separately), LoRA 0.65
+(4: adapter matmuls, dropout and casts are not counted as work), QLoRA 0.57 (4). A class factor
+is the geometric mean, over (source, card) groups so that near-duplicate rows count once, of
+each group's median implied/method ratio: consumer 1.03 (one RTX 4090 group), workstation 0.82
+(one L40S group). The RTX A6000 row is left out of the fit: its 4,699 tokens/s for an 8B LoRA
+would need 140 % of the card's peak, so it cannot be a one-card figure as labelled. The fit is
+on A100s, so chip families whose best measured matmul (ml-engineering's MAMF table) is a smaller
+share of their peak get that ratio, a stated prior rather than a fit: Hopper 0.93 (H100 SXM
+~80 % against the A100's ~86 %), AMD Instinct 0.65 (MI300X 51 %, MI325X 60 %). Fit quality
+(median error factor, worst rows) is printed by bench/throughput.py and tabled in README.md
+("Accuracy"); docs/accuracy.md has the 2025–26 speed rows.
 
 HF Trainer's `train_tokens_per_second` is per device (fms-acceleration rows), torchtune's figure is
 for the whole job: a 70B full fine-tune at 1,568 tokens/s per A100 would exceed the A100's peak.
@@ -105,8 +110,8 @@ from planner.spec import ONLINE_OBJECTIVES, Method, Objective, Precision, Quant,
 if TYPE_CHECKING:
     from planner.job.resolved import ResolvedJob
 
-UTILISATION: dict[Method, float] = {Method.full: 0.86, Method.lora: 0.68, Method.qlora: 0.59}
-CARD_CLASS_FACTOR = {"datacenter": 1.0, "workstation": 0.80, "consumer": 0.99}
+UTILISATION: dict[Method, float] = {Method.full: 0.81, Method.lora: 0.65, Method.qlora: 0.57}
+CARD_CLASS_FACTOR = {"datacenter": 1.0, "workstation": 0.82, "consumer": 1.03}
 # CDNA4 (MI355X) has no measured matmul share yet: taken as CDNA3's, the same ROCm stack.
 MATMUL_SHARE_VS_A100 = {"hopper": 0.93, "cdna2": 0.65, "cdna3": 0.65, "cdna4": 0.65}
 SCALING_PER_DOUBLING = {"nvlink": 0.95, "pcie": 0.88, "consumer": 0.80}
@@ -206,6 +211,12 @@ def routed_active_params(arch: ModelArch) -> int:
     return arch.routed_expert_params * (arch.experts_per_token or 1) // (arch.num_experts or 1)
 
 
+# Attention-score FLOPs of one forward per layer per token, in units of width × sequence: QKᵀ
+# and PV, 2 FLOPs per multiply-add each, over the S/2 keys a causal query sees on average
+# (architectures-2026.md §3.1: forward = 2·(S/2)·n_h·(d_qk + d_v); FlashAttention-2,
+# arXiv:2307.08691 §3.1, skips the masked blocks, and its benchmarks count causal FLOPs as half).
+ATTENTION_FORWARD_FACTOR = 2
+
 # Attention types whose score matrix spans the whole sequence; sliding/chunked layers see a
 # window, Gated DeltaNet (linear) layers none (O(S·d²), inside the 6·N term).
 _FULL_SPAN = ("full", "nope", "mla", "cross")
@@ -246,12 +257,37 @@ def flops_per_token(job: ResolvedJob) -> float:
 def forward_flops_per_token(job: ResolvedJob) -> float:
     """One no-grad forward of the policy: blocks, attention scores and the lm_head."""
     arch = job.arch
-    attention_width = arch.num_heads * arch.head_dim
     return float(
         2 * active_block_params(arch)
-        + 4 * attention_span_layers(arch, job.seq_len) * attention_width * job.seq_len
+        + forward_attention_flops_per_token(job)
         + 2 * arch.hidden_size * arch.vocab_size
     )
+
+
+def forward_attention_flops_per_token(job: ResolvedJob) -> float:
+    """Attention scores of one no-grad forward over the whole sequence."""
+    arch = job.arch
+    span = attention_span_layers(arch, job.seq_len)
+    return ATTENTION_FORWARD_FACTOR * span * arch.num_heads * arch.head_dim * job.seq_len
+
+
+def step_attention_flops_per_token(job: ResolvedJob) -> float:
+    """Attention scores of the training step: forward, backward (twice a forward) and any
+    recompute, over the tokens a sample really has."""
+    arch = job.arch
+    seq_len = sample_len(job)
+    passes = 3 + (1 if job.gradient_checkpointing else 0)
+    span = attention_span_layers(arch, seq_len)
+    return passes * ATTENTION_FORWARD_FACTOR * span * arch.num_heads * arch.head_dim * seq_len
+
+
+def attention_flops_per_token(job: ResolvedJob) -> float:
+    """The part of flops_per_token that is attention scores (run by FlashAttention, not GEMMs)."""
+    step = step_attention_flops_per_token(job)
+    if job.objective is Objective.sft:
+        return step
+    forwards = extra_forwards(job) * forward_attention_flops_per_token(job)
+    return step * training_passes(job) + forwards
 
 
 def sample_len(job: ResolvedJob) -> int:
@@ -278,14 +314,9 @@ def training_step_flops_per_token(job: ResolvedJob) -> float:
     """Training FLOPs per trained token (forward, backward and any recompute, the vision
     tower's included)."""
     arch = job.arch
-    block_params = active_block_params(arch)
     pass_factor = 6 if job.method == Method.full else 4
-    recompute = job.gradient_checkpointing
-    attention_width = arch.num_heads * arch.head_dim
-    seq_len = sample_len(job)
-    blocks = _block_pass_factor(job) * block_params
-    span = attention_span_layers(arch, seq_len)
-    attention = (12 + (4 if recompute else 0)) * span * attention_width * seq_len
+    blocks = _block_pass_factor(job) * active_block_params(arch)
+    attention = step_attention_flops_per_token(job)
     logits = pass_factor * arch.hidden_size * arch.vocab_size
     return float(blocks + attention + logits + vision_flops_per_token(job))
 
@@ -311,15 +342,24 @@ def expert_matmul_share(job: ResolvedJob) -> float:
     return tokens_per_expert / (tokens_per_expert + MOE_HALF_RATE_TOKENS)
 
 
-def moe_matmul_factor(job: ResolvedJob) -> float:
-    """The job's matmul rate relative to a dense model's: the FLOPs-weighted harmonic mean of
-    the dense rate (attention, shared experts, head) and expert_matmul_share (routed)."""
-    routed = routed_active_params(job.arch)
-    if not routed:
-        return 1.0
+# FlashAttention's attention kernels run below the GEMM rate: FlashAttention-2 forward +
+# backward, causal, head dim 128, reaches ~190–200 TFLOP/s on an A100 (arXiv:2307.08691,
+# Fig. 6 at 2k–16k tokens; ~62 % of 312) where cuBLAS GEMMs reach ~86 % (ml-engineering MAMF
+# table): 0.72 of the matmul rate.
+ATTENTION_KERNEL_RATE = 0.72
+
+
+def kernel_mix_factor(job: ResolvedJob) -> float:
+    """The job's matmul rate relative to a dense GEMM's: the FLOPs-weighted harmonic mean of
+    the dense rate (projections, shared experts, head), ATTENTION_KERNEL_RATE (attention
+    scores) and expert_matmul_share (routed experts)."""
     total = flops_per_token(job)
-    expert = _block_pass_factor(job) * routed
-    return total / (total - expert + expert / expert_matmul_share(job))
+    attention = attention_flops_per_token(job)
+    routed = routed_active_params(job.arch)
+    expert = _block_pass_factor(job) * routed if routed else 0.0
+    share = expert_matmul_share(job) if routed else 1.0
+    seconds = total - expert - attention + expert / share + attention / ATTENTION_KERNEL_RATE
+    return total / seconds
 
 
 # FP8 GEMM speed-ups (architectures-2026.md §4.2: torchao 1.25× at 8B to 1.5× at 405B for
@@ -537,7 +577,7 @@ def stack_moe_rate(job: ResolvedJob) -> float:
 
 
 def job_work(job: ResolvedJob) -> JobWork:
-    method_utilisation = UTILISATION[job.method] * moe_matmul_factor(job) * stack_moe_rate(job)
+    method_utilisation = UTILISATION[job.method] * kernel_mix_factor(job) * stack_moe_rate(job)
     if job.precision == Precision.fp32:
         method_utilisation *= FP32_RATE_FACTOR
     return JobWork(
