@@ -105,7 +105,16 @@ from planner.estimate.memory.components import (
     quantised_bytes_per_weight,
     reward_model_params,
 )
-from planner.spec import ONLINE_OBJECTIVES, Method, Objective, Precision, Quant, Rollout, Sharding
+from planner.spec import (
+    ONLINE_OBJECTIVES,
+    Method,
+    Objective,
+    Precision,
+    Quant,
+    Rollout,
+    Sharding,
+    lora_target_names,
+)
 
 if TYPE_CHECKING:
     from planner.job.resolved import ResolvedJob
@@ -186,6 +195,8 @@ class JobWork(NamedTuple):
     trains_weights: bool = True
     # Pushing weights to a separate vLLM server, per trained token of one GPU.
     sync_seconds_per_token: float = 0.0
+    # Host time the GPU waits on: transformers' eager per-expert loop (expert_loop_seconds).
+    host_seconds_per_token: float = 0.0
     # FP8 matmuls' speed-up on cards that have them (1 when the job is not FP8).
     fp8_speedup: float = 1.0
     # Expert and context parallelism: bytes each GPU sends and receives per token in
@@ -576,6 +587,59 @@ def stack_moe_rate(job: ResolvedJob) -> float:
     return float(fact.value)
 
 
+# transformers' eager MoE forward visits each expert that got tokens in a Python loop
+# (architectures-2026.md §2.5): torch.where over the routing mask (a device-to-host sync, so
+# the GPU cannot run ahead of the host), index the tokens, gate, up, activation, product,
+# down, index and apply the routing weight, cast, index_add_: ~12 eager ops per expert per
+# forward, twice that in backward. Each eager op costs ~10 µs of host time (Python, the
+# dispatcher and the CUDA launch; PyTorch's CUDA Graphs post, pytorch.org/blog/accelerating-
+# pytorch-with-cuda-graphs, 2021: launch overheads of microseconds per kernel that graphs
+# remove; H. He, "Making Deep Learning Go Brrrr", horace.io/brrr_intro.html, on overhead).
+# The tiny per-expert GEMMs finish sooner, so the loop runs at the host's pace [uncertain:
+# per-op cost depends on the host CPU and on hooks such as checkpointing's]. An expert linear
+# LoRA wraps adds PEFT's dropout, A, B, scale and add (peft/tuners/lora/layer.py
+# Linear.forward: 5 ops); a 4-bit one bitsandbytes' dequantize before its matmul (1 op).
+EAGER_OPS_PER_EXPERT_FORWARD = 12
+LORA_OPS_PER_LINEAR = 5
+DEQUANT_OPS_PER_LINEAR = 1
+EAGER_OP_S = 10e-6
+
+
+def eager_ops_per_expert(job: ResolvedJob) -> int:
+    """Eager ops of one expert's forward in transformers' loop, with its adapters and 4-bit
+    weights (adapted and quantised as memory plans them)."""
+    ops = EAGER_OPS_PER_EXPERT_FORWARD
+    targets = lora_target_names(job.lora_targets)
+    for group in job.arch.linears:
+        if not group.routed:
+            continue
+        if group.target in targets and (job.experts_adapted or not group.fused):
+            ops += LORA_OPS_PER_LINEAR
+        if job.method is Method.qlora and _routed_held_quantised(job):
+            ops += DEQUANT_OPS_PER_LINEAR
+    return ops
+
+
+def expert_loop_seconds_per_token(job: ResolvedJob) -> float:
+    """Host time of the eager expert loop per trained token, for stacks whose MoE models run
+    transformers' loop (stack fact `moe_expert_loop`) without expert parallelism: every MoE
+    layer visits the experts its micro-batch touches, in every forward (the recompute too)
+    and backward (two forwards' worth of ops), and in the other forwards of preference and RL
+    jobs. A fixed cost per micro-batch, so it weighs most on fast cards and short batches."""
+    arch = job.arch
+    if not arch.is_moe or job.expert_parallel > 1 or not arch.num_experts:
+        return 0.0
+    fact = stack_fact(job.framework, "moe_expert_loop", job.framework_version)
+    if fact is None or not fact.value or (fact.methods and job.method.value not in fact.methods):
+        return 0.0
+    tokens = _tokens_per_micro_batch(job)
+    step_passes = 1 + BACKWARD_TRAFFIC_FACTOR + (1 if job.gradient_checkpointing else 0)
+    passes = step_passes * training_passes(job) + extra_forwards(job)
+    experts = arch.num_experts * touched_expert_share(arch, tokens)
+    visits = arch.moe_layers * experts * passes
+    return visits * eager_ops_per_expert(job) * EAGER_OP_S / tokens
+
+
 def job_work(job: ResolvedJob) -> JobWork:
     method_utilisation = UTILISATION[job.method] * kernel_mix_factor(job) * stack_moe_rate(job)
     if job.precision == Precision.fp32:
@@ -589,6 +653,7 @@ def job_work(job: ResolvedJob) -> JobWork:
         optimizer_bytes_per_token_one_gpu=optimizer_bytes_per_token(job),
         trains_weights=job.method == Method.full,
         sync_seconds_per_token=weight_sync_seconds_per_token(job),
+        host_seconds_per_token=expert_loop_seconds_per_token(job),
         fp8_speedup=fp8_speedup(job),
         all_to_all_bytes_per_token=all_to_all_bytes_per_token(job),
         expert_all_to_all_bytes_per_token=expert_all_to_all_bytes_per_token(job),
@@ -794,6 +859,7 @@ def tokens_per_s_at(
         + bandwidth_seconds_per_token(work, speed, count)
         + work.offload_seconds_per_token_one_gpu / count
         + work.sync_seconds_per_token
+        + work.host_seconds_per_token
         + visible_all_to_all_seconds_per_token(work, speed, count, compute_s)
     )
     return count * efficiency / per_gpu_seconds_per_token
