@@ -406,13 +406,22 @@ def _exchanges(job: ResolvedJob) -> int:
 
 def expert_all_to_all_bytes_per_token(job: ResolvedJob) -> float:
     """EP's dispatch and combine (architectures-2026.md §2.6): 4·k·h·b·(EP−1)/EP per MoE layer
-    per token over forward and backward (6 with a recomputed forward)."""
+    per token over forward and backward (6 with a recomputed forward), k copies of the hidden
+    state to the ranks holding its experts. Once the EP group spans nodes, what crosses the
+    slower inter-node link is one copy per remote node the token's experts sit on, which the
+    receiving node fans out over NVLink (DeepSeek-V3 report, arXiv:2412.19437 §3.2.2: "IB
+    first, then NVLink forwarding"; DeepEP's internode kernels): for k experts spread evenly
+    over n nodes, n·(1 − (1 − 1/n)^k) nodes are hit, (n − 1)/n of them remote."""
     arch, ep = job.arch, job.expert_parallel
     if ep <= 1 or not arch.moe_layers:
         return 0.0
     element = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
     k = arch.experts_per_token or 1
-    return _exchanges(job) * k * arch.hidden_size * element * arch.moe_layers * (ep - 1) / ep
+    copies = k * (ep - 1) / ep
+    if ep > GPUS_PER_NODE:
+        nodes = ep / GPUS_PER_NODE
+        copies = nodes * (1 - (1 - 1 / nodes) ** k) * (nodes - 1) / nodes
+    return _exchanges(job) * copies * arch.hidden_size * element * arch.moe_layers
 
 
 def context_all_to_all_bytes_per_token(job: ResolvedJob) -> float:
