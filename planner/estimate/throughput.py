@@ -215,6 +215,13 @@ def active_block_params(arch: ModelArch) -> int:
 
 
 @cache
+def non_routed_linear_params(arch: ModelArch) -> int:
+    """Block linears outside the routed experts (attention, dense and shared MLPs): every
+    token's pass reads them whole."""
+    return linear_params(arch) - arch.routed_expert_params
+
+
+@cache
 def routed_active_params(arch: ModelArch) -> int:
     """The part of active_block_params in routed experts (top-k of each MoE layer)."""
     if not arch.is_moe:
@@ -360,11 +367,11 @@ def expert_matmul_share(job: ResolvedJob) -> float:
 ATTENTION_KERNEL_RATE = 0.72
 
 
-def kernel_mix_factor(job: ResolvedJob) -> float:
+def kernel_mix_factor(job: ResolvedJob, total: float | None = None) -> float:
     """The job's matmul rate relative to a dense GEMM's: the FLOPs-weighted harmonic mean of
     the dense rate (projections, shared experts, head), ATTENTION_KERNEL_RATE (attention
-    scores) and expert_matmul_share (routed experts)."""
-    total = flops_per_token(job)
+    scores) and expert_matmul_share (routed experts). `total`: flops_per_token, if known."""
+    total = flops_per_token(job) if total is None else total
     attention = attention_flops_per_token(job)
     routed = routed_active_params(job.arch)
     expert = _block_pass_factor(job) * routed if routed else 0.0
@@ -462,6 +469,8 @@ def _local_routed_params(job: ResolvedJob) -> float:
     holds (E/EP, architectures-2026.md §2.6) that the tokens routed to them touch (each rank
     receives tokens from all EP ranks, so EP × its micro-batch's tokens)."""
     arch, ep = job.arch, max(1, job.expert_parallel)
+    if not arch.is_moe:
+        return 0.0
     routed_tokens = _tokens_per_micro_batch(job) * ep
     return arch.routed_expert_params * touched_expert_share(arch, routed_tokens) / ep
 
@@ -479,7 +488,7 @@ def dequant_bytes_per_token(job: ResolvedJob) -> float:
     if job.method != Method.qlora:
         return 0.0
     bytes_per_param = DEQUANT_BYTES_PER_PARAM[job.quant]
-    quantised = linear_params(arch) - arch.routed_expert_params
+    quantised = float(non_routed_linear_params(arch))
     if _routed_held_quantised(job):
         quantised += _local_routed_params(job)
     return _weight_passes(job) * bytes_per_param * quantised / _tokens_per_micro_batch(job)
@@ -505,12 +514,11 @@ def weight_read_bytes_per_token(job: ResolvedJob) -> float:
     quantised weights are in the dequant term; fused experts it leaves 16-bit are read here."""
     arch = job.arch
     element_bytes = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
-    routed = _local_routed_params(job) if arch.is_moe else 0.0
+    routed = _local_routed_params(job)
     if job.method == Method.qlora:
         weights = 0.0 if _routed_held_quantised(job) else routed
     else:
-        dense = linear_params(arch) - arch.routed_expert_params
-        weights = dense + routed + arch.hidden_size * arch.vocab_size
+        weights = non_routed_linear_params(arch) + routed + arch.hidden_size * arch.vocab_size
     return _weight_passes(job) * weights * element_bytes / _tokens_per_micro_batch(job)
 
 
@@ -617,14 +625,25 @@ EAGER_OP_S = 10e-6
 def eager_ops_per_expert(job: ResolvedJob) -> int:
     """Eager ops of one expert's forward in transformers' loop, with its adapters and 4-bit
     weights (adapted and quantised as memory plans them)."""
+    dequantised = job.method is Method.qlora and _routed_held_quantised(job)
+    return _eager_ops(job.arch, job.lora_targets, job.experts_adapted, dequantised)
+
+
+@cache
+def _eager_ops(
+    arch: ModelArch,
+    lora_targets: tuple[str, ...] | str | None,
+    experts_adapted: bool,
+    dequantised: bool,
+) -> int:
     ops = EAGER_OPS_PER_EXPERT_FORWARD
-    targets = lora_target_names(job.lora_targets)
-    for group in job.arch.linears:
+    targets = lora_target_names(lora_targets)
+    for group in arch.linears:
         if not group.routed:
             continue
-        if group.target in targets and (job.experts_adapted or not group.fused):
+        if group.target in targets and (experts_adapted or not group.fused):
             ops += LORA_OPS_PER_LINEAR
-        if job.method is Method.qlora and _routed_held_quantised(job):
+        if dequantised:
             ops += DEQUANT_OPS_PER_LINEAR
     return ops
 
@@ -650,11 +669,14 @@ def expert_loop_seconds_per_token(job: ResolvedJob) -> float:
 
 
 def job_work(job: ResolvedJob) -> JobWork:
-    method_utilisation = UTILISATION[job.method] * kernel_mix_factor(job) * stack_moe_rate(job)
+    flops = flops_per_token(job)
+    method_utilisation = (
+        UTILISATION[job.method] * kernel_mix_factor(job, flops) * stack_moe_rate(job)
+    )
     if job.precision == Precision.fp32:
         method_utilisation *= FP32_RATE_FACTOR
     return JobWork(
-        flops_per_token=flops_per_token(job),
+        flops_per_token=flops,
         method_utilisation=method_utilisation,
         dequant_bytes_per_token=dequant_bytes_per_token(job),
         offload_seconds_per_token_one_gpu=offload_seconds_per_token(job, 1),
