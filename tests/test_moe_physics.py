@@ -77,6 +77,8 @@ def test_transformers_eager_expert_loop_costs_host_time_per_micro_batch() -> Non
     litgpt = _job(model="qwen3-30b-a3b", framework="litgpt")
     assert expert_loop_seconds_per_token(litgpt) == 0
     assert expert_loop_seconds_per_token(hf) > 0
+    assert any("experts one by one" in line for line in hf.assumptions)
+    assert not any("experts one by one" in line for line in litgpt.assumptions)
     # A fixed cost per micro-batch: more tokens per micro-batch share it.
     longer = _job(model="qwen3-30b-a3b", micro_batch=4)
     assert expert_loop_seconds_per_token(longer) < expert_loop_seconds_per_token(hf) / 3
@@ -85,6 +87,7 @@ def test_transformers_eager_expert_loop_costs_host_time_per_micro_batch() -> Non
     split = _job(model="qwen3-30b-a3b", num_gpus=8, sharding="ddp", expert_parallel=8)
     full = _job(model="qwen3-30b-a3b", method="full", num_gpus=8, sharding="fsdp")
     assert expert_loop_seconds_per_token(split) == expert_loop_seconds_per_token(full) == 0
+    assert not any("experts one by one" in line for line in split.assumptions + full.assumptions)
     # LoRA on nn.Linear experts adds PEFT's ops to every expert's visit.
     attention = _job(model="mixtral-8x7b", lora_targets=["q", "k", "v", "o"])
     everything = _job(model="mixtral-8x7b")

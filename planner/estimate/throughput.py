@@ -99,7 +99,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from planner.catalog.gpus import FP8_CHIP_FAMILIES, GpuSpec, gpu_by_key
 from planner.catalog.models import ModelArch, linear_params
-from planner.catalog.stacks import stack_fact
+from planner.catalog.stacks import method_fact
 from planner.estimate.memory.components import (
     kv_bytes_per_token,
     quantised_bytes_per_weight,
@@ -598,8 +598,8 @@ def stack_moe_rate(job: ResolvedJob) -> float:
     under DeepSpeed/FSDP for a full fine-tune without expert parallelism; 1 elsewhere."""
     if not job.arch.is_moe or job.expert_parallel > 1:
         return 1.0
-    fact = stack_fact(job.framework, "moe_training_rate", job.framework_version)
-    if fact is None or (fact.methods and job.method.value not in fact.methods):
+    fact = method_fact(job.framework, "moe_training_rate", job.framework_version, job.method.value)
+    if fact is None:
         return 1.0
     return float(fact.value)
 
@@ -657,8 +657,8 @@ def expert_loop_seconds_per_token(job: ResolvedJob) -> float:
     arch = job.arch
     if not arch.is_moe or job.expert_parallel > 1 or not arch.num_experts:
         return 0.0
-    fact = stack_fact(job.framework, "moe_expert_loop", job.framework_version)
-    if fact is None or not fact.value or (fact.methods and job.method.value not in fact.methods):
+    fact = method_fact(job.framework, "moe_expert_loop", job.framework_version, job.method.value)
+    if fact is None or not fact.value:
         return 0.0
     tokens = _tokens_per_micro_batch(job)
     step_passes = 1 + BACKWARD_TRAFFIC_FACTOR + (1 if job.gradient_checkpointing else 0)
