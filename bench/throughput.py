@@ -88,14 +88,16 @@ def error_factor(predicted: float, measured: float) -> float:
 
 
 def implied_utilisation(row: DevRow) -> float:
-    """The utilisation of the sustained peak that would reproduce this row exactly, with the
-    memory-bound time taken out."""
+    """The method utilisation (UTILISATION's unit: a dense GEMM's share of the sustained peak,
+    before the job's kernel mix) that would reproduce this row exactly, with the memory-bound
+    time taken out."""
     prediction = estimate_throughput(row.job, row.gpu, row.count, row.sharding)
     work = job_work(row.job)
     per_gpu_s = row.count * prediction.scaling_efficiency / row.measured_tokens_per_s
     compute_s = per_gpu_s - memory_seconds_per_token(work, row.gpu, row.count)
     sustained_flops = row.gpu.bf16_tflops * 1e12 * sustained_clock_fraction(row.gpu)
-    return work.flops_per_token / (sustained_flops * compute_s)
+    job_share = work.method_utilisation / UTILISATION[row.job.method]
+    return work.flops_per_token / (sustained_flops * compute_s) / job_share
 
 
 def print_accuracy(rows: list[DevRow]) -> None:

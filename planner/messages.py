@@ -554,6 +554,13 @@ MODEL_SWITCHES = Catalog(
         "ep.none": Entry(
             "no expert parallelism (expert_parallel 1)", "不做专家并行（expert_parallel 1）"
         ),
+        "expert_loop": Entry(
+            "{stack} runs transformers' MoE blocks, which visit the experts one by one in Python: "
+            "a fixed host-time cost per micro-batch (a larger micro-batch, expert parallelism or "
+            "grouped-GEMM expert kernels avoid most of it)",
+            "{stack} 使用 transformers 的 MoE 层，在 Python 循环中逐个计算专家：每个微批次"
+            "都有固定的主机开销（更大的微批次、专家并行或分组 GEMM 专家内核可省去大部分）",
+        ),
         "gpt_oss_bf16": Entry(
             "gpt-oss's MXFP4 experts are dequantised to bf16 for training (the HF recipe loads "
             "with Mxfp4Config(dequantize=True))",

@@ -11,6 +11,8 @@ from planner.catalog.models import get_model
 from planner.estimate.memory import estimate_memory
 from planner.estimate.throughput import (
     all_to_all_bytes_per_token,
+    eager_ops_per_expert,
+    expert_loop_seconds_per_token,
     expert_matmul_share,
     job_work,
     tokens_per_s_on,
@@ -35,8 +37,9 @@ def _tokens_per_s(job, gpu: str = H100, count: int = 1) -> float:
 
 
 def test_qwen3_30b_a3b_trains_several_times_faster_than_dense_qwen3_32b() -> None:
-    moe = _job(model="qwen3-30b-a3b")
-    dense = _job(model="qwen3-32b")
+    # LitGPT runs its own MoE block, not transformers' eager per-expert loop.
+    moe = _job(model="qwen3-30b-a3b", framework="litgpt")
+    dense = _job(model="qwen3-32b", framework="litgpt")
     assert _tokens_per_s(moe) >= 3 * _tokens_per_s(dense)
     # Memory follows the 30.5B total: every expert's bf16 weights are resident.
     assert estimate_memory(moe).required_gib >= moe.arch.total_params * 2 / GIB
@@ -69,13 +72,40 @@ def test_small_experts_run_their_matmuls_below_the_dense_rate() -> None:
     assert expert_matmul_share(coarse) > 0.9
 
 
-def test_expert_parallelism_splits_the_experts_and_pays_all_to_all() -> None:
-    plain = _job(model="qwen3-30b-a3b", num_gpus=8, sharding="ddp")
+def test_transformers_eager_expert_loop_costs_host_time_per_micro_batch() -> None:
+    hf = _job(model="qwen3-30b-a3b")
+    litgpt = _job(model="qwen3-30b-a3b", framework="litgpt")
+    assert expert_loop_seconds_per_token(litgpt) == 0
+    assert expert_loop_seconds_per_token(hf) > 0
+    assert any("experts one by one" in line for line in hf.assumptions)
+    assert not any("experts one by one" in line for line in litgpt.assumptions)
+    # A fixed cost per micro-batch: more tokens per micro-batch share it.
+    longer = _job(model="qwen3-30b-a3b", micro_batch=4)
+    assert expert_loop_seconds_per_token(longer) < expert_loop_seconds_per_token(hf) / 3
+    assert _tokens_per_s(hf) < _tokens_per_s(litgpt) / 2
+    # Expert parallelism runs grouped GEMMs; full fine-tuning's loop is in moe_training_rate.
     split = _job(model="qwen3-30b-a3b", num_gpus=8, sharding="ddp", expert_parallel=8)
+    full = _job(model="qwen3-30b-a3b", method="full", num_gpus=8, sharding="fsdp")
+    assert expert_loop_seconds_per_token(split) == expert_loop_seconds_per_token(full) == 0
+    assert not any("experts one by one" in line for line in split.assumptions + full.assumptions)
+    # LoRA on nn.Linear experts adds PEFT's ops to every expert's visit.
+    attention = _job(model="mixtral-8x7b", lora_targets=["q", "k", "v", "o"])
+    everything = _job(model="mixtral-8x7b")
+    assert eager_ops_per_expert(everything) > eager_ops_per_expert(attention)
+
+
+def test_expert_parallelism_splits_the_experts_and_pays_all_to_all() -> None:
+    plain = _job(model="qwen3-30b-a3b", num_gpus=8, sharding="ddp", framework="litgpt")
+    split = _job(
+        model="qwen3-30b-a3b", num_gpus=8, sharding="ddp", expert_parallel=8, framework="litgpt"
+    )
     assert estimate_memory(split).required_gib < 0.4 * estimate_memory(plain).required_gib
     assert all_to_all_bytes_per_token(plain) == 0
     assert all_to_all_bytes_per_token(split) > 0
-    assert _tokens_per_s(split, count=8) < _tokens_per_s(plain, count=8)
+    # Over PCIe the all-to-all outlasts the matmuls it overlaps and costs time; over NVLink it
+    # hides behind them, and each GPU streams only its eighth of the experts, so EP is faster.
+    assert _tokens_per_s(split, "l40s", count=8) < _tokens_per_s(plain, "l40s", count=8)
+    assert _tokens_per_s(split, count=8) > _tokens_per_s(plain, count=8)
     assert any("expert parallelism 8" in line for line in split.assumptions)
 
 

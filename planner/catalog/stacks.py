@@ -134,6 +134,16 @@ def stack_fact(framework: Framework, name: str, version: str | None) -> StackFac
     return stack(framework).fact(name, version)
 
 
+def method_fact(
+    framework: Framework, name: str, version: str | None, method: str
+) -> StackFact | None:
+    """stack_fact, when it holds for `method` (a fact naming no methods holds for all)."""
+    fact = stack_fact(framework, name, version)
+    if fact is None or (fact.methods and method not in fact.methods):
+        return None
+    return fact
+
+
 @lru_cache(maxsize=1024)
 def stack_family_fact(
     framework: Framework, name: str, version: str | None, family: str

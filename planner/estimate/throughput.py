@@ -15,8 +15,9 @@ only the experts a token visits; h = hidden size, V = vocabulary, L = layers, s 
 - full fine-tune 6·N (2N forward, 2N activation gradients, 2N weight gradients);
 - LoRA/QLoRA 4·N: frozen weights get no weight gradients (adapter FLOPs are < 1 % and ignored);
 - gradient checkpointing +2·N: one more forward of every block;
-- attention scores 12·L·h·s (forward 4·L·h·s, backward twice that; +4·L·h·s with checkpointing),
-  which matters from a few thousand tokens of context on;
+- attention scores 6·L·h·s (forward 2·L·h·s: QKᵀ and PV over the s/2 keys a causal query sees
+  on average, which FlashAttention's causal kernels skip to; backward twice that; +2·L·h·s with
+  checkpointing; architectures-2026.md §3.1), which matters from a few thousand tokens on;
 - logits: the lm_head matmul, 6·h·V for full fine-tuning, 4·h·V when it is frozen.
 
 Sustained clock (power ceiling). A datasheet peak assumes the boost clock; a card whose board
@@ -46,23 +47,27 @@ Memory-bound work, bytes moved per trained token (2-byte elements in mixed preci
   parameters this GPU updates (sharded across GPUs, as in the planner's multi-GPU rows).
 Kernels reach about ACHIEVED_BANDWIDTH_FRACTION of the datasheet bandwidth.
 
-Utilisation = UTILISATION[method] × CARD_CLASS_FACTOR[class] × MATMUL_SHARE_VS_A100[family] is the
-share of the sustained peak the matmuls reach, fitted on the 18 dev rows of
+Utilisation = UTILISATION[method] × the job's kernel mix × CARD_CLASS_FACTOR[class] ×
+MATMUL_SHARE_VS_A100[family] is the share of the sustained peak the matmuls reach. The method
+figure is a dense GEMM's; the kernel mix (kernel_mix_factor) slows the FLOPs that do not run as
+large dense GEMMs: attention scores (FlashAttention, ATTENTION_KERNEL_RATE) and routed experts
+(expert_matmul_share). The method and class figures are fitted on the 18 dev rows of
 shared/data/vram_dev.jsonl that carry a measured `throughput_tokens_per_s`, resolved with the
 planner's own defaults (bench/throughput.py refits and prints it). A row's implied utilisation
-is the one that reproduces it exactly once the memory-bound time is taken out: FLOPs per token ÷
-(matmul time per token × sustained peak). The method figures are the medians over the 14 rows on
-A100s (HBM, datacenter): full 0.86 (6 rows; near the A100's best measured matmul rate, as it
-should be once elementwise time is counted separately), LoRA 0.68 (4: adapter matmuls, dropout
-and casts are not counted as work), QLoRA 0.59 (4). A class factor is the geometric mean, over
-(source, card) groups so that near-duplicate rows count once, of each group's median
-implied/method ratio: consumer 0.99 (one RTX 4090 group), workstation 0.80 (one L40S group).
-The RTX A6000 row is left out of the fit: its 4,699 tokens/s for an 8B LoRA would need 147 % of
-the card's peak, so it cannot be a one-card figure as labelled. The fit is on A100s, so chip
-families whose best measured matmul (ml-engineering's MAMF table) is a smaller share of their
-peak get that ratio, a stated prior rather than a fit: Hopper 0.93 (H100 SXM ~80 % against the
-A100's ~86 %), AMD Instinct 0.65 (MI300X 51 %, MI325X 60 %). Fit quality (median error
-factor, worst rows) is printed by bench/throughput.py and tabled in README.md ("Accuracy").
+is the method figure that reproduces it exactly once the memory-bound time is taken out: FLOPs
+per token ÷ (matmul time per token × sustained peak × kernel mix). The method figures are the
+medians over the 14 rows on A100s (HBM, datacenter): full 0.81 (6 rows; near the A100's best
+measured matmul rate, as it should be once elementwise time is counted separately), LoRA 0.65
+(4: adapter matmuls, dropout and casts are not counted as work), QLoRA 0.57 (4). A class factor
+is the geometric mean, over (source, card) groups so that near-duplicate rows count once, of
+each group's median implied/method ratio: consumer 1.03 (one RTX 4090 group), workstation 0.82
+(one L40S group). The RTX A6000 row is left out of the fit: its 4,699 tokens/s for an 8B LoRA
+would need 140 % of the card's peak, so it cannot be a one-card figure as labelled. The fit is
+on A100s, so chip families whose best measured matmul (ml-engineering's MAMF table) is a smaller
+share of their peak get that ratio, a stated prior rather than a fit: Hopper 0.93 (H100 SXM
+~80 % against the A100's ~86 %), AMD Instinct 0.65 (MI300X 51 %, MI325X 60 %). Fit quality
+(median error factor, worst rows) is printed by bench/throughput.py and tabled in README.md
+("Accuracy"); docs/accuracy.md has the 2025–26 speed rows.
 
 HF Trainer's `train_tokens_per_second` is per device (fms-acceleration rows), torchtune's figure is
 for the whole job: a 70B full fine-tune at 1,568 tokens/s per A100 would exceed the A100's peak.
@@ -94,19 +99,28 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from planner.catalog.gpus import FP8_CHIP_FAMILIES, GpuSpec, gpu_by_key
 from planner.catalog.models import ModelArch, linear_params
-from planner.catalog.stacks import stack_fact
+from planner.catalog.stacks import method_fact
 from planner.estimate.memory.components import (
     kv_bytes_per_token,
     quantised_bytes_per_weight,
     reward_model_params,
 )
-from planner.spec import ONLINE_OBJECTIVES, Method, Objective, Precision, Quant, Rollout, Sharding
+from planner.spec import (
+    ONLINE_OBJECTIVES,
+    Method,
+    Objective,
+    Precision,
+    Quant,
+    Rollout,
+    Sharding,
+    lora_target_names,
+)
 
 if TYPE_CHECKING:
     from planner.job.resolved import ResolvedJob
 
-UTILISATION: dict[Method, float] = {Method.full: 0.86, Method.lora: 0.68, Method.qlora: 0.59}
-CARD_CLASS_FACTOR = {"datacenter": 1.0, "workstation": 0.80, "consumer": 0.99}
+UTILISATION: dict[Method, float] = {Method.full: 0.81, Method.lora: 0.65, Method.qlora: 0.57}
+CARD_CLASS_FACTOR = {"datacenter": 1.0, "workstation": 0.82, "consumer": 1.03}
 # CDNA4 (MI355X) has no measured matmul share yet: taken as CDNA3's, the same ROCm stack.
 MATMUL_SHARE_VS_A100 = {"hopper": 0.93, "cdna2": 0.65, "cdna3": 0.65, "cdna4": 0.65}
 SCALING_PER_DOUBLING = {"nvlink": 0.95, "pcie": 0.88, "consumer": 0.80}
@@ -181,11 +195,17 @@ class JobWork(NamedTuple):
     trains_weights: bool = True
     # Pushing weights to a separate vLLM server, per trained token of one GPU.
     sync_seconds_per_token: float = 0.0
+    # Host time the GPU waits on: transformers' eager per-expert loop (expert_loop_seconds).
+    host_seconds_per_token: float = 0.0
     # FP8 matmuls' speed-up on cards that have them (1 when the job is not FP8).
     fp8_speedup: float = 1.0
-    # MoE expert parallelism: bytes each GPU sends and receives per token in all-to-all.
+    # Expert and context parallelism: bytes each GPU sends and receives per token in
+    # all-to-all, and the part of them that is EP's dispatch and combine (which overlaps).
     all_to_all_bytes_per_token: float = 0.0
     expert_parallel: int = 1
+    expert_all_to_all_bytes_per_token: float = 0.0
+    # Share of the weights a sharded layout gathers and reduces per GPU (gathered_weight_share).
+    gathered_share: float = 1.0
 
 
 @cache
@@ -195,12 +215,25 @@ def active_block_params(arch: ModelArch) -> int:
 
 
 @cache
+def non_routed_linear_params(arch: ModelArch) -> int:
+    """Block linears outside the routed experts (attention, dense and shared MLPs): every
+    token's pass reads them whole."""
+    return linear_params(arch) - arch.routed_expert_params
+
+
+@cache
 def routed_active_params(arch: ModelArch) -> int:
     """The part of active_block_params in routed experts (top-k of each MoE layer)."""
     if not arch.is_moe:
         return 0
     return arch.routed_expert_params * (arch.experts_per_token or 1) // (arch.num_experts or 1)
 
+
+# Attention-score FLOPs of one forward per layer per token, in units of width × sequence: QKᵀ
+# and PV, 2 FLOPs per multiply-add each, over the S/2 keys a causal query sees on average
+# (architectures-2026.md §3.1: forward = 2·(S/2)·n_h·(d_qk + d_v); FlashAttention-2,
+# arXiv:2307.08691 §3.1, skips the masked blocks, and its benchmarks count causal FLOPs as half).
+ATTENTION_FORWARD_FACTOR = 2
 
 # Attention types whose score matrix spans the whole sequence; sliding/chunked layers see a
 # window, Gated DeltaNet (linear) layers none (O(S·d²), inside the 6·N term).
@@ -242,12 +275,37 @@ def flops_per_token(job: ResolvedJob) -> float:
 def forward_flops_per_token(job: ResolvedJob) -> float:
     """One no-grad forward of the policy: blocks, attention scores and the lm_head."""
     arch = job.arch
-    attention_width = arch.num_heads * arch.head_dim
     return float(
         2 * active_block_params(arch)
-        + 4 * attention_span_layers(arch, job.seq_len) * attention_width * job.seq_len
+        + forward_attention_flops_per_token(job)
         + 2 * arch.hidden_size * arch.vocab_size
     )
+
+
+def forward_attention_flops_per_token(job: ResolvedJob) -> float:
+    """Attention scores of one no-grad forward over the whole sequence."""
+    arch = job.arch
+    span = attention_span_layers(arch, job.seq_len)
+    return ATTENTION_FORWARD_FACTOR * span * arch.num_heads * arch.head_dim * job.seq_len
+
+
+def step_attention_flops_per_token(job: ResolvedJob) -> float:
+    """Attention scores of the training step: forward, backward (twice a forward) and any
+    recompute, over the tokens a sample really has."""
+    arch = job.arch
+    seq_len = sample_len(job)
+    passes = 3 + (1 if job.gradient_checkpointing else 0)
+    span = attention_span_layers(arch, seq_len)
+    return passes * ATTENTION_FORWARD_FACTOR * span * arch.num_heads * arch.head_dim * seq_len
+
+
+def attention_flops_per_token(job: ResolvedJob) -> float:
+    """The part of flops_per_token that is attention scores (run by FlashAttention, not GEMMs)."""
+    step = step_attention_flops_per_token(job)
+    if job.objective is Objective.sft:
+        return step
+    forwards = extra_forwards(job) * forward_attention_flops_per_token(job)
+    return step * training_passes(job) + forwards
 
 
 def sample_len(job: ResolvedJob) -> int:
@@ -274,14 +332,9 @@ def training_step_flops_per_token(job: ResolvedJob) -> float:
     """Training FLOPs per trained token (forward, backward and any recompute, the vision
     tower's included)."""
     arch = job.arch
-    block_params = active_block_params(arch)
     pass_factor = 6 if job.method == Method.full else 4
-    recompute = job.gradient_checkpointing
-    attention_width = arch.num_heads * arch.head_dim
-    seq_len = sample_len(job)
-    blocks = _block_pass_factor(job) * block_params
-    span = attention_span_layers(arch, seq_len)
-    attention = (12 + (4 if recompute else 0)) * span * attention_width * seq_len
+    blocks = _block_pass_factor(job) * active_block_params(arch)
+    attention = step_attention_flops_per_token(job)
     logits = pass_factor * arch.hidden_size * arch.vocab_size
     return float(blocks + attention + logits + vision_flops_per_token(job))
 
@@ -307,15 +360,24 @@ def expert_matmul_share(job: ResolvedJob) -> float:
     return tokens_per_expert / (tokens_per_expert + MOE_HALF_RATE_TOKENS)
 
 
-def moe_matmul_factor(job: ResolvedJob) -> float:
-    """The job's matmul rate relative to a dense model's: the FLOPs-weighted harmonic mean of
-    the dense rate (attention, shared experts, head) and expert_matmul_share (routed)."""
+# FlashAttention's attention kernels run below the GEMM rate: FlashAttention-2 forward +
+# backward, causal, head dim 128, reaches ~190–200 TFLOP/s on an A100 (arXiv:2307.08691,
+# Fig. 6 at 2k–16k tokens; ~62 % of 312) where cuBLAS GEMMs reach ~86 % (ml-engineering MAMF
+# table): 0.72 of the matmul rate.
+ATTENTION_KERNEL_RATE = 0.72
+
+
+def kernel_mix_factor(job: ResolvedJob, total: float | None = None) -> float:
+    """The job's matmul rate relative to a dense GEMM's: the FLOPs-weighted harmonic mean of
+    the dense rate (projections, shared experts, head), ATTENTION_KERNEL_RATE (attention
+    scores) and expert_matmul_share (routed experts). `total`: flops_per_token, if known."""
+    total = flops_per_token(job) if total is None else total
+    attention = attention_flops_per_token(job)
     routed = routed_active_params(job.arch)
-    if not routed:
-        return 1.0
-    total = flops_per_token(job)
-    expert = _block_pass_factor(job) * routed
-    return total / (total - expert + expert / expert_matmul_share(job))
+    expert = _block_pass_factor(job) * routed if routed else 0.0
+    share = expert_matmul_share(job) if routed else 1.0
+    seconds = total - expert - attention + expert / share + attention / ATTENTION_KERNEL_RATE
+    return total / seconds
 
 
 # FP8 GEMM speed-ups (architectures-2026.md §4.2: torchao 1.25× at 8B to 1.5× at 405B for
@@ -339,21 +401,46 @@ def fp8_speedup(job: ResolvedJob) -> float:
 
 
 def all_to_all_bytes_per_token(job: ResolvedJob) -> float:
+    """Bytes each GPU sends and receives per token in all-to-all: EP's and CP's together."""
+    return expert_all_to_all_bytes_per_token(job) + context_all_to_all_bytes_per_token(job)
+
+
+def _exchanges(job: ResolvedJob) -> int:
+    """All-to-all exchanges per layer per token: forward and backward, each way (6 with a
+    recomputed forward)."""
+    return 6 if job.gradient_checkpointing else 4
+
+
+def expert_all_to_all_bytes_per_token(job: ResolvedJob) -> float:
     """EP's dispatch and combine (architectures-2026.md §2.6): 4·k·h·b·(EP−1)/EP per MoE layer
-    per token over forward and backward (6 with a recomputed forward); and context
-    parallelism's (DeepSpeed Ulysses, arXiv:2309.14509): q, k, v in and the attention output
-    back, 4 all-to-alls of h·b·(CP−1)/CP per layer per pass over forward and backward."""
-    arch, ep, cp = job.arch, job.expert_parallel, job.context_parallel
-    exchanges = 6 if job.gradient_checkpointing else 4
+    per token over forward and backward (6 with a recomputed forward), k copies of the hidden
+    state to the ranks holding its experts. Once the EP group spans nodes, what crosses the
+    slower inter-node link is one copy per remote node the token's experts sit on, which the
+    receiving node fans out over NVLink (DeepSeek-V3 report, arXiv:2412.19437 §3.2.2: "IB
+    first, then NVLink forwarding"; DeepEP's internode kernels): for k experts spread evenly
+    over n nodes, n·(1 − (1 − 1/n)^k) nodes are hit, (n − 1)/n of them remote."""
+    arch, ep = job.arch, job.expert_parallel
+    if ep <= 1 or not arch.moe_layers:
+        return 0.0
     element = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
-    total = 0.0
-    if ep > 1 and arch.moe_layers:
-        k = arch.experts_per_token or 1
-        total += exchanges * k * arch.hidden_size * element * arch.moe_layers * (ep - 1) / ep
-    if cp > 1:
-        passes = exchanges // 2
-        total += passes * 4 * arch.hidden_size * element * arch.num_layers * (cp - 1) / cp
-    return total
+    k = arch.experts_per_token or 1
+    copies = k * (ep - 1) / ep
+    if ep > GPUS_PER_NODE:
+        nodes = ep / GPUS_PER_NODE
+        copies = nodes * (1 - (1 - 1 / nodes) ** k) * (nodes - 1) / nodes
+    return _exchanges(job) * copies * arch.hidden_size * element * arch.moe_layers
+
+
+def context_all_to_all_bytes_per_token(job: ResolvedJob) -> float:
+    """Context parallelism's (DeepSpeed Ulysses, arXiv:2309.14509): q, k, v in and the attention
+    output back, 4 all-to-alls of h·b·(CP−1)/CP per layer per pass over forward and backward.
+    Attention waits for them, so they do not overlap the matmuls."""
+    arch, cp = job.arch, job.context_parallel
+    if cp <= 1:
+        return 0.0
+    element = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
+    passes = _exchanges(job) // 2
+    return passes * 4 * arch.hidden_size * element * arch.num_layers * (cp - 1) / cp
 
 
 def _weight_passes(job: ResolvedJob) -> int:
@@ -365,18 +452,46 @@ def _tokens_per_micro_batch(job: ResolvedJob) -> int:
     return sample_len(job) * job.micro_batch
 
 
+@cache
+def touched_expert_share(arch: ModelArch, routed_tokens: int) -> float:
+    """Expected share of a MoE layer's routed experts that `routed_tokens` token visits touch:
+    1 − (1 − k/E)^T for T tokens each picking k of E experts (HF and Megatron routing is
+    dropless, architectures-2026.md §2.5; routing taken as balanced). A micro-batch of a few
+    hundred tokens touches nearly every expert, so its passes read (and QLoRA dequantises)
+    every expert's weights, not only the k a token uses; one decode token touches k."""
+    if not arch.is_moe or not arch.num_experts:
+        return 1.0
+    return 1.0 - (1.0 - (arch.experts_per_token or 1) / arch.num_experts) ** routed_tokens
+
+
+def _local_routed_params(job: ResolvedJob) -> float:
+    """Routed-expert weights one GPU's passes read per micro-batch: the experts its EP rank
+    holds (E/EP, architectures-2026.md §2.6) that the tokens routed to them touch (each rank
+    receives tokens from all EP ranks, so EP × its micro-batch's tokens)."""
+    arch, ep = job.arch, max(1, job.expert_parallel)
+    if not arch.is_moe:
+        return 0.0
+    routed_tokens = _tokens_per_micro_batch(job) * ep
+    return arch.routed_expert_params * touched_expert_share(arch, routed_tokens) / ep
+
+
+def _routed_held_quantised(job: ResolvedJob) -> bool:
+    """Whether a QLoRA job's routed experts are held 4-bit: nn.Linear experts always, fused
+    3-D experts only when the stack quantises them (stacks-2026.md, "experts quantized")."""
+    return job.experts_quantized or not job.arch.fused_experts
+
+
 def dequant_bytes_per_token(job: ResolvedJob) -> float:
-    """Bytes moved to unpack the 4-bit weights, once per pass per micro-batch, per token."""
+    """Bytes moved to unpack the 4-bit weights, once per pass per micro-batch, per token: every
+    quantised block linear, and of the routed experts those this GPU's micro-batch touches."""
     arch = job.arch
     if job.method != Method.qlora:
         return 0.0
     bytes_per_param = DEQUANT_BYTES_PER_PARAM[job.quant]
-    return (
-        _weight_passes(job)
-        * bytes_per_param
-        * active_block_params(arch)
-        / _tokens_per_micro_batch(job)
-    )
+    quantised = float(non_routed_linear_params(arch))
+    if _routed_held_quantised(job):
+        quantised += _local_routed_params(job)
+    return _weight_passes(job) * bytes_per_param * quantised / _tokens_per_micro_batch(job)
 
 
 def activation_bytes_per_token(job: ResolvedJob) -> float:
@@ -394,22 +509,29 @@ def activation_bytes_per_token(job: ResolvedJob) -> float:
 
 
 def weight_read_bytes_per_token(job: ResolvedJob) -> float:
-    """16-bit weights streamed once per pass per micro-batch (QLoRA's are in the dequant term).
-
-    A micro-batch of several thousand tokens touches every expert of a MoE layer.
-    """
+    """16-bit weights streamed once per pass per micro-batch: every block linear, the lm_head
+    and the routed experts this GPU's micro-batch touches (_local_routed_params). QLoRA's
+    quantised weights are in the dequant term; fused experts it leaves 16-bit are read here."""
     arch = job.arch
-    if job.method == Method.qlora:
-        return 0.0
     element_bytes = BYTES_PER_ELEMENT.get(job.precision, MIXED_PRECISION_BYTES)
-    weights = streamed_weight_params(arch)
+    routed = _local_routed_params(job)
+    if job.method == Method.qlora:
+        weights = 0.0 if _routed_held_quantised(job) else routed
+    else:
+        weights = non_routed_linear_params(arch) + routed + arch.hidden_size * arch.vocab_size
     return _weight_passes(job) * weights * element_bytes / _tokens_per_micro_batch(job)
 
 
-@cache
-def streamed_weight_params(arch: ModelArch) -> int:
-    """Weights read per pass: every block linear (all experts) and the lm_head."""
-    return linear_params(arch) + arch.hidden_size * arch.vocab_size
+def gathered_weight_share(job: ResolvedJob) -> float:
+    """Share of the weights a sharded layout all-gathers and reduce-scatters per GPU: all of
+    them, except under expert parallelism, where each rank keeps its E/EP experts local and
+    FSDP shards them only over the ranks that hold the same experts (architectures-2026.md
+    §2.6: torchtitan/NeMo AutoModel combine EP for the experts with FSDP for the rest)."""
+    arch, ep = job.arch, job.expert_parallel
+    if ep <= 1 or not arch.is_moe or not arch.total_params:
+        return 1.0
+    local = arch.total_params - arch.routed_expert_params * (1 - 1 / ep)
+    return local / arch.total_params
 
 
 def _tokens_per_optimizer_step(job: ResolvedJob) -> int:
@@ -476,18 +598,85 @@ def stack_moe_rate(job: ResolvedJob) -> float:
     under DeepSpeed/FSDP for a full fine-tune without expert parallelism; 1 elsewhere."""
     if not job.arch.is_moe or job.expert_parallel > 1:
         return 1.0
-    fact = stack_fact(job.framework, "moe_training_rate", job.framework_version)
-    if fact is None or (fact.methods and job.method.value not in fact.methods):
+    fact = method_fact(job.framework, "moe_training_rate", job.framework_version, job.method.value)
+    if fact is None:
         return 1.0
     return float(fact.value)
 
 
+# transformers' eager MoE forward visits each expert that got tokens in a Python loop
+# (architectures-2026.md §2.5): torch.where over the routing mask (a device-to-host sync, so
+# the GPU cannot run ahead of the host), index the tokens, gate, up, activation, product,
+# down, index and apply the routing weight, cast, index_add_: ~12 eager ops per expert per
+# forward, twice that in backward. Each eager op costs ~10 µs of host time (Python, the
+# dispatcher and the CUDA launch; PyTorch's CUDA Graphs post, pytorch.org/blog/accelerating-
+# pytorch-with-cuda-graphs, 2021: launch overheads of microseconds per kernel that graphs
+# remove; H. He, "Making Deep Learning Go Brrrr", horace.io/brrr_intro.html, on overhead).
+# The tiny per-expert GEMMs finish sooner, so the loop runs at the host's pace [uncertain:
+# per-op cost depends on the host CPU and on hooks such as checkpointing's]. An expert linear
+# LoRA wraps adds PEFT's dropout, A, B, scale and add (peft/tuners/lora/layer.py
+# Linear.forward: 5 ops); a 4-bit one bitsandbytes' dequantize before its matmul (1 op).
+EAGER_OPS_PER_EXPERT_FORWARD = 12
+LORA_OPS_PER_LINEAR = 5
+DEQUANT_OPS_PER_LINEAR = 1
+EAGER_OP_S = 10e-6
+
+
+def eager_ops_per_expert(job: ResolvedJob) -> int:
+    """Eager ops of one expert's forward in transformers' loop, with its adapters and 4-bit
+    weights (adapted and quantised as memory plans them)."""
+    dequantised = job.method is Method.qlora and _routed_held_quantised(job)
+    return _eager_ops(job.arch, job.lora_targets, job.experts_adapted, dequantised)
+
+
+@cache
+def _eager_ops(
+    arch: ModelArch,
+    lora_targets: tuple[str, ...] | str | None,
+    experts_adapted: bool,
+    dequantised: bool,
+) -> int:
+    ops = EAGER_OPS_PER_EXPERT_FORWARD
+    targets = lora_target_names(lora_targets)
+    for group in arch.linears:
+        if not group.routed:
+            continue
+        if group.target in targets and (experts_adapted or not group.fused):
+            ops += LORA_OPS_PER_LINEAR
+        if dequantised:
+            ops += DEQUANT_OPS_PER_LINEAR
+    return ops
+
+
+def expert_loop_seconds_per_token(job: ResolvedJob) -> float:
+    """Host time of the eager expert loop per trained token, for stacks whose MoE models run
+    transformers' loop (stack fact `moe_expert_loop`) without expert parallelism: every MoE
+    layer visits the experts its micro-batch touches, in every forward (the recompute too)
+    and backward (two forwards' worth of ops), and in the other forwards of preference and RL
+    jobs. A fixed cost per micro-batch, so it weighs most on fast cards and short batches."""
+    arch = job.arch
+    if not arch.is_moe or job.expert_parallel > 1 or not arch.num_experts:
+        return 0.0
+    fact = method_fact(job.framework, "moe_expert_loop", job.framework_version, job.method.value)
+    if fact is None or not fact.value:
+        return 0.0
+    tokens = _tokens_per_micro_batch(job)
+    step_passes = 1 + BACKWARD_TRAFFIC_FACTOR + (1 if job.gradient_checkpointing else 0)
+    passes = step_passes * training_passes(job) + extra_forwards(job)
+    experts = arch.num_experts * touched_expert_share(arch, tokens)
+    visits = arch.moe_layers * experts * passes
+    return visits * eager_ops_per_expert(job) * EAGER_OP_S / tokens
+
+
 def job_work(job: ResolvedJob) -> JobWork:
-    method_utilisation = UTILISATION[job.method] * moe_matmul_factor(job) * stack_moe_rate(job)
+    flops = flops_per_token(job)
+    method_utilisation = (
+        UTILISATION[job.method] * kernel_mix_factor(job, flops) * stack_moe_rate(job)
+    )
     if job.precision == Precision.fp32:
         method_utilisation *= FP32_RATE_FACTOR
     return JobWork(
-        flops_per_token=flops_per_token(job),
+        flops_per_token=flops,
         method_utilisation=method_utilisation,
         dequant_bytes_per_token=dequant_bytes_per_token(job),
         offload_seconds_per_token_one_gpu=offload_seconds_per_token(job, 1),
@@ -495,9 +684,12 @@ def job_work(job: ResolvedJob) -> JobWork:
         optimizer_bytes_per_token_one_gpu=optimizer_bytes_per_token(job),
         trains_weights=job.method == Method.full,
         sync_seconds_per_token=weight_sync_seconds_per_token(job),
+        host_seconds_per_token=expert_loop_seconds_per_token(job),
         fp8_speedup=fp8_speedup(job),
         all_to_all_bytes_per_token=all_to_all_bytes_per_token(job),
+        expert_all_to_all_bytes_per_token=expert_all_to_all_bytes_per_token(job),
         expert_parallel=max(job.expert_parallel, job.context_parallel),
+        gathered_share=gathered_weight_share(job),
     )
 
 
@@ -569,21 +761,32 @@ def utilisation_on(work: JobWork, speed: CardSpeed) -> float:
 
 
 def scaling_efficiency(
-    gpu: GpuSpec, count: int, sharding: Sharding | None, *, trains_weights: bool = True
+    gpu: GpuSpec,
+    count: int,
+    sharding: Sharding | None,
+    *,
+    trains_weights: bool = True,
+    gathered_share: float = 1.0,
 ) -> float:
     """Share of `count` × one card's throughput a multi-GPU run keeps."""
-    return _scaling_over(card_speed(gpu).link, count, sharding, trains_weights)
+    return _scaling_over(card_speed(gpu).link, count, sharding, trains_weights, gathered_share)
 
 
 # A handful of (link, count, layout) combinations recur in every plan.
 @cache
-def _scaling_over(link: str, count: int, sharding: Sharding | None, trains_weights: bool) -> float:
+def _scaling_over(
+    link: str,
+    count: int,
+    sharding: Sharding | None,
+    trains_weights: bool,
+    gathered_share: float = 1.0,
+) -> float:
     if count <= 1:
         return 1.0
     if sharding == Sharding.device_map:
         return 1.0 / count
     sharded = sharding in SHARDED
-    volumes = (2 if sharded else 0) + (1 if sharded else 2) * trains_weights
+    volumes = ((2 if sharded else 0) + (1 if sharded else 2) * trains_weights) * gathered_share
 
     def kept_per_doubling(figure: float) -> float:
         return 1.0 - (1.0 - figure) * volumes / FULL_SHARDED_VOLUMES
@@ -633,11 +836,33 @@ GPUS_PER_NODE = 8
 def all_to_all_seconds_per_token(work: JobWork, speed: CardSpeed, count: int) -> float:
     """EP's and CP's all-to-all time per token on one GPU: its bytes over the link the larger
     group spans (between nodes once it is larger than one node of GPUS_PER_NODE)."""
+    return _all_to_all_seconds(work.all_to_all_bytes_per_token, work, speed, count)
+
+
+def visible_all_to_all_seconds_per_token(
+    work: JobWork, speed: CardSpeed, count: int, compute_s: float
+) -> float:
+    """The all-to-all time that adds to a step: CP's in full (attention waits for it); EP's
+    only where it exceeds the matmul time `compute_s` it overlaps. Every stack that offers
+    expert parallelism overlaps dispatch and combine with computation: DeepSeek-V3 technical
+    report (arXiv:2412.19437) §3.2.1, all-to-all "fully overlapped" by DualPipe; DeepEP
+    (github.com/deepseek-ai/DeepEP README: hook-based communication-computation overlap that
+    holds no SMs), used by NeMo AutoModel's MoE rows ("TE + DeepEP", performance-summary.mdx);
+    Megatron-Core's --overlap-moe-expert-parallel-comm (MoE README, "EP A2A overlap")."""
     if not work.all_to_all_bytes_per_token:
+        return 0.0
+    expert = work.expert_all_to_all_bytes_per_token
+    context_s = _all_to_all_seconds(work.all_to_all_bytes_per_token - expert, work, speed, count)
+    expert_s = _all_to_all_seconds(expert, work, speed, count)
+    return context_s + max(0.0, expert_s - compute_s)
+
+
+def _all_to_all_seconds(moved_bytes: float, work: JobWork, speed: CardSpeed, count: int) -> float:
+    if not moved_bytes:
         return 0.0
     inter_node = min(count, work.expert_parallel) > GPUS_PER_NODE
     bandwidth = INTER_NODE_GBS if inter_node else ALL_TO_ALL_GBS[speed.link]
-    return work.all_to_all_bytes_per_token / (bandwidth * 1e9)
+    return moved_bytes / (bandwidth * 1e9)
 
 
 def tokens_per_s_on(work: JobWork, gpu: GpuSpec, count: int, sharding: Sharding | None) -> float:
@@ -655,14 +880,18 @@ def tokens_per_s_at(
     """
     # Most rows are one GPU, which keeps all of its rate: no scaling lookup for them.
     efficiency = (
-        _scaling_over(speed.link, count, sharding, work.trains_weights) if count > 1 else 1.0
+        _scaling_over(speed.link, count, sharding, work.trains_weights, work.gathered_share)
+        if count > 1
+        else 1.0
     )
+    compute_s = compute_seconds_per_token(work, speed)
     per_gpu_seconds_per_token = (
-        compute_seconds_per_token(work, speed)
+        compute_s
         + bandwidth_seconds_per_token(work, speed, count)
         + work.offload_seconds_per_token_one_gpu / count
         + work.sync_seconds_per_token
-        + all_to_all_seconds_per_token(work, speed, count)
+        + work.host_seconds_per_token
+        + visible_all_to_all_seconds_per_token(work, speed, count, compute_s)
     )
     return count * efficiency / per_gpu_seconds_per_token
 
@@ -677,7 +906,11 @@ def estimate_throughput(
         flops_per_token=work.flops_per_token,
         utilisation=utilisation_on(work, card_speed(gpu)),
         scaling_efficiency=scaling_efficiency(
-            gpu, count, sharding, trains_weights=work.trains_weights
+            gpu,
+            count,
+            sharding,
+            trains_weights=work.trains_weights,
+            gathered_share=work.gathered_share,
         ),
     )
 
@@ -776,9 +1009,11 @@ def decode_bytes_per_token(job: ResolvedJob, achieved_fraction: float) -> float:
     arch = job.arch
     prompt, completion = job.prompt_len or 0, job.completion_len
     sequences = sequences_per_round(job)
-    weights = (
-        linear_params(arch, active_only=True) + arch.hidden_size * arch.vocab_size
-    ) * GENERATION_BYTES_PER_PARAM
+    # A decode step reads every expert the round's tokens touch: all of them once the round
+    # holds more than a few E/k sequences (touched_expert_share).
+    routed = arch.routed_expert_params * touched_expert_share(arch, sequences)
+    block = linear_params(arch) - arch.routed_expert_params + routed
+    weights = (block + arch.hidden_size * arch.vocab_size) * GENERATION_BYTES_PER_PARAM
     kv = sequences * (prompt + completion / 2) * kv_bytes_per_token(arch)
     per_round = completion * (weights + kv)
     efficiency = achieved_fraction / DECODE_BANDWIDTH_FRACTION[job.rollout]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.catalog.models import ModelArch
-from planner.catalog.stacks import stack, stack_family_fact
+from planner.catalog.stacks import method_fact, stack, stack_family_fact
 from planner.estimate.memory.profiles import PROFILES
 from planner.messages import MODEL_SWITCHES, STACKS
 from planner.spec import Framework, JobSpec, LossKernel, Method, Precision
@@ -127,9 +127,18 @@ def _moe(
         said.append(MODEL_SWITCHES("ep", wanted=wanted, each=each, experts=arch.num_experts))
     elif num_gpus > 1:
         said.append(MODEL_SWITCHES("ep.none"))
+    if wanted == 1 and _runs_expert_loop(spec, framework):
+        said.append(MODEL_SWITCHES("expert_loop", stack=stack(framework).name))
     if arch.family in ("gpt-oss", "gpt_oss") and not experts.quantized:
         said.append(MODEL_SWITCHES("gpt_oss_bf16"))
     return wanted
+
+
+def _runs_expert_loop(spec: JobSpec, framework: Framework) -> bool:
+    """Whether the stack's MoE blocks are transformers' eager per-expert loop for this method
+    (stack fact `moe_expert_loop`; planner/estimate/throughput.py prices it)."""
+    fact = method_fact(framework, "moe_expert_loop", spec.framework_version, spec.method.value)
+    return fact is not None and bool(fact.value)
 
 
 def _vision(
