@@ -451,8 +451,23 @@ LOGITS_FORWARD_SHARE = 10.0 / 12.0
 def residual_bytes(job: Job) -> float:
     """Bytes per element of the residual stream (each layer's input): fp32 when the weights are
     (fp32 training, or autocast over fp32 weights, where the embedding output and every residual
-    add stay fp32: shadow trace qwen2.5-0.5b.full.*.bf16-mixed), else the compute dtype."""
-    return 4.0 if autocast_over_fp32(job) else job.compute_bytes
+    add stay fp32: shadow trace qwen2.5-0.5b.full.*.bf16-mixed), or where PEFT's k-bit
+    preparation has upcast the embeddings and norms (`kbit_fp32_residual`); else the compute
+    dtype."""
+    return 4.0 if autocast_over_fp32(job) or kbit_fp32_residual(job) else job.compute_bytes
+
+
+def kbit_fp32_residual(job: Job) -> bool:
+    """A bitsandbytes QLoRA whose embeddings and norms PEFT's prepare_model_for_kbit_training
+    upcast to fp32 (`kbit_upcasts_shared_weights`) carries its residual stream in fp32: the
+    embedding's output is fp32, each RMSNorm returns `weight * x` in the fp32 weight's dtype, and
+    bitsandbytes' Linear4bit casts its input to the compute dtype and its output back to the
+    input's (`.to(inp_dtype)`, bitsandbytes nn/modules.py), so every residual add stays fp32 and
+    each checkpointed layer input takes 4 bytes per element. Measured: fms-acceleration's
+    Mistral-7B bnb QLoRA at 8 × 4,096 tokens peaks at 34.5 GiB allocated where its GPTQ twin
+    (no k-bit upcast) scales to ≈ 27; Llama-2-70B bnb QLoRA at 4 × 4,096 runs out of 80 GB where
+    GPTQ peaks at 62.5 GiB. GPTQ/AWQ bases are left as loaded (PEFT skips them)."""
+    return kbit_upcasts_shared_weights(job) and job.method is Method.qlora
 
 
 def eager_norm_extra_bytes(job: Job) -> float:

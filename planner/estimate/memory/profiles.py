@@ -187,7 +187,16 @@ TORCHTUNE = replace(
 # Every other stack is HF with the fields where it differs, so each entry reads as a diff.
 PROFILES: dict[Framework, FrameworkProfile] = {
     Framework.hf: HF,
-    Framework.axolotl: HF,
+    Framework.axolotl: replace(
+        HF,
+        name="axolotl",
+        # Its loader runs PEFT's prepare_model_for_kbit_training and then casts every "norm"
+        # module and the embeddings/lm_head back to the bf16/fp16 torch_dtype for LoRA/QLoRA
+        # outside QLoRA-with-FSDP ("LlamaRMSNorm layers are in fp32 after kbit_training ... convert
+        # them back to fp16/bf16 for flash-attn compatibility": axolotl 0.19
+        # loaders/model.py _configure_embedding_dtypes), so nothing stays fp32.
+        kbit_embeddings_fp32=False,
+    ),
     Framework.llama_factory: replace(
         HF,
         name="LLaMA-Factory",
