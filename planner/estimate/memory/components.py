@@ -667,6 +667,34 @@ def logits_bytes(arch: ModelArch, job: Job) -> float:
     return tokens * arch.vocab_size * job.profile.logits_bytes_per_entry
 
 
+# Unsloth's fused cross-entropy (unsloth_zoo fused_losses/cross_entropy_loss.py, 2025.11 to
+# 2026.4: _get_chunk_multiplier) reads torch.cuda.mem_get_info once, at the first forward, and
+# budgets half the free memory for one chunk's fp32 logits.
+FUSED_CE_FREE_FRACTION = 0.5
+
+
+def card_sized_loss_bytes(arch: ModelArch, job: Job, free_bytes: float) -> float | None:
+    """The loss region of a fused loss that sizes its chunks from the memory it finds free
+    (`FrameworkProfile.loss_sized_by_free_memory`), on a card with `free_bytes` free at the
+    first forward; None for every other loss (`logits_bytes` stands).
+
+    Unsloth's get_chunk_size: with F = tokens · V · 4 B (fp32 logits) and target = ½ · free,
+    chunks = max(round(F / target / 4) · 4, 1), and the loss holds F / chunks, the profile's fp32
+    bytes per entry over one chunk. So the loss grows into the card: the whole fp32 logits in one
+    chunk while they fit in the free memory, else a chunk of about half of it. It never decides
+    whether a job fits (it shrinks to what is free), but it is what max_memory_reserved shows
+    on the card: Unsloth's notebooks on A100/L4/T4 peak 2–14 GiB above their load.
+    """
+    if not job.profile.loss_sized_by_free_memory or job.loss_kernel is not None:
+        return None
+    full = job.logits_tokens * arch.vocab_size * job.profile.logits_bytes_per_entry
+    target = FUSED_CE_FREE_FRACTION * free_bytes
+    if target <= 0:
+        return logits_bytes(arch, job)
+    chunks = max(round(full / target / 4) * 4, 1)
+    return full / chunks
+
+
 # torchtune's chunked cross-entropy run eagerly outside torchtune: the 16-bit logits, every
 # chunk's fp32 log-softmax (cross_entropy saves it for backward) and one chunk's fp32 upcast of
 # eight: 2 + 4 + 4/8 bytes per token × vocabulary entry at the end of the forward (shadow traces

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -205,17 +206,24 @@ class Peak(NamedTuple):
     generating: float = 0.0
 
 
-def peak_bytes(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> Peak:
+def peak_bytes(
+    job: ResolvedJob, num_gpus: int, sharding: Sharding, card_gib: float | None = None
+) -> Peak:
     """allocated = weights + adapter + gradients + optimizer + the larger of activations + logits
         (mid-backward) and the optimizer step's scratch;
     reserved = allocated + the allocator's slack on the per-step tensors (activations, logits),
         larger when batches vary in length (no packing);
     required (≈ nvidia-smi) = reserved + CUDA context (+ NCCL buffers when GPUs talk).
-    A job re-anchored on a user's measured peak has every component × its memory_scale.
+    On a card of `card_gib` a loss that sizes itself from free memory takes its share of it
+    (`_card_sized_loss`). A job re-anchored on a user's measured peak has every component × its
+    memory_scale.
     """
-    share, paged = _share(
-        job.arch, component_job(job, num_gpus, sharding), num_gpus, job.cpu_offload
-    )
+    talks = num_gpus > 1 and sharding not in (Sharding.none, Sharding.device_map)
+    context = (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if talks else 0.0)) * GIB
+    cjob = component_job(job, num_gpus, sharding)
+    share, paged = _share(job.arch, cjob, num_gpus, job.cpu_offload)
+    if card_gib is not None:
+        share = _card_sized_loss(job.arch, cjob, share, card_gib * GIB - context)
     if job.memory_scale != 1.0:  # re-anchored on a measured peak (planner.anchor)
         share, paged = share.scaled(job.memory_scale), paged * job.memory_scale
     slack = ALLOCATOR_SLACK_PACKED if job.packing else ALLOCATOR_SLACK_VARIABLE_LENGTH
@@ -224,11 +232,22 @@ def peak_bytes(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> Peak:
         update, generating = share.asleep_in_update(), share.generating
     allocated = max(update.allocated, generating)
     reserved = max(update.allocated + slack * (update.activations + update.logits), generating)
-    talks = num_gpus > 1 and sharding not in (Sharding.none, Sharding.device_map)
-    context = (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if talks else 0.0)) * GIB
     splits_state = sharding not in (Sharding.none, Sharding.ddp)
     paged_share = paged / num_gpus if splits_state else paged
     return Peak(share, allocated, reserved, reserved + context, paged_share, generating)
+
+
+def _card_sized_loss(
+    arch: ModelArch, job: comp.Job, share: Components, pool_bytes: float
+) -> Components:
+    """`share` with the loss region a free-memory-sized loss picks on a card whose memory past
+    the CUDA context is `pool_bytes` (comp.card_sized_loss_bytes): it measures what is free at
+    the first forward, when the weights, the adapters and the forward's saved activations are
+    resident and the gradients and optimizer state not yet allocated."""
+    saved = share.activations - share.layer_in_flight
+    free = pool_bytes - share.weights - share.adapter - saved
+    loss = comp.card_sized_loss_bytes(arch, job, free)
+    return share if loss is None else replace(share, logits=loss)
 
 
 def required_gib(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> float:
@@ -306,7 +325,7 @@ def estimate_memory(
     `card_gib` a colocated vLLM engine's pool is its gpu_memory_utilization share of the card,
     and the reserved pool is capped by what the card holds (`reserved_on_card`)."""
     count, layout = num_gpus or job.num_gpus, sharding or job.sharding
-    peak = peak_bytes(job, count, layout)
+    peak = peak_bytes(job, count, layout, card_gib)
     share = peak.share
     host = host_ram_bytes(job, component_job(job, count, layout), count, peak.paged_share)
     pool = 0.0

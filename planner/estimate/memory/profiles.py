@@ -62,6 +62,9 @@ class FrameworkProfile:
         a fused kernel that recomputes the activation).
     loss_chunk_tokens: a fused/chunked loss materialises the logits of this many tokens at a
         time (None: all of them).
+    loss_sized_by_free_memory: on a known card the fused loss sizes its chunks from the memory it
+        finds free at the first forward (planner.estimate.memory.components.card_sized_loss_bytes;
+        Unsloth's fused cross-entropy); loss_chunk_tokens is its size where no card is named.
     offloads_checkpoints: with checkpointing, the layer inputs live in host RAM unless the job
         says otherwise (Unsloth's use_gradient_checkpointing="unsloth"): the default of
         JobSpec.activation_offloading.
@@ -139,6 +142,7 @@ class FrameworkProfile:
     mixed_keeps_frozen_fp32: bool = False
     loads_onto_gpu: bool = False
     recompute_holds_mlp_gradients: bool = False
+    loss_sized_by_free_memory: bool = False
 
 
 HF = FrameworkProfile(
@@ -224,6 +228,7 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         # fused cross-entropy: fp32 logits of one chunk of tokens at a time.
         logits_bytes_per_entry=4.0,
         loss_chunk_tokens=1024,
+        loss_sized_by_free_memory=True,
         norm_input_bytes_per_hidden=2.0,
         gated_mlp_saved_tensors=2,
         offloads_checkpoints=True,
