@@ -566,6 +566,13 @@ def head_activation_bytes_per_token(job: Job, hidden_size: int) -> float:
     return (job.profile.norm_input_bytes_per_hidden + extra + lm_head_input) * hidden_size
 
 
+def head_activation_bytes(arch: ModelArch, job: Job) -> float:
+    """What the final norm and the LM head keep for backward over the micro-batch
+    (`head_activation_bytes_per_token`): alive beside the logits, and freed by the final norm's
+    backward before the last decoder layer's backward (or recompute) begins."""
+    return head_activation_bytes_per_token(job, arch.hidden_size) * job.tokens
+
+
 # Bytes one image patch saves per trained vision-tower layer (architectures-2026.md §7: 10–16 B
 # per patch-layer and hidden unit, a stated prior [U]).
 VISION_BYTES_PER_PATCH_LAYER_HIDDEN = 14.0
@@ -598,7 +605,7 @@ def saved_activation_bytes(arch: ModelArch, job: Job, num_layers: int | None = N
     (`head_activation_bytes_per_token`). Offloaded activations (`offloaded_activation_bytes`)
     wait in host RAM: the checkpoints, or without checkpointing all but the layers in flight."""
     layers = arch.num_layers if num_layers is None else num_layers
-    head = head_activation_bytes_per_token(job, arch.hidden_size) * job.tokens
+    head = head_activation_bytes(arch, job)
     tower = vision_activation_bytes(arch, job)
     if not job.gradient_checkpointing:
         on_gpu = min(layers, OFFLOADED_LAYERS_IN_FLIGHT) if job.offload_activations else layers

@@ -178,6 +178,7 @@ def _job_components(arch: ModelArch, job: comp.Job) -> tuple[Components, float]:
         first_gradient=first,
         backward_tail=tail,
         layer_in_flight=comp.layer_in_flight_bytes(arch, job),
+        head_activations=comp.head_activation_bytes(arch, job),
         autocast_cache=comp.autocast_cache_bytes(arch, job),
     )
     return total, comp.paged_optimizer_bytes(arch, job)
