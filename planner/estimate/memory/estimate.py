@@ -223,16 +223,22 @@ def peak_bytes(
     context = (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if talks else 0.0)) * GIB
     cjob = component_job(job, num_gpus, sharding)
     share, paged = _share(job.arch, cjob, num_gpus, job.cpu_offload)
+    # The allocator's slack is kept on the per-step tensors (activations and the fixed chunk's
+    # logits); a loss grown into the card's free memory adds to them only as far as it is alive
+    # at backward's start, for it never is beside the layer in flight.
+    slack_logits = share.logits
     if card_gib is not None:
         share = _card_sized_loss(job.arch, cjob, share, card_gib * GIB - context)
     if job.memory_scale != 1.0:  # re-anchored on a measured peak (planner.anchor)
         share, paged = share.scaled(job.memory_scale), paged * job.memory_scale
+        slack_logits *= job.memory_scale
     slack = ALLOCATOR_SLACK_PACKED if job.packing else ALLOCATOR_SLACK_VARIABLE_LENGTH
     update, generating = share, 0.0
     if job.rollout_sleep:
         update, generating = share.asleep_in_update(), share.generating
     allocated = max(update.allocated, generating)
-    reserved = max(update.allocated + slack * (update.activations + update.logits), generating)
+    per_step = update.activations + max(slack_logits, update.logits - update.logits_overlap)
+    reserved = max(update.allocated + slack * per_step, generating)
     splits_state = sharding not in (Sharding.none, Sharding.ddp)
     paged_share = paged / num_gpus if splits_state else paged
     return Peak(share, allocated, reserved, reserved + context, paged_share, generating)

@@ -67,7 +67,7 @@ class Components:
         return min(self.first_gradient, self.gradient_ramp)
 
     @property
-    def _logits_overlap(self) -> float:
+    def logits_overlap(self) -> float:
         """What of the logits (with the head's saved tensors) and what comes after them (the
         layer in flight, the LM head's gradient) is never alive together: the loss's backward
         peaks at _log_softmax_backward_data before either exists (shadow traces,
@@ -77,7 +77,7 @@ class Components:
 
     @property
     def _backward_start(self) -> float:
-        return self.activations + self.logits - self._logits_overlap + self._first_made
+        return self.activations + self.logits - self.logits_overlap + self._first_made
 
     @property
     def _backward_end(self) -> float:
@@ -115,10 +115,10 @@ class Components:
         far; at its end every gradient and the tail; in the step every gradient and the
         optimizer's scratch, the activations and logits freed."""
         persistent = self.gradients - self.gradient_ramp
-        # What is never alive beside the logits (`_logits_overlap`) comes off the LM head's
+        # What is never alive beside the logits (`logits_overlap`) comes off the LM head's
         # gradient first, then off the layer in flight.
-        from_gradients = min(self._logits_overlap, self._first_made)
-        activations = self.activations - (self._logits_overlap - from_gradients)
+        from_gradients = min(self.logits_overlap, self._first_made)
+        activations = self.activations - (self.logits_overlap - from_gradients)
         if self._forward_end and self.transient == self._forward_end:
             forward_logits = self.logits * comp.LOGITS_FORWARD_SHARE
             saved = self.transient - forward_logits
