@@ -191,3 +191,19 @@ def test_a_derivative_checkpoint_is_planned_with_its_base_architecture() -> None
     )
     assert plan.model.name == "Llama-3.1-8B"
     assert any("read as a checkpoint of Llama-3.1-8B" in a for a in plan.assumptions)
+
+
+def test_axolotl_dequantises_one_layers_experts_at_a_time() -> None:
+    """axolotl's quantize_moe_experts parametrises each 3-D expert tensor: the whole layer's
+    experts are dequantised when the layer runs and saved for its backward (with checkpointing
+    one layer's: Qwen3-Next-80B-A3B's README measures ~47 GiB). A stated quantisation keeps
+    bitsandbytes' per-matmul buffers only, and so does Llama 4's linearised checkpoint."""
+    job = {"model": "qwen3 30b a3b", "framework": "axolotl", "seq_len": 2048}
+    plan = _plan(**job)
+    stated = _plan(**job, experts_quantized=True)
+    assert plan.spec.experts_quantized is True
+    layer_gib = 2 * 128 * 3 * 2048 * 768 / 2**30  # 128 experts of 3 × hidden × 768, 16-bit
+    extra = plan.memory.breakdown_gib.weights - stated.memory.breakdown_gib.weights
+    assert extra == pytest.approx(layer_gib, rel=0.02)
+    without = _plan(**job, gradient_checkpointing=False)
+    assert without.memory.breakdown_gib.weights - stated.memory.breakdown_gib.weights > 40 * extra

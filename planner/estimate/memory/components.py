@@ -83,6 +83,8 @@ class Job:
     # (PEFT target_parameters); planner.model_switches decides both from the stack.
     experts_quantized: bool = False
     experts_adapted: bool = False
+    # The quantised fused experts are dequantised a whole layer at a time (`dequant_buffer_bytes`).
+    experts_dequantised_per_layer: bool = False
     train_vision_tower: bool = False
     images_per_micro_batch: float = 0.0
 
@@ -187,10 +189,18 @@ def shared_weight_bytes(arch: ModelArch, job: Job) -> float:
 
 def dequant_buffer_bytes(arch: ModelArch, job: Job) -> float:
     """The 16-bit copy of the largest quantised linear that dequantisation materialises for
-    each matmul (forward and backward: two)."""
+    each matmul (forward and backward: two), and where the stack dequantises a whole layer's
+    quantised 3-D experts at once (`experts_dequantised_per_layer`: a parametrised tensor,
+    dequantised on access and cached for the experts module's forward) that layer's experts in
+    16 bits, which the expert matmuls save for backward: one MoE layer's with checkpointing (the
+    recomputed one), every MoE layer's without."""
     if job.method is not Method.qlora or job.quant is None:
         return 0.0
-    return 2 * 2.0 * largest_linear(arch, quantised_only=True)
+    buffers = 2 * 2.0 * largest_linear(arch, quantised_only=True)
+    if job.experts_dequantised_per_layer and arch.moe_layers:
+        layers = 1 if job.gradient_checkpointing else arch.moe_layers
+        buffers += layers * 2.0 * arch.routed_expert_params / arch.moe_layers
+    return buffers
 
 
 def weights_bytes(arch: ModelArch, job: Job) -> float:

@@ -123,6 +123,8 @@ def _switch_fields(job: ResolvedJob) -> dict[str, object]:
         fields["loss_kernel"] = job.loss_kernel
     if job.experts_quantized:
         fields["experts_quantized"] = True
+    if job.experts_dequantised_per_layer:
+        fields["experts_dequantised_per_layer"] = True
     if job.experts_adapted:
         fields["experts_adapted"] = True
     if job.train_vision_tower:
