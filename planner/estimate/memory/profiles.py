@@ -240,7 +240,14 @@ PROFILES: dict[Framework, FrameworkProfile] = {
     Framework.torchtune: TORCHTUNE,
     # TRL is the HF Trainer + PEFT path; its own defaults (chunked_nll loss for full fine-tuning,
     # GRPO's vLLM fraction) are versioned facts in planner/data/stack-trl.json.
-    Framework.trl: replace(HF, name="TRL"),
+    Framework.trl: replace(
+        HF,
+        name="TRL",
+        # SFTTrainer wraps a k-bit model with get_peft_model and casts its adapters to bf16, but
+        # never calls PEFT's prepare_model_for_kbit_training (trl 1.16 trainer/sft_trainer.py;
+        # only the experimental ORPO/CPO trainers do), so embeddings and norms stay 16-bit.
+        kbit_embeddings_fp32=False,
+    ),
     # verl and OpenRLHF load HF models under FSDP / DeepSpeed; their log-prob kernels (no full
     # fp32 [tokens × vocabulary]) are the loss kernel their data files name.
     Framework.verl: replace(HF, name="verl"),
