@@ -207,3 +207,14 @@ def test_axolotl_dequantises_one_layers_experts_at_a_time() -> None:
     assert extra == pytest.approx(layer_gib, rel=0.02)
     without = _plan(**job, gradient_checkpointing=False)
     assert without.memory.breakdown_gib.weights - stated.memory.breakdown_gib.weights > 40 * extra
+
+
+def test_glm_4_7_flash_qlora_matches_axolotls_expert_quantisation_figures() -> None:
+    """axolotl docs/expert_quantization.qmd: GLM-4.7-Flash QLoRA 'drops from ~127GiB to ~23GiB
+    reserved memory' with quantize_moe_experts: transformers 5 stores its experts as 3-D
+    tensors, which bitsandbytes leaves 16-bit (and PEFT's k-bit preparation upcasts)."""
+    hf = _plan(model="GLM-4.7-Flash", framework="hf", seq_len=2048)
+    axolotl = _plan(model="GLM-4.7-Flash", framework="axolotl", seq_len=2048)
+    assert hf.memory.peak_reserved_gib > 100
+    assert axolotl.spec.experts_quantized is True
+    assert abs(axolotl.memory.peak_reserved_gib - 23) / 23 <= 0.15
