@@ -334,7 +334,11 @@ def estimate_memory(
     `card_gib` a colocated vLLM engine's pool is its gpu_memory_utilization share of the card,
     and the reserved pool is capped by what the card holds (`reserved_on_card`)."""
     count, layout = num_gpus or job.num_gpus, sharding or job.sharding
-    peak = peak_bytes(job, count, layout, card_gib)
+    peak = peak_bytes(job, count, layout)
+    # On the card, a loss sized from its free memory grows into it (`_card_sized_loss`): the
+    # peaks there show it, while what the card must hold (required, the breakdown) does not.
+    on_card = peak if card_gib is None else peak_bytes(job, count, layout, card_gib)
+    grown = on_card.allocated - peak.allocated, on_card.reserved - peak.reserved
     share = peak.share
     host = host_ram_bytes(job, component_job(job, count, layout), count, peak.paged_share)
     pool = 0.0
@@ -345,16 +349,20 @@ def estimate_memory(
     if not peak.generating:
         allocated, required, reserved = allocated + pool, required + pool, reserved + pool
     elif peak.generating + pool >= peak.reserved:  # asleep, and generating is the peak
-        share = share.generating_phase()
+        share, grown = share.generating_phase(), (0.0, 0.0)
         allocated = reserved = peak.generating + pool
         required = reserved + (peak.required - peak.reserved)
     else:  # asleep, and the update is the peak: the pool exists only while generating
         share, pool = share.asleep_in_update(), 0.0
-    if card_gib is not None:
-        reserved = reserved_on_card(allocated, reserved, card_gib * GIB - (required - reserved))
-    gradients, optimizer, activations, logits = share.at_peak()
     generic = job.arch.family == "generic"
+    context = required - reserved
     low, high = range_bytes(job.raw, allocated, required, peak.paged_share, generic)
+    held = allocated  # what the breakdown sums to, with the overhead, into `required`
+    allocated, reserved = allocated + grown[0], reserved + grown[1]
+    if card_gib is not None:
+        high = max(high, range_bytes(job.raw, allocated, reserved + context, 0.0, generic)[1])
+        reserved = reserved_on_card(allocated, reserved, card_gib * GIB - context)
+    gradients, optimizer, activations, logits = share.at_peak()
     return MemoryEstimate(
         num_gpus=num_gpus or job.num_gpus,
         sharding=(sharding or job.sharding).value,
@@ -371,7 +379,7 @@ def estimate_memory(
             optimizer=round(optimizer / GIB, 3),
             activations=round(activations / GIB, 3),
             logits=round(logits / GIB, 3),
-            overhead=round((required - allocated) / GIB, 3),
+            overhead=round((required - held) / GIB, 3),
             reference=round(share.reference / GIB, 3),
             value=round(share.value / GIB, 3),
             reward=round(share.reward / GIB, 3),
