@@ -191,3 +191,30 @@ def test_a_derivative_checkpoint_is_planned_with_its_base_architecture() -> None
     )
     assert plan.model.name == "Llama-3.1-8B"
     assert any("read as a checkpoint of Llama-3.1-8B" in a for a in plan.assumptions)
+
+
+def test_axolotl_dequantises_one_layers_experts_at_a_time() -> None:
+    """axolotl's quantize_moe_experts parametrises each 3-D expert tensor: the whole layer's
+    experts are dequantised when the layer runs and saved for its backward (with checkpointing
+    one layer's: Qwen3-Next-80B-A3B's README measures ~47 GiB). A stated quantisation keeps
+    bitsandbytes' per-matmul buffers only, and so does Llama 4's linearised checkpoint."""
+    job = {"model": "qwen3 30b a3b", "framework": "axolotl", "seq_len": 2048}
+    plan = _plan(**job)
+    stated = _plan(**job, experts_quantized=True)
+    assert plan.spec.experts_quantized is True
+    layer_gib = 2 * 128 * 3 * 2048 * 768 / 2**30  # 128 experts of 3 × hidden × 768, 16-bit
+    extra = plan.memory.breakdown_gib.weights - stated.memory.breakdown_gib.weights
+    assert extra == pytest.approx(layer_gib, rel=0.02)
+    without = _plan(**job, gradient_checkpointing=False)
+    assert without.memory.breakdown_gib.weights - stated.memory.breakdown_gib.weights > 40 * extra
+
+
+def test_glm_4_7_flash_qlora_matches_axolotls_expert_quantisation_figures() -> None:
+    """axolotl docs/expert_quantization.qmd: GLM-4.7-Flash QLoRA 'drops from ~127GiB to ~23GiB
+    reserved memory' with quantize_moe_experts: transformers 5 stores its experts as 3-D
+    tensors, which bitsandbytes leaves 16-bit (and PEFT's k-bit preparation upcasts)."""
+    hf = _plan(model="GLM-4.7-Flash", framework="hf", seq_len=2048)
+    axolotl = _plan(model="GLM-4.7-Flash", framework="axolotl", seq_len=2048)
+    assert hf.memory.peak_reserved_gib > 100
+    assert axolotl.spec.experts_quantized is True
+    assert abs(axolotl.memory.peak_reserved_gib - 23) / 23 <= 0.15

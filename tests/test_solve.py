@@ -128,7 +128,9 @@ def test_no_card_named_answers_on_each_reference_card() -> None:
     _, answer = solve(JobSpec(model="llama 3.1 8b", method="qlora"), "seq_len")
     assert len(answer.cards) == 3
     values = [card.value for card in answer.cards]
-    assert values == sorted(values)  # 24 GB, then 80 GB cards
+    # The 24 GB card, then the 80 GB ones (the A100's 80.0 GiB holds a step more than the H100's
+    # 79.6 GiB).
+    assert values[0] < min(values[1:])
 
 
 def test_a_deadline_question_names_the_cheapest_run_that_meets_it_or_the_miss() -> None:

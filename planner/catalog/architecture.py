@@ -25,9 +25,12 @@ PLAIN_MLP_TYPES = frozenset(
 # in current transformers: PEFT's LoRA cannot wrap them (transformers issue #36518) and
 # bitsandbytes (which replaces nn.Linear) leaves them 16-bit (architectures-2026.md §2.7).
 # DeepSeek/Kimi, GLM-4.5, Mixtral and Phi-3.5-MoE keep a ModuleList of nn.Linear experts.
+# GLM-4.7-Flash (glm4_moe_lite) exists only in transformers 5, whose Glm4MoeLiteExperts holds
+# gate_up_proj/down_proj as 3-D parameters (modeling_glm4_moe_lite.py, 5.25); axolotl's docs
+# measure its QLoRA at ~127 GiB reserved until quantize_moe_experts quantises them (~23 GiB).
 FUSED_EXPERT_TYPES = frozenset(
     {"gpt_oss", "qwen2_moe", "qwen3_moe", "qwen3_next", "qwen3_5_moe", "qwen3_vl_moe"}
-    | {"llama4", "minimax_m2", "gemma4"}
+    | {"llama4", "minimax_m2", "gemma4", "glm4_moe_lite"}
 )
 # q/k/v biases by default (Qwen1.5/2/2.5 `qkv_bias`, transformers' Qwen2Attention).
 QKV_BIAS_TYPES = frozenset({"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen"})

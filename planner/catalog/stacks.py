@@ -41,6 +41,9 @@ class StackFact:
     # families only (None: every family the other facts do not name).
     quantized: bool | None = None
     families: tuple[str, ...] | None = None
+    # ... and whether its loader dequantises a whole MoE layer's experts when the layer runs
+    # (a parametrised 3-D tensor), not one nn.Linear expert at a time.
+    dequantised_per_layer: bool = False
     # Rollout facts: the engine an online method generates with, and whether it sleeps.
     engine: str | None = None
     sleep: bool | None = None

@@ -115,6 +115,8 @@ class ResolvedJob(PostTrainingFields):
     loss_kernel: LossKernel | None  # None: the framework's own loss
     experts_quantized: bool  # fused MoE experts held quantised (QLoRA)
     experts_adapted: bool  # LoRA on fused MoE experts (target_parameters)
+    # The stack dequantises a whole layer's quantised experts when it runs (axolotl).
+    experts_dequantised_per_layer: bool = False
     train_vision_tower: bool
     images_per_sample: float
     image_tokens: int  # what one sample's images add; inside seq_len

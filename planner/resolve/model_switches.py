@@ -27,12 +27,14 @@ class ModelSwitches:
     train_vision_tower: bool
     images_per_sample: float
     image_tokens: int
+    experts_dequantised_per_layer: bool = False
 
     def fields(self) -> dict[str, object]:
         return {
             "expert_parallel": self.expert_parallel,
             "loss_kernel": self.loss_kernel,
             "experts_quantized": self.experts_quantized,
+            "experts_dequantised_per_layer": self.experts_dequantised_per_layer,
             "experts_adapted": self.experts_adapted,
             "train_vision_tower": self.train_vision_tower,
             "images_per_sample": self.images_per_sample,
@@ -48,6 +50,8 @@ class Experts:
     adapted: bool
     quantized_why: str = ""
     adapted_why: str = ""
+    # The stack's loader dequantises a whole layer's experts when it runs (StackFact).
+    dequantised_per_layer: bool = False
 
 
 def decide_experts(
@@ -74,7 +78,7 @@ def decide_experts(
     fact = stack_family_fact(framework, "moe_experts", version, arch.family)
     if fact is not None and fact.quantized:
         why = fact.said or f"{stack(framework).name}'s loader does ({fact.source})"
-        return Experts(True, adapted, why, adapted_why)
+        return Experts(True, adapted, why, adapted_why, fact.dequantised_per_layer)
     return Experts(False, adapted, "", adapted_why)
 
 
@@ -182,6 +186,7 @@ def resolve_model_switches(
         loss_kernel=spec.loss_kernel,
         experts_quantized=experts.quantized,
         experts_adapted=experts.adapted,
+        experts_dequantised_per_layer=experts.dequantised_per_layer,
         train_vision_tower=train,
         images_per_sample=images,
         image_tokens=round(images * arch.image_tokens),

@@ -87,6 +87,8 @@ class Job:
     # (PEFT target_parameters); planner.model_switches decides both from the stack.
     experts_quantized: bool = False
     experts_adapted: bool = False
+    # The quantised fused experts are dequantised a whole layer at a time (`dequant_buffer_bytes`).
+    experts_dequantised_per_layer: bool = False
     train_vision_tower: bool = False
     images_per_micro_batch: float = 0.0
 
@@ -191,10 +193,18 @@ def shared_weight_bytes(arch: ModelArch, job: Job) -> float:
 
 def dequant_buffer_bytes(arch: ModelArch, job: Job) -> float:
     """The 16-bit copy of the largest quantised linear that dequantisation materialises for
-    each matmul (forward and backward: two)."""
+    each matmul (forward and backward: two), and where the stack dequantises a whole layer's
+    quantised 3-D experts at once (`experts_dequantised_per_layer`: a parametrised tensor,
+    dequantised on access and cached for the experts module's forward) that layer's experts in
+    16 bits, which the expert matmuls save for backward: one MoE layer's with checkpointing (the
+    recomputed one), every MoE layer's without."""
     if job.method is not Method.qlora or job.quant is None:
         return 0.0
-    return 2 * 2.0 * largest_linear(arch, quantised_only=True)
+    buffers = 2 * 2.0 * largest_linear(arch, quantised_only=True)
+    if job.experts_dequantised_per_layer and arch.moe_layers:
+        layers = 1 if job.gradient_checkpointing else arch.moe_layers
+        buffers += layers * 2.0 * arch.routed_expert_params / arch.moe_layers
+    return buffers
 
 
 def weights_bytes(arch: ModelArch, job: Job) -> float:
@@ -455,8 +465,23 @@ LOGITS_FORWARD_SHARE = 10.0 / 12.0
 def residual_bytes(job: Job) -> float:
     """Bytes per element of the residual stream (each layer's input): fp32 when the weights are
     (fp32 training, or autocast over fp32 weights, where the embedding output and every residual
-    add stay fp32: shadow trace qwen2.5-0.5b.full.*.bf16-mixed), else the compute dtype."""
-    return 4.0 if autocast_over_fp32(job) else job.compute_bytes
+    add stay fp32: shadow trace qwen2.5-0.5b.full.*.bf16-mixed), or where PEFT's k-bit
+    preparation has upcast the embeddings and norms (`kbit_fp32_residual`); else the compute
+    dtype."""
+    return 4.0 if autocast_over_fp32(job) or kbit_fp32_residual(job) else job.compute_bytes
+
+
+def kbit_fp32_residual(job: Job) -> bool:
+    """A bitsandbytes QLoRA whose embeddings and norms PEFT's prepare_model_for_kbit_training
+    upcast to fp32 (`kbit_upcasts_shared_weights`) carries its residual stream in fp32: the
+    embedding's output is fp32, each RMSNorm returns `weight * x` in the fp32 weight's dtype, and
+    bitsandbytes' Linear4bit casts its input to the compute dtype and its output back to the
+    input's (`.to(inp_dtype)`, bitsandbytes nn/modules.py), so every residual add stays fp32 and
+    each checkpointed layer input takes 4 bytes per element. Measured: fms-acceleration's
+    Mistral-7B bnb QLoRA at 8 × 4,096 tokens peaks at 34.5 GiB allocated where its GPTQ twin
+    (no k-bit upcast) scales to ≈ 27; Llama-2-70B bnb QLoRA at 4 × 4,096 runs out of 80 GB where
+    GPTQ peaks at 62.5 GiB. GPTQ/AWQ bases are left as loaded (PEFT skips them)."""
+    return kbit_upcasts_shared_weights(job) and job.method is Method.qlora
 
 
 def eager_norm_extra_bytes(job: Job) -> float:
@@ -578,6 +603,13 @@ def head_activation_bytes_per_token(job: Job, hidden_size: int) -> float:
     return (job.profile.norm_input_bytes_per_hidden + extra + lm_head_input) * hidden_size
 
 
+def head_activation_bytes(arch: ModelArch, job: Job) -> float:
+    """What the final norm and the LM head keep for backward over the micro-batch
+    (`head_activation_bytes_per_token`): alive beside the logits, and freed by the final norm's
+    backward before the last decoder layer's backward (or recompute) begins."""
+    return head_activation_bytes_per_token(job, arch.hidden_size) * job.tokens
+
+
 # Bytes one image patch saves per trained vision-tower layer (architectures-2026.md §7: 10–16 B
 # per patch-layer and hidden unit, a stated prior [U]).
 VISION_BYTES_PER_PATCH_LAYER_HIDDEN = 14.0
@@ -610,7 +642,7 @@ def saved_activation_bytes(arch: ModelArch, job: Job, num_layers: int | None = N
     (`head_activation_bytes_per_token`). Offloaded activations (`offloaded_activation_bytes`)
     wait in host RAM: the checkpoints, or without checkpointing all but the layers in flight."""
     layers = arch.num_layers if num_layers is None else num_layers
-    head = head_activation_bytes_per_token(job, arch.hidden_size) * job.tokens
+    head = head_activation_bytes(arch, job)
     tower = vision_activation_bytes(arch, job)
     if not job.gradient_checkpointing:
         on_gpu = min(layers, OFFLOADED_LAYERS_IN_FLIGHT) if job.offload_activations else layers
@@ -694,6 +726,34 @@ def preference_logits_bytes_per_entry(job: Job) -> float:
     DPO's rpo_alpha) reuses the same logits."""
     tensors = 2 if job.compute_bytes == 4.0 else 3
     return tensors * job.compute_bytes
+
+
+# Unsloth's fused cross-entropy (unsloth_zoo fused_losses/cross_entropy_loss.py, 2025.11 to
+# 2026.4: _get_chunk_multiplier) reads torch.cuda.mem_get_info once, at the first forward, and
+# budgets half the free memory for one chunk's fp32 logits.
+FUSED_CE_FREE_FRACTION = 0.5
+
+
+def card_sized_loss_bytes(arch: ModelArch, job: Job, free_bytes: float) -> float | None:
+    """The loss region of a fused loss that sizes its chunks from the memory it finds free
+    (`FrameworkProfile.loss_sized_by_free_memory`), on a card with `free_bytes` free at the
+    first forward; None for every other loss (`logits_bytes` stands).
+
+    Unsloth's get_chunk_size: with F = tokens · V · 4 B (fp32 logits) and target = ½ · free,
+    chunks = max(round(F / target / 4) · 4, 1), and the loss holds F / chunks, the profile's fp32
+    bytes per entry over one chunk. So the loss grows into the card: the whole fp32 logits in one
+    chunk while they fit in the free memory, else a chunk of about half of it. It never decides
+    whether a job fits (it shrinks to what is free), but it is what max_memory_reserved shows
+    on the card: Unsloth's notebooks on A100/L4/T4 peak 2–14 GiB above their load.
+    """
+    if not job.profile.loss_sized_by_free_memory or job.loss_kernel is not None:
+        return None
+    full = job.logits_tokens * arch.vocab_size * job.profile.logits_bytes_per_entry
+    target = FUSED_CE_FREE_FRACTION * free_bytes
+    if target <= 0:
+        return logits_bytes(arch, job)
+    chunks = max(round(full / target / 4) * 4, 1)
+    return full / chunks
 
 
 # torchtune's chunked cross-entropy run eagerly outside torchtune: the 16-bit logits, every

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -123,6 +124,8 @@ def _switch_fields(job: ResolvedJob) -> dict[str, object]:
         fields["loss_kernel"] = job.loss_kernel
     if job.experts_quantized:
         fields["experts_quantized"] = True
+    if job.experts_dequantised_per_layer:
+        fields["experts_dequantised_per_layer"] = True
     if job.experts_adapted:
         fields["experts_adapted"] = True
     if job.train_vision_tower:
@@ -179,6 +182,7 @@ def _job_components(arch: ModelArch, job: comp.Job) -> tuple[Components, float]:
         first_gradient=first,
         backward_tail=tail,
         layer_in_flight=comp.layer_in_flight_bytes(arch, job),
+        head_activations=comp.head_activation_bytes(arch, job),
         autocast_cache=comp.autocast_cache_bytes(arch, job),
     )
     return total, comp.paged_optimizer_bytes(arch, job)
@@ -207,31 +211,55 @@ class Peak(NamedTuple):
     generating: float = 0.0
 
 
-def peak_bytes(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> Peak:
+def peak_bytes(
+    job: ResolvedJob, num_gpus: int, sharding: Sharding, card_gib: float | None = None
+) -> Peak:
     """allocated = weights + adapter + gradients + optimizer + the larger of activations + logits
         (mid-backward) and the optimizer step's scratch;
     reserved = allocated + the allocator's slack on the per-step tensors (activations, logits),
         larger when batches vary in length (no packing);
     required (≈ nvidia-smi) = reserved + CUDA context (+ NCCL buffers when GPUs talk).
-    A job re-anchored on a user's measured peak has every component × its memory_scale.
+    On a card of `card_gib` a loss that sizes itself from free memory takes its share of it
+    (`_card_sized_loss`). A job re-anchored on a user's measured peak has every component × its
+    memory_scale.
     """
-    share, paged = _share(
-        job.arch, component_job(job, num_gpus, sharding), num_gpus, job.cpu_offload
-    )
+    talks = num_gpus > 1 and sharding not in (Sharding.none, Sharding.device_map)
+    context = (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if talks else 0.0)) * GIB
+    cjob = component_job(job, num_gpus, sharding)
+    share, paged = _share(job.arch, cjob, num_gpus, job.cpu_offload)
+    # The allocator's slack is kept on the per-step tensors (activations and the fixed chunk's
+    # logits); a loss grown into the card's free memory adds to them only as far as it is alive
+    # at backward's start, for it never is beside the layer in flight.
+    slack_logits = share.logits
+    if card_gib is not None:
+        share = _card_sized_loss(job.arch, cjob, share, card_gib * GIB - context)
     if job.memory_scale != 1.0:  # re-anchored on a measured peak (planner.anchor)
         share, paged = share.scaled(job.memory_scale), paged * job.memory_scale
+        slack_logits *= job.memory_scale
     slack = ALLOCATOR_SLACK_PACKED if job.packing else ALLOCATOR_SLACK_VARIABLE_LENGTH
     update, generating = share, 0.0
     if job.rollout_sleep:
         kept = sharding not in GRADIENTS_FREED_SHARDINGS
         update, generating = share.asleep_in_update(), share.generating_phase(kept).allocated
     allocated = max(update.allocated, generating)
-    reserved = max(update.allocated + slack * (update.activations + update.logits), generating)
-    talks = num_gpus > 1 and sharding not in (Sharding.none, Sharding.device_map)
-    context = (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if talks else 0.0)) * GIB
+    per_step = update.activations + max(slack_logits, update.logits - update.logits_overlap)
+    reserved = max(update.allocated + slack * per_step, generating)
     splits_state = sharding not in (Sharding.none, Sharding.ddp)
     paged_share = paged / num_gpus if splits_state else paged
     return Peak(share, allocated, reserved, reserved + context, paged_share, generating)
+
+
+def _card_sized_loss(
+    arch: ModelArch, job: comp.Job, share: Components, pool_bytes: float
+) -> Components:
+    """`share` with the loss region a free-memory-sized loss picks on a card whose memory past
+    the CUDA context is `pool_bytes` (comp.card_sized_loss_bytes): it measures what is free at
+    the first forward, when the weights, the adapters and the forward's saved activations are
+    resident and the gradients and optimizer state not yet allocated."""
+    saved = share.activations - share.layer_in_flight
+    free = pool_bytes - share.weights - share.adapter - saved
+    loss = comp.card_sized_loss_bytes(arch, job, free)
+    return share if loss is None else replace(share, logits=loss)
 
 
 def required_gib(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> float:
@@ -310,6 +338,10 @@ def estimate_memory(
     and the reserved pool is capped by what the card holds (`reserved_on_card`)."""
     count, layout = num_gpus or job.num_gpus, sharding or job.sharding
     peak = peak_bytes(job, count, layout)
+    # On the card, a loss sized from its free memory grows into it (`_card_sized_loss`): the
+    # peaks there show it, while what the card must hold (required, the breakdown) does not.
+    on_card = peak if card_gib is None else peak_bytes(job, count, layout, card_gib)
+    grown = on_card.allocated - peak.allocated, on_card.reserved - peak.reserved
     share = peak.share
     host = host_ram_bytes(job, component_job(job, count, layout), count, peak.paged_share)
     pool = 0.0
@@ -320,16 +352,20 @@ def estimate_memory(
     if not peak.generating:
         allocated, required, reserved = allocated + pool, required + pool, reserved + pool
     elif peak.generating + pool >= peak.reserved:  # asleep, and generating is the peak
-        share = share.generating_phase(layout not in GRADIENTS_FREED_SHARDINGS)
+        share, grown = share.generating_phase(layout not in GRADIENTS_FREED_SHARDINGS), (0.0, 0.0)
         allocated = reserved = peak.generating + pool
         required = reserved + (peak.required - peak.reserved)
     else:  # asleep, and the update is the peak: the pool exists only while generating
         share, pool = share.asleep_in_update(), 0.0
-    if card_gib is not None:
-        reserved = reserved_on_card(allocated, reserved, card_gib * GIB - (required - reserved))
-    gradients, optimizer, activations, logits = share.at_peak()
     generic = job.arch.family == "generic"
+    context = required - reserved
     low, high = range_bytes(job.raw, allocated, required, peak.paged_share, generic)
+    held = allocated  # what the breakdown sums to, with the overhead, into `required`
+    allocated, reserved = allocated + grown[0], reserved + grown[1]
+    if card_gib is not None:
+        high = max(high, range_bytes(job.raw, allocated, reserved + context, 0.0, generic)[1])
+        reserved = reserved_on_card(allocated, reserved, card_gib * GIB - context)
+    gradients, optimizer, activations, logits = share.at_peak()
     return MemoryEstimate(
         num_gpus=num_gpus or job.num_gpus,
         sharding=(sharding or job.sharding).value,
@@ -346,7 +382,7 @@ def estimate_memory(
             optimizer=round(optimizer / GIB, 3),
             activations=round(activations / GIB, 3),
             logits=round(logits / GIB, 3),
-            overhead=round((required - allocated) / GIB, 3),
+            overhead=round((required - held) / GIB, 3),
             reference=round(share.reference / GIB, 3),
             value=round(share.value / GIB, 3),
             reward=round(share.reward / GIB, 3),

@@ -43,6 +43,10 @@ class Components:
     # The part of `activations` backward's current layer holds (comp.layer_in_flight_bytes): it
     # starts after the logits are freed, so backward's start holds the larger of the two.
     layer_in_flight: float = 0.0
+    # The part of `activations` the final norm and the LM head keep for backward
+    # (comp.head_activation_bytes): freed before the last layer's backward starts, so it is alive
+    # with the logits and never with the layer in flight.
+    head_activations: float = 0.0
     # Autocast's cache of 16-bit weight copies at the end of the forward, beyond what the
     # activations already count (comp.autocast_cache_bytes), and the logits' forward part.
     autocast_cache: float = 0.0
@@ -63,15 +67,17 @@ class Components:
         return min(self.first_gradient, self.gradient_ramp)
 
     @property
-    def _logits_overlap(self) -> float:
-        """What of the logits and what comes after them (the layer in flight, the LM head's
-        gradient) is never alive together: the loss's backward peaks at
-        _log_softmax_backward_data before either exists (shadow traces, llama-3.2-1b.full.*)."""
-        return min(self.logits, self.layer_in_flight + self._first_made)
+    def logits_overlap(self) -> float:
+        """What of the logits (with the head's saved tensors) and what comes after them (the
+        layer in flight, the LM head's gradient) is never alive together: the loss's backward
+        peaks at _log_softmax_backward_data before either exists (shadow traces,
+        llama-3.2-1b.full.*), and the final norm's backward frees its input before the last
+        layer is recomputed."""
+        return min(self.logits + self.head_activations, self.layer_in_flight + self._first_made)
 
     @property
     def _backward_start(self) -> float:
-        return self.activations + self.logits - self._logits_overlap + self._first_made
+        return self.activations + self.logits - self.logits_overlap + self._first_made
 
     @property
     def _backward_end(self) -> float:
@@ -109,10 +115,10 @@ class Components:
         far; at its end every gradient and the tail; in the step every gradient and the
         optimizer's scratch, the activations and logits freed."""
         persistent = self.gradients - self.gradient_ramp
-        # What is never alive beside the logits (`_logits_overlap`) comes off the LM head's
+        # What is never alive beside the logits (`logits_overlap`) comes off the LM head's
         # gradient first, then off the layer in flight.
-        from_gradients = min(self._logits_overlap, self._first_made)
-        activations = self.activations - (self._logits_overlap - from_gradients)
+        from_gradients = min(self.logits_overlap, self._first_made)
+        activations = self.activations - (self.logits_overlap - from_gradients)
         if self._forward_end and self.transient == self._forward_end:
             forward_logits = self.logits * comp.LOGITS_FORWARD_SHARE
             saved = self.transient - forward_logits
@@ -145,6 +151,7 @@ class Components:
             first_gradient=0.0,
             backward_tail=0.0,
             layer_in_flight=0.0,
+            head_activations=0.0,
             autocast_cache=0.0,
         )
 
@@ -323,6 +330,7 @@ def _fully_sharded(arch: ModelArch, job: comp.Job, c: Components, n: int) -> Com
         first_gradient=c.first_gradient / n,
         backward_tail=c.backward_tail,
         layer_in_flight=c.layer_in_flight,
+        head_activations=c.head_activations,
         autocast_cache=c.autocast_cache,
     )
 
@@ -359,5 +367,6 @@ def pipeline_stage(arch: ModelArch, job: comp.Job, c: Components, n: int) -> Com
         first_gradient=min(c.first_gradient, c.gradient_ramp * trained_fraction),
         backward_tail=c.backward_tail,
         layer_in_flight=c.layer_in_flight,
+        head_activations=c.head_activations,
         autocast_cache=c.autocast_cache,
     )

@@ -62,6 +62,9 @@ class FrameworkProfile:
         a fused kernel that recomputes the activation).
     loss_chunk_tokens: a fused/chunked loss materialises the logits of this many tokens at a
         time (None: all of them).
+    loss_sized_by_free_memory: on a known card the fused loss sizes its chunks from the memory it
+        finds free at the first forward (planner.estimate.memory.components.card_sized_loss_bytes;
+        Unsloth's fused cross-entropy); loss_chunk_tokens is its size where no card is named.
     offloads_checkpoints: with checkpointing, the layer inputs live in host RAM unless the job
         says otherwise (Unsloth's use_gradient_checkpointing="unsloth"): the default of
         JobSpec.activation_offloading.
@@ -146,6 +149,7 @@ class FrameworkProfile:
     loads_onto_gpu: bool = False
     recompute_holds_mlp_gradients: bool = False
     trl_preference_log_probs: bool = False
+    loss_sized_by_free_memory: bool = False
 
 
 HF = FrameworkProfile(
@@ -196,7 +200,16 @@ TORCHTUNE = replace(
 # Every other stack is HF with the fields where it differs, so each entry reads as a diff.
 PROFILES: dict[Framework, FrameworkProfile] = {
     Framework.hf: HF,
-    Framework.axolotl: HF,
+    Framework.axolotl: replace(
+        HF,
+        name="axolotl",
+        # Its loader runs PEFT's prepare_model_for_kbit_training and then casts every "norm"
+        # module and the embeddings/lm_head back to the bf16/fp16 torch_dtype for LoRA/QLoRA
+        # outside QLoRA-with-FSDP ("LlamaRMSNorm layers are in fp32 after kbit_training ... convert
+        # them back to fp16/bf16 for flash-attn compatibility": axolotl 0.19
+        # loaders/model.py _configure_embedding_dtypes), so nothing stays fp32.
+        kbit_embeddings_fp32=False,
+    ),
     Framework.llama_factory: replace(
         HF,
         name="LLaMA-Factory",
@@ -227,6 +240,7 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         # fused cross-entropy: fp32 logits of one chunk of tokens at a time.
         logits_bytes_per_entry=4.0,
         loss_chunk_tokens=1024,
+        loss_sized_by_free_memory=True,
         norm_input_bytes_per_hidden=2.0,
         gated_mlp_saved_tensors=2,
         offloads_checkpoints=True,
@@ -239,7 +253,14 @@ PROFILES: dict[Framework, FrameworkProfile] = {
     Framework.torchtune: TORCHTUNE,
     # TRL is the HF Trainer + PEFT path; its own defaults (chunked_nll loss for full fine-tuning,
     # GRPO's vLLM fraction) are versioned facts in planner/data/stack-trl.json.
-    Framework.trl: replace(HF, name="TRL"),
+    Framework.trl: replace(
+        HF,
+        name="TRL",
+        # SFTTrainer wraps a k-bit model with get_peft_model and casts its adapters to bf16, but
+        # never calls PEFT's prepare_model_for_kbit_training (trl 1.16 trainer/sft_trainer.py;
+        # only the experimental ORPO/CPO trainers do), so embeddings and norms stay 16-bit.
+        kbit_embeddings_fp32=False,
+    ),
     # verl and OpenRLHF load HF models under FSDP / DeepSpeed; their log-prob kernels (no full
     # fp32 [tokens × vocabulary]) are the loss kernel their data files name.
     # Neither runs TRL's preference trainers (trl_preference_log_probs).
