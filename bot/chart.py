@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import re
 import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -103,12 +105,27 @@ def chart_png(reply: Reply) -> bytes:
     matplotlib is imported here so nothing else pays its import time.
     """
     buffer = io.BytesIO()
-    chart_figure(reply).savefig(buffer, format="png", dpi=DPI)
+    with _drawn(reply) as figure:
+        # Saved while the fonts are in force: saving lays out and draws the figure once.
+        figure.savefig(buffer, format="png", dpi=DPI)
     return buffer.getvalue()
 
 
 def chart_figure(reply: Reply) -> Figure:
-    """The chart as a matplotlib Figure (chart_png saves it); tests read what it draws."""
+    """The chart as a matplotlib Figure, laid out (chart_png saves the same figure); tests read
+    what it draws."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    with _drawn(reply) as figure:
+        # Laid out now, while the fonts are in force: the layout measures the text.
+        FigureCanvasAgg(figure).draw()
+    return figure
+
+
+@contextmanager
+def _drawn(reply: Reply) -> Iterator[Figure]:
+    """The chart's figure, inside the fonts of the reply's language (layout and drawing
+    measure text in them)."""
     if not any(row.hours is not None or row.cost_usd is not None for row in reply.table):
         raise ValueError("this reply has no hours or costs to chart")
     # Every row of the table, so the chart says what the table says: a card that does not hold
@@ -119,13 +136,8 @@ def chart_figure(reply: Reply) -> Figure:
     font = installed_cjk_font() if reply.language == "zh" else None
     words = chart_words(reply, font)
     families = [font, "DejaVu Sans"] if words.language == "zh" else ["DejaVu Sans"]
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
     with matplotlib.rc_context({"font.family": families}):
-        figure = _draw(rows, words, reply.context_curve)
-        # Laid out now, while the fonts are in force: the layout measures the text.
-        FigureCanvasAgg(figure).draw()
-    return figure
+        yield _draw(rows, words, reply.context_curve)
 
 
 def _row_label(row: CardRow, language: str) -> str:

@@ -859,6 +859,25 @@ PRICES = Catalog(
         "fetched.min": Entry("{minutes:.0f} min ago", "{minutes:.0f} 分钟前更新"),
         "fetched.h": Entry("{hours:.0f} h ago", "{hours:.0f} 小时前更新"),
         "fetched.days": Entry("{days:.0f} days ago", "{days:.0f} 天前更新"),
+        # Live prices (bot/prices/market.py): Plan.price_date, and the warning when a feed has
+        # stopped answering.
+        "live.one": Entry(
+            "live quotes from {count} provider ({names}), fetched {span}",
+            "实时报价来自 {count} 家供应商（{names}），获取于 {span}",
+        ),
+        "live.many": Entry(
+            "live quotes from {count} providers ({names}), fetched {span}",
+            "实时报价来自 {count} 家供应商（{names}），获取于 {span}",
+        ),
+        "live.span": Entry("{oldest} to {newest}", "{oldest} 至 {newest}"),
+        "live.and_bundled": Entry(
+            "{live}; other cards: bundled {bundled}", "{live}；其他显卡：内置报价表，{bundled}"
+        ),
+        "stale": Entry(
+            "Some prices were fetched {age} ({when}); the feed that quoted them has not answered "
+            "since.",
+            "部分价格{age}（{when}），报出这些价格的数据源此后没有再响应。",
+        ),
     }
 )
 

@@ -135,13 +135,6 @@ class Pricing(StrEnum):
 ALL_LINEAR: Literal["all-linear"] = "all-linear"
 
 
-def lora_target_names(targets: list[LoraTarget] | Literal["all-linear"] | None) -> tuple[str, ...]:
-    """The linear layers LoRA adapts, by name; unset means every one (PEFT's "all-linear")."""
-    if targets is None or targets == ALL_LINEAR:
-        return tuple(target.value for target in LoraTarget)
-    return tuple(target.value for target in targets)
-
-
 # Upper bounds reject typos and hostile numbers with a message naming the field, not a crash deep in
 # the arithmetic; each is far beyond any real job.
 MAX_PARAMS_B = 5_000.0

@@ -157,10 +157,11 @@ class RedisStates:
             thread.join()
 
     @contextmanager
-    def loading(self, keys: int = 10_000) -> Iterator[None]:
+    def loading(self, keys: int = 5_000) -> Iterator[None]:
         """LOADING: restart on a saved dataset with key-load-delay (Redis's own test option:
         a pause per key while loading) and frequent event processing, so it answers clients
-        with LOADING for a few seconds; then wait until it has loaded."""
+        with LOADING for about a second (5,000 keys × 200 µs; a refused command takes
+        milliseconds); then wait until it has loaded."""
         self.admin.execute_command("DEBUG", "POPULATE", keys, "gpuplan-test:fill")
         self.admin.save()
         self.server.kill()

@@ -329,8 +329,9 @@ def test_a_writer_that_loses_for_the_whole_budget_says_the_thread_is_busy(
     conversation = Conversation(
         store,
         limit_rate=False,
-        # A budget that holds several tries even on a loaded machine (each re-plans the job).
-        save_backoff=Backoff(first_delay_s=0.001, max_delay_s=0.004, budget_s=2.0),
+        # A budget that holds several tries even on a loaded machine (each re-plans the job;
+        # ~50 fit in 0.5 s on an idle one).
+        save_backoff=Backoff(first_delay_s=0.001, max_delay_s=0.004, budget_s=0.5),
     )
     reply = conversation.handle(_key(), "what if 8k ctx?")
     assert (reply.kind, reply.title) == ("error", "This thread is busy")

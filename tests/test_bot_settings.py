@@ -12,6 +12,7 @@ from bot.conversation import Conversation
 from bot.prices.market import MarketPrices
 from bot.prices.offers import make_offer
 from bot.prices.snapshot import FeedStatus, Snapshot
+from bot.reply import Reply
 from bot.state.prices import MemoryPriceStore
 from bot.state.settings import MemorySettings, SettingsStore, SQLiteSettings
 from bot.state.threads import MemoryStore
@@ -140,3 +141,31 @@ def test_spot_rows_are_marked_in_the_table(conversation: Conversation) -> None:
     assert row.usd_per_hour == 0.29 and "spot" in (row.highlight or "")
     plain = next(r for r in spot.handle(_key("T2"), asked).table if "4090" in r.gpu_name)
     assert plain.usd_per_hour == 0.34 and "spot" not in (plain.highlight or "")
+
+
+ZH_SEED = "13B QLoRA，4k 上下文，20M tokens 训练 3 轮，能跑吗？"
+# The live-price sentences' English words, none of which a Chinese answer may show.
+ENGLISH_PRICE_WORDS = ("live quotes", "provider", "fetched", "Some prices", "has not answered")
+
+
+def _english_price_words(reply: Reply) -> list[str]:
+    lines = [reply.price_date or "", *reply.assumptions, *reply.warnings]
+    return [word for line in lines for word in ENGLISH_PRICE_WORDS if word in line]
+
+
+def test_a_chinese_answer_names_its_live_prices_in_chinese(conversation: Conversation) -> None:
+    reply = conversation.handle(_key(), ZH_SEED)
+    live = "实时报价来自 2 家供应商（RunPod、Vast.ai），获取于 2026-12-01 09:00 UTC；其他显卡："
+    assert reply.price_date.startswith(live)
+    assert reply.assumptions[0] == "价格来自 2 家供应商，2 小时前更新。"
+    assert _english_price_words(reply) == []
+
+
+def test_a_chinese_answer_warns_about_old_prices_in_chinese() -> None:
+    store = MemoryPriceStore()
+    store.save(Snapshot(0, FETCHED, (_offer("runpod", 0.34),), ()))
+    prices = MarketPrices(store, clock=lambda: FETCHED.timestamp() + 3 * 86400)
+    reply = Conversation(MemoryStore(), prices=prices, limit_rate=False).handle(_key(), ZH_SEED)
+    assert reply.price_date.startswith("实时报价来自 1 家供应商（RunPod）")
+    assert "部分价格3 天前更新（2026-12-01 09:00 UTC）" in reply.warnings[-1]
+    assert _english_price_words(reply) == []

@@ -28,6 +28,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("planner", "bot", "adapters", "tools", "bench")
 LAYER = {"planner": 0, "bot": 1, "adapters": 2, "tools": 3, "bench": 3}
@@ -193,18 +195,30 @@ def test_the_graph_counts_lazy_and_type_checking_imports(tmp_path: Path) -> None
     assert cycles(graph) == [["bot.b", "bot.inner", "bot.inner.a"]]
 
 
-def test_no_import_cycle_outside_planner() -> None:
-    outside = [c for c in cycles(import_graph()) if not _in_planner(c)]
+# The repository's graph, built once for the tests that read it (parsing every file is most of
+# their time).
+@pytest.fixture(scope="module")
+def graph() -> Graph:
+    return import_graph()
+
+
+@pytest.fixture(scope="module")
+def found_cycles(graph: Graph) -> list[list[str]]:
+    return cycles(graph)
+
+
+def test_no_import_cycle_outside_planner(found_cycles: list[list[str]]) -> None:
+    outside = [c for c in found_cycles if not _in_planner(c)]
     assert outside == []
 
 
-def test_no_import_cycle_in_planner() -> None:
-    inside = [c for c in cycles(import_graph()) if _in_planner(c)]
+def test_no_import_cycle_in_planner(found_cycles: list[list[str]]) -> None:
+    inside = [c for c in found_cycles if _in_planner(c)]
     assert inside == []
 
 
-def test_no_upward_import() -> None:
-    assert upward_imports(import_graph(), modules()) == []
+def test_no_upward_import(graph: Graph) -> None:
+    assert upward_imports(graph, modules()) == []
 
 
 def _runtime_imports(path: Path) -> Iterator[str]:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from adapters.cli import main
+
 pytest.importorskip("mcp")
 
 import httpx2
@@ -44,7 +46,20 @@ def _text(result) -> str:
 # ---- stdio: one server process for every call below, as a desktop client would run it ----
 
 
-async def test_stdio_lists_and_answers_every_tool_and_survives_bad_input(tmp_path: Path) -> None:
+def _ask_json(state_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> dict:
+    """`gpuplan ask --json QUESTION`'s document, run in this process with the server's
+    environment (tests/test_cli_imports.py and test_perf_commands.py start the real command)."""
+    for name in [n for n in os.environ if n.startswith(("GPUPLAN_", "SLACK_", "DISCORD_"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("GPUPLAN_STATE_DIR", str(state_dir))
+    capsys.readouterr()
+    assert main(["ask", "--json", QUESTION]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+async def test_stdio_lists_and_answers_every_tool_and_survives_bad_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "adapters.cli", "serve", "mcp"],
@@ -60,16 +75,9 @@ async def test_stdio_lists_and_answers_every_tool_and_survives_bad_input(tmp_pat
         assert not plan.is_error
         document = plan.structured_content
         assert document["plan_id"] in _text(plan)
-        ask = subprocess.run(
-            [sys.executable, "-m", "adapters.cli", "ask", "--json", QUESTION],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            env=_env(tmp_path),
-            check=True,
-        )
         # The Plan itself, as `ask --json` prints it, plus its id.
-        assert {k: v for k, v in document.items() if k != "plan_id"} == json.loads(ask.stdout)
+        ask = _ask_json(tmp_path, monkeypatch, capsys)
+        assert {k: v for k, v in document.items() if k != "plan_id"} == ask
 
         followup = await client.call_tool("plan", {"question": "what if 8k ctx?"})
         assert followup.structured_content["spec"]["seq_len"] == 8192

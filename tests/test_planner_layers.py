@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 PLANNER = Path(__file__).resolve().parents[1] / "planner"
@@ -71,6 +72,7 @@ def _targets(node: ast.Import | ast.ImportFrom, module: str, known: set[str]) ->
     return found
 
 
+@cache  # parsing every planner file is most of these tests' time: once for all of them
 def planner_graph() -> dict[str, set[str]]:
     paths = {_module(path): path for path in sorted(PLANNER.rglob("*.py"))}
     graph: dict[str, set[str]] = {}

@@ -16,8 +16,9 @@ import pytest
 import pytest_asyncio
 
 from adapters.rejections import LINES_AT_ONCE
-from adapters.slack import limits
+from adapters.slack import delivery, limits
 from adapters.slack.app import ACK_TEXT, AUTHORIZE_ERROR_TEXT
+from bot.backoff import Backoff
 from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID, FakeSlack
 from tests.test_slack_app import (
     CHANNEL,
@@ -291,12 +292,24 @@ async def test_an_event_the_bot_acts_on_is_answered_once_in_its_thread(slack: Fa
     assert [post["thread_ts"] for post in slack.posts()] == ["1.1"]
 
 
+@pytest.fixture
+def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Slack calls retried as often as in production, without its real waits between tries
+    (tests/test_bot_backoff.py covers the waits)."""
+    monkeypatch.setattr(delivery, "DELIVERY_BACKOFF", Backoff(0.001, 0.002, 10.0))
+
+
 @pytest.mark.parametrize(
     ("where", "thread", "why"),
     [("response_url", "slash-2", "HTTP 500"), ("chat.postMessage", "2.0", "HTTP 500 fatal_error")],
 )
 async def test_delivery_500s_are_retried_then_logged_with_the_thread_key(
-    slack: FakeSlack, caplog: pytest.LogCaptureFixture, where: str, thread: str, why: str
+    slack: FakeSlack,
+    caplog: pytest.LogCaptureFixture,
+    quick_retries: None,
+    where: str,
+    thread: str,
+    why: str,
 ) -> None:
     def answered() -> list[Any]:
         return slack.responses if where == "response_url" else slack.posts()
@@ -324,7 +337,9 @@ async def test_delivery_500s_are_retried_then_logged_with_the_thread_key(
     assert "xoxb" not in caplog.text and "/response/" not in caplog.text
 
 
-async def test_a_brief_auth_test_500_does_not_show_the_reinstall_text(slack: FakeSlack) -> None:
+async def test_a_brief_auth_test_500_does_not_show_the_reinstall_text(
+    slack: FakeSlack, quick_retries: None
+) -> None:
     slack.fail_next["auth.test"] = 1
     async with Bot(slack, _open_gate()) as bot:
         status, body = await bot.slash(QUESTION, trigger="a.1")
@@ -332,7 +347,7 @@ async def test_a_brief_auth_test_500_does_not_show_the_reinstall_text(slack: Fak
         await slack.wait_for(lambda: slack.responses)
 
 
-async def test_an_auth_test_outage_says_so_plainly(slack: FakeSlack) -> None:
+async def test_an_auth_test_outage_says_so_plainly(slack: FakeSlack, quick_retries: None) -> None:
     slack.fail_next["auth.test"] = 100
     async with Bot(slack, _open_gate()) as bot:
         status, body = await bot.slash(QUESTION, trigger="a.2")

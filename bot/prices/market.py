@@ -30,6 +30,7 @@ from planner.catalog.prices import (
     price_table_key,
 )
 from planner.messages import PRICES
+from planner.words import Listing
 
 logger = logging.getLogger(__name__)
 
@@ -94,8 +95,17 @@ def live_label(figures: dict[str, CardFigures]) -> str:
     names = sorted(provider_name(p) for p in _providers(figures))
     oldest = min(figure.fetched_at for figure in figures.values())
     newest = max(figure.fetched_at for figure in figures.values())
-    span = when(newest) if oldest == newest else f"{when(oldest)} to {when(newest)}"
-    return f"live quotes from {_count(len(names), 'provider')} ({', '.join(names)}), fetched {span}"
+    span = (
+        when(newest)
+        if oldest == newest
+        else PRICES("live.span", oldest=when(oldest), newest=when(newest))
+    )
+    return PRICES(
+        "live.one" if len(names) == 1 else "live.many",
+        count=len(names),
+        names=Listing(names),
+        span=span,
+    )
 
 
 def age_text(seconds: float) -> str:
@@ -193,15 +203,10 @@ class MarketPrices:
         )
         warning = None
         if now - oldest > STALE_AFTER:
-            warning = (
-                f"Some prices were fetched {age_text((now - oldest).total_seconds())} "
-                f"({when(oldest)}); the feed that quoted them has not answered since."
+            warning = PRICES(
+                "stale", age=age_text((now - oldest).total_seconds()), when=when(oldest)
             )
         return line, warning
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def provider_names(providers: Collection[str]) -> str:

@@ -206,7 +206,7 @@ def _book_for(override: str | None, live: LivePrices | None) -> PriceBook:
     if live is None:
         label = bundled_label
     elif quotes:
-        label = f"{live.label}; other cards: bundled {bundled_label}"
+        label = PRICES("live.and_bundled", live=live.label, bundled=bundled_label)
     else:
         label = live.label
     return PriceBook(on_demand=on_demand, spot=cheaper, label=label)

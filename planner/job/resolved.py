@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from planner.spec import (
+    ALL_LINEAR,
     Framework,
     JobSpec,
     LoraTarget,
@@ -33,6 +34,16 @@ if TYPE_CHECKING:
 # A change to a job: JobSpec fields by name, enum members or their JSON values (a suggestion's
 # what-if, a follow-up in a thread); planner.resolve.defaults.changed applies one.
 Patch = Mapping[str, object]
+
+
+def lora_target_names(
+    targets: tuple[LoraTarget, ...] | list[LoraTarget] | Literal["all-linear"] | None,
+) -> tuple[str, ...]:
+    """The linear layers LoRA adapts, by name: the targets decided for a job (a JobSpec's or a
+    ResolvedJob's); unset means every one (PEFT's "all-linear")."""
+    if targets is None or targets == ALL_LINEAR:
+        return tuple(target.value for target in LoraTarget)
+    return tuple(target.value for target in targets)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,9 +15,9 @@ from planner.catalog.architecture import linear_params
 from planner.catalog.models import ModelArch
 from planner.estimate.memory.components import FP8_BYTES, MXFP4_BYTES, NF4_BYTES, adapter_params
 from planner.estimate.memory.profiles import CUDA_CONTEXT_GIB
-from planner.job.resolved import ResolvedJob
+from planner.job.resolved import ResolvedJob, lora_target_names
 from planner.plan import AfterTraining
-from planner.spec import Method, lora_target_names
+from planner.spec import Method
 from planner.units import GIB
 
 BYTES_16BIT = 2

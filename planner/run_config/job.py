@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from planner.errors import PlanningError
+from planner.job.resolved import lora_target_names
 from planner.messages import NAMES
 from planner.plan import Option, Plan
 from planner.spec import (
@@ -24,7 +25,6 @@ from planner.spec import (
     Precision,
     Pricing,
     Sharding,
-    lora_target_names,
 )
 
 SKYPILOT_ACCELERATORS_CSV = "skypilot_accelerators.csv"

@@ -12,6 +12,7 @@ import shlex
 from functools import cache
 
 from planner.catalog.gpus import GPUS_CSV
+from planner.job.resolved import lora_target_names
 from planner.run_config.job import HF_TOKEN, ConfigRefused, RunJob
 from planner.run_config.result import StackFiles
 from planner.run_config.unknowns import NOT_PLANNED
@@ -22,7 +23,6 @@ from planner.spec import (
     Optimizer,
     Precision,
     Sharding,
-    lora_target_names,
 )
 
 TORCHTUNE_VERSION = "0.6.1"

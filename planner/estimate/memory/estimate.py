@@ -21,6 +21,7 @@ from planner.estimate.memory.profiles import (
     PROFILES,
 )
 from planner.estimate.memory.range import range_bytes
+from planner.job.resolved import lora_target_names
 from planner.plan import MemoryBreakdown, MemoryEstimate
 from planner.spec import (
     PREFERENCE_OBJECTIVES,
@@ -30,7 +31,6 @@ from planner.spec import (
     Precision,
     Rollout,
     Sharding,
-    lora_target_names,
 )
 
 if TYPE_CHECKING:  # annotations only

@@ -48,7 +48,10 @@ FSDP_UNSHARDED_GRADIENT_UNITS = 1
 EAGER_ATTENTION_BYTES_PER_SCORE = 5.0
 
 
-@dataclass(frozen=True, slots=True)
+# eq=False: a profile is one of the named constants below (PROFILES), which the memory
+# components tell apart by identity (`job.profile is TORCHTUNE_PROFILE`); hashing a cached
+# estimate's key by identity also skips walking every field of the profile on each lookup.
+@dataclass(frozen=True, slots=True, eq=False)
 class FrameworkProfile:
     """How a training stack spends memory where stacks differ.
 
