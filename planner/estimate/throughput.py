@@ -105,6 +105,7 @@ from planner.estimate.memory.components import (
     quantised_bytes_per_weight,
     reward_model_params,
 )
+from planner.job.resolved import lora_target_names
 from planner.spec import (
     ONLINE_OBJECTIVES,
     Method,
@@ -113,7 +114,6 @@ from planner.spec import (
     Quant,
     Rollout,
     Sharding,
-    lora_target_names,
 )
 
 if TYPE_CHECKING:
