@@ -24,6 +24,7 @@ from planner.messages import REPORTS
 from planner.plan import MemoryEstimate
 from planner.resolve.defaults import changed
 from planner.spec import MeasuredMetric, Method
+from planner.words import Said
 
 OOM_MARGIN = 1.02
 MIN_SCALE = 0.25
@@ -74,22 +75,17 @@ def estimate_of_kind(memory: MemoryEstimate, metric: MeasuredMetric) -> float:
 
 
 def anchored(job: ResolvedJob) -> ResolvedJob:
-    """The job with its memory_scale decided from the user's measurement (module docstring)."""
-    if not job.needs_anchoring:
-        return job
+    """The job with its memory_scale decided from the user's measurement (module docstring);
+    make_plan calls it for a job that `needs_anchoring`."""
     memory = estimate_memory(job)
     if job.measured_metric == "oom":
         card = read_requested_card(job).gpu
         if card is None:
-            return _noted(job, 1.0, "an OOM was reported without the card: say which card")
+            return _noted(job, 1.0, REPORTS("oom_no_card"))
         scale = max(1.0, OOM_MARGIN * card.usable_gib / memory.required_gib)
-        said = (
-            f"you ran out of memory on {card.name}: estimates are scaled ×{scale:.2f} so this "
-            "job no longer fits it"
-            if scale > 1.0
-            else f"you ran out of memory on {card.name}, as estimated"
-        )
-        return _noted(job, scale, said)
+        if scale > 1.0:
+            return _noted(job, scale, REPORTS("oom_scaled", card=card.name, scale=scale))
+        return _noted(job, scale, REPORTS("oom_as_estimated", card=card.name))
     measured = float(job.measured_peak_gib or 0.0)
     estimated = estimate_of_kind(memory, job.measured_metric or "unknown")
     if job.measured_metric == "nvidia-smi":
@@ -99,17 +95,14 @@ def anchored(job: ResolvedJob) -> ResolvedJob:
     else:
         ratio = measured / estimated
     scale = min(MAX_SCALE, max(MIN_SCALE, ratio))
-    said = (
-        f"re-anchored on your measured {measured:.1f} GiB ({job.measured_metric or 'unknown'}"
-        f" metric) against our {estimated:.1f} GiB: every estimate here and in what-ifs is "
-        f"scaled ×{scale:.2f}"
-    )
+    metric = job.measured_metric or "unknown"
+    said = REPORTS("anchored", measured=measured, metric=metric, estimated=estimated, scale=scale)
     if scale != ratio:
-        said += f" (capped: ×{ratio:.2f} is more likely another job than our error)"
+        said = REPORTS("anchored_capped", anchored=said, ratio=ratio)
     return _noted(job, scale, said)
 
 
-def _noted(job: ResolvedJob, scale: float, said: str) -> ResolvedJob:
+def _noted(job: ResolvedJob, scale: float, said: Said) -> ResolvedJob:
     """The job at `scale`, its defaults decided again at it: a layout chosen for the unscaled
     estimate (DDP on two 24 GB cards) may not hold the measured one, and the thread keeps the
     job with its scale, which plans as this one (issue 33: a report flipped the layout)."""

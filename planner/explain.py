@@ -20,7 +20,6 @@ from pydantic import BaseModel, Field
 
 from planner.estimate import throughput
 from planner.estimate.memory import components, estimate, host, placement
-from planner.estimate.memory import range as memory_range
 from planner.market import options
 from planner.plan import MemoryBreakdown, Option, Plan
 
@@ -95,9 +94,7 @@ FIGURES: dict[str, _Figure] = {
         for name, function in _MEMORY_FUNCTIONS.items()
     },
     "required": _Figure(estimate.peak_bytes, lambda plan: plan.memory.required_gib, "GiB per GPU"),
-    "range": _Figure(
-        memory_range.range_bytes, lambda plan: list(plan.memory.range_gib), "GiB per GPU"
-    ),
+    "range": _Figure(estimate.range_bytes, lambda plan: list(plan.memory.range_gib), "GiB per GPU"),
     "host_ram": _Figure(host.host_ram_bytes, lambda plan: plan.memory.host_ram_gib, "GiB"),
     "tokens_per_s": _Figure(
         throughput.estimate_throughput, _of_run("tokens_per_s"), "tokens/s, whole job"

@@ -604,6 +604,24 @@ MODEL_SWITCHES = Catalog(
 # How the reader took what the user wrote (planner/parsing/): each said beside the answer.
 PARSING = Catalog(
     {
+        "note.tower": Entry(
+            "a tower of powers (like 9 to the 9 to the 9) is set aside, never evaluated",
+            "连续乘方（比如 9 的 9 的 9 次方）已搁置，不做计算",
+        ),
+        "note.power_too_large": Entry(
+            "{base} to the power {exponent} is too large a number to plan with",
+            "{base} 的 {exponent} 次方太大，无法用来规划",
+        ),
+        "note.gpu_hours_lead": Entry(
+            "{lead} before GPU hours read as days × hours",
+            "GPU 小时前的 {lead} 按天数 × 小时数读取",
+        ),
+        "note.two_bit": Entry(
+            "2-bit training is not planned; read as 4-bit", "不规划 2 位训练；按 4 位读取"
+        ),
+        "note.hourly_price": Entry(
+            "{price} is a price per hour, not a budget", "{price} 是每小时价格，不是预算"
+        ),
         "no_method": Entry(
             "no method named: planned as LoRA (say QLoRA or full to change)",
             "未指定方法：按 LoRA 规划（可以说 QLoRA 或全参来修改）",
@@ -1106,6 +1124,28 @@ REPORTS = Catalog(
         "guess.quantised": Entry(
             "the 4-bit base (QLoRA) or a smaller model", "4 位底座（QLoRA）或更小的模型"
         ),
+        "oom_no_card": Entry(
+            "an OOM was reported without the card: say which card",
+            "报告了显存不足（OOM），但没说是哪张卡：请说明卡型",
+        ),
+        "oom_scaled": Entry(
+            "you ran out of memory on {card}: estimates are scaled ×{scale:.2f} so this job no "
+            "longer fits it",
+            "你在 {card} 上显存不足：估算已按 ×{scale:.2f} 放大，这个任务不再放得下它",
+        ),
+        "oom_as_estimated": Entry(
+            "you ran out of memory on {card}, as estimated", "你在 {card} 上显存不足，与估算一致"
+        ),
+        "anchored": Entry(
+            "re-anchored on your measured {measured:.1f} GiB ({metric} metric) against our "
+            "{estimated:.1f} GiB: every estimate here and in what-ifs is scaled ×{scale:.2f}",
+            "已按你实测的 {measured:.1f} GiB（{metric} 口径）重新校准，我们的估算为 "
+            "{estimated:.1f} GiB：这里和后续假设中的每个估算都按 ×{scale:.2f} 缩放",
+        ),
+        "anchored_capped": Entry(
+            "{anchored} (capped: ×{ratio:.2f} is more likely another job than our error)",
+            "{anchored}（已封顶：×{ratio:.2f} 更可能是另一个任务，而不是我们的误差）",
+        ),
         "far_off": Entry(
             "You measured {measured:.1f} GiB where this job is estimated at {estimated:.1f} GiB "
             "(×{ratio:.2f}): was it the same job (model, method, context, batch)? Say what "
@@ -1113,6 +1153,30 @@ REPORTS = Catalog(
             "你测得 {measured:.1f} GiB，而这个任务估计为 {estimated:.1f} GiB（×{ratio:.2f}）："
             "是同一个任务吗（模型、方法、上下文、批大小）？请说明哪里不同；若确实如此，请说"
             "「it really peaked at {measured:g} GiB」按它重新校准。",
+        ),
+    }
+)
+
+# What the run produces and how to keep it (planner/market/after_training.py).
+AFTER_TRAINING = Catalog(
+    {
+        "adapter": Entry(
+            "The LoRA adapter is about {adapter_mb:,.0f} MB; serve it on the base model or merge "
+            "it for a standalone model.",
+            "LoRA 适配器约 {adapter_mb:,.0f} MB；可挂在底座模型上推理，或合并成独立模型。",
+        ),
+        "qlora_merge": Entry(
+            "A QLoRA adapter is usually merged into the 16-bit base (load the base in bf16, merge, "
+            "save), not into the 4-bit weights; quantise the merged model afterwards if needed.",
+            "QLoRA 适配器通常合并进 16 位底座（以 bf16 加载底座、合并、保存），而不是 4 位权重；"
+            "需要的话再对合并后的模型量化。",
+        ),
+        "checkpoints": Entry(
+            "This run takes about {hours:.0f} h: marketplace hosts can be reclaimed or fail, so "
+            "save checkpoints regularly to storage you control (object storage or the Hub), not "
+            "only the instance disk.",
+            "这次训练约需 {hours:.0f} 小时：市场上的主机可能被回收或故障，请定期把检查点存到你能"
+            "掌控的存储（对象存储或 Hub），不要只存在实例磁盘上。",
         ),
     }
 )

@@ -43,7 +43,7 @@ class MemoryEstimate(BaseModel):
     required_gib: float = Field(description="≈ nvidia-smi: what the card must hold")
     range_gib: tuple[float, float] = Field(
         description="[low, high]: the measured peak's 90 % interval, however it is read "
-        "(planner.estimate.memory.range)"
+        "(planner.estimate.memory.estimate.range_bytes)"
     )
     breakdown_gib: MemoryBreakdown
     host_ram_gib: float | None = Field(
@@ -171,7 +171,7 @@ class AfterTraining(BaseModel):
     serve_mxfp4_gib: float | None = Field(
         None, description="a native MXFP4 checkpoint (gpt-oss): experts in MXFP4, the rest 16-bit"
     )
-    notes: list[str] = []
+    notes: list[Text] = []
 
 
 Asked = Literal["seq_len", "micro_batch", "params_b", "num_gpus", "gpu"]

@@ -86,7 +86,9 @@ def make_plan(
     `context_curve` adds memory_by_context (a dozen more estimates: answers that draw a chart).
     `only_gpus` (catalog keys) keeps the market among the cards a question compares.
     """
-    job = anchored(resolve(spec, arch))
+    job = resolve(spec, arch)
+    if job.needs_anchoring:
+        job = anchored(job)
     plan = attach_market(memory_plan(job), job, prices, only_gpus)
     if context_curve:
         plan.memory_by_context = memory_by_context(job)

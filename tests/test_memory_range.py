@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from planner.estimate.memory import estimate_memory
-from planner.estimate.memory.range import (
+from planner.estimate.memory.estimate import (
     ABOVE_REQUIRED_LOG,
     BELOW_ALLOCATED_LOG,
     UNSTATED_INPUT_LOG,

@@ -44,6 +44,7 @@ CATALOGS: dict[str, Catalog] = {
     "planner.messages.MODELS": messages.MODELS,
     "planner.messages.CARDS": messages.CARDS,
     "planner.messages.REPORTS": messages.REPORTS,
+    "planner.messages.AFTER_TRAINING": messages.AFTER_TRAINING,
 }
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden"
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -221,3 +222,36 @@ def test_a_duration_and_the_market_summary_are_said_in_chinese() -> None:
     )
     assert summary == "Cheapest: 1× H100. as it is"
     assert summary.to("zh") == "最便宜：1× H100. as it is"
+
+
+def test_a_re_anchored_job_says_so_in_chinese() -> None:
+    """A measured peak re-anchors the job; a Chinese thread reads the sentence in Chinese."""
+    conversation, key = _thread()
+    reply = conversation.respond(
+        key, "llama 3 8b qlora 4k 上下文，实测 nvidia-smi 峰值 30 GiB"
+    ).reply
+    anchored = [line for line in reply.assumptions if "校准" in line]
+    assert anchored and not any("re-anchored" in line for line in reply.assumptions)
+
+
+def test_what_the_reader_set_aside_is_said_in_chinese() -> None:
+    """Notes the parser adds (a power too large, 2-bit read as 4-bit) are catalog sentences: a
+    Chinese question gets them in Chinese, an English one in English."""
+    result = parse("用 2-bit 微调 llama 3 8b，2^999 token")
+    assert all(isinstance(note, Said) for note in result.unread[:2])
+    chinese = [note.to("zh") for note in result.unread[:2]]
+    assert chinese == ["2 的 999 次方太大，无法用来规划", "不规划 2 位训练；按 4 位读取"]
+    conversation, key = _thread()
+    warnings = conversation.respond(key, "用 2-bit 微调 llama 3 8b，4k 上下文").reply.warnings
+    assert any("不规划 2 位训练" in line for line in warnings)
+    assert not any("2-bit training" in line for line in warnings)
+
+
+def test_after_training_notes_are_catalog_sentences() -> None:
+    from planner import make_plan
+    from planner.spec import JobSpec
+
+    plan = make_plan(JobSpec(model="13B", method="qlora", dataset_tokens=2e9))
+    notes = plan.after_training.notes if plan.after_training else []
+    assert len(notes) == 3 and all(isinstance(note, Said) for note in notes)
+    assert all(_CJK.search(note.to("zh")) for note in notes)

@@ -59,6 +59,7 @@ from planner.parsing.result import ParseResult
 from planner.plan import Plan
 from planner.resolve.defaults import resolve
 from planner.spec import JobSpec
+from planner.words import Said
 
 logger = logging.getLogger(__name__)
 
@@ -204,7 +205,7 @@ class Answers:
             return _one_question(result.doubt)
         if result.unread:
             # A what-if changes exactly what was meant: if part of it is unreadable, change nothing.
-            unread = [part[:40] for part in result.unread[:MAX_UNREAD_SHOWN]]
+            unread = [_clipped(part, 40) for part in result.unread[:MAX_UNREAD_SHOWN]]
             return Outcome(Turn(message_reply("clarify", *phrases.unread_change(unread))))
         cards = compared_cards(result.fields, result.alternative_fields)
         patch = patch_from_fields(result.fields)
@@ -434,6 +435,12 @@ def _card_keys(names: Sequence[str]) -> list[str] | None:
     return [card.key for name in names if (card := resolve_gpu(name)) is not None]
 
 
+def _clipped(part: str, limit: int) -> str:
+    """The asker's leftover words cut to `limit`; our own notes (catalog sentences, which know
+    their Chinese) whole."""
+    return part if isinstance(part, Said) else part[:limit]
+
+
 def _unread_warnings(result: ParseResult) -> list[str]:
-    unread = [part[:80] for part in result.unread[:MAX_UNREAD_SHOWN]]
+    unread = [_clipped(part, 80) for part in result.unread[:MAX_UNREAD_SHOWN]]
     return [phrases.did_not_understand(unread)] if unread else []

@@ -16,6 +16,7 @@ from planner.catalog.models import ModelArch
 from planner.estimate.memory.components import FP8_BYTES, MXFP4_BYTES, NF4_BYTES, adapter_params
 from planner.estimate.memory.profiles import CUDA_CONTEXT_GIB
 from planner.job.resolved import ResolvedJob, lora_target_names
+from planner.messages import AFTER_TRAINING
 from planner.plan import AfterTraining
 from planner.spec import Method
 from planner.units import GIB
@@ -57,21 +58,11 @@ def after_training(job: ResolvedJob, run_hours: float | None) -> AfterTraining:
     if job.method != Method.full and job.lora_rank is not None:
         params = adapter_params(arch, job.lora_rank, lora_target_names(job.lora_targets))
         adapter_mb = round(params * BYTES_16BIT / 1e6, 1)
-        notes.append(
-            f"The LoRA adapter is about {adapter_mb:,.0f} MB; serve it on the base model or merge "
-            "it for a standalone model."
-        )
+        notes.append(AFTER_TRAINING("adapter", adapter_mb=adapter_mb))
     if job.method == Method.qlora:
-        notes.append(
-            "A QLoRA adapter is usually merged into the 16-bit base (load the base in bf16, merge, "
-            "save), not into the 4-bit weights; quantise the merged model afterwards if needed."
-        )
+        notes.append(AFTER_TRAINING("qlora_merge"))
     if run_hours is not None and run_hours > MARKETPLACE_CHECKPOINT_HOURS:
-        notes.append(
-            f"This run takes about {run_hours:.0f} h: marketplace hosts can be reclaimed or fail, "
-            "so save checkpoints regularly to storage you control (object storage or the Hub), "
-            "not only the instance disk."
-        )
+        notes.append(AFTER_TRAINING("checkpoints", hours=run_hours))
     return AfterTraining(
         adapter_mb=adapter_mb,
         merged_model_gib=round(merged_bytes / GIB, 2),

@@ -87,7 +87,7 @@ def read_gpu_hours(r: Reading) -> None:
 
 def read_budget(r: Reading) -> None:
     for m in r.matches_if(_MONEY_WORDS, _RATE):
-        r.notes.append(f"{m.group(0).strip()} is a price per hour, not a budget")
+        r.notes.append(PARSING("note.hourly_price", price=m.group(0).strip()))
         r.take(m)
     for m in r.matches_if(_MONEY_WORDS, _BUDGET):
         group = "num" if m.group("num") else "num2"

@@ -250,7 +250,7 @@ def read_gpus(r: Reading) -> None:
 
 def _read_cards(r: Reading) -> None:
     for m in r.matches_at_numbers(_GPU_HOURS) if "gpu" in r.text else ():
-        r.notes.append(f"{m.group('lead').strip()} before GPU hours read as days × hours")
+        r.notes.append(PARSING("note.gpu_hours_lead", lead=m.group("lead").strip()))
         r.take(m, "lead")
     cards: list[dict[str, Any]] = []
     bases: list[str] = []

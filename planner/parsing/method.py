@@ -168,7 +168,7 @@ def _read_bits(r: Reading) -> str | None:
         bits = m.group("bits") or m.group("load") or m.group("qbits")
         kind = m.group("kind")
         if bits == "2":
-            r.notes.append("2-bit training is not planned; read as 4-bit")
+            r.notes.append(PARSING("note.two_bit"))
             bits = "4"
         if kind in ("gptq", "awq", "int4"):
             value = "int4"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 import re
 
+from planner.messages import PARSING
 from planner.patterns import lazy_pattern
+from planner.words import Said
 
 # 409,600 · 20 · 6.7 · .5 · 1e5 · 1e999 (the last is refused by `to_float`, not by the pattern).
 # A number never starts inside another one; the lookbehind also keeps the search linear on a
@@ -55,26 +57,24 @@ _POWER = lazy_pattern(
 )
 
 
-TOWER_NOTE = "a tower of powers (like 9 to the 9 to the 9) is set aside, never evaluated"
-
-
-def expand_powers(text: str) -> tuple[str, list[str]]:
+def expand_powers(text: str) -> tuple[str, list[Said]]:
     """`text` with each power written out as a plain number, and a note per tower set aside."""
     if "^" not in text and "**" not in text:
         return text, []
-    notes: list[str] = []
+    notes: list[Said] = []
 
     def value(match: re.Match[str]) -> str:
         if match.group("tower"):
             # The tower is not echoed back: "*" and "^" are markup on chat platforms.
-            if TOWER_NOTE not in notes:
-                notes.append(TOWER_NOTE)
+            tower = PARSING("note.tower")
+            if tower not in notes:
+                notes.append(tower)
             return " " * len(match.group(0))
         base, exponent = float(match.group("base")), int(match.group("exp"))
         if base > 1 and exponent * math.log10(base) > math.log10(ABSURD):
             # Refused, not truncated: the value is set aside and the reader told why.
             notes.append(
-                f"{match.group('base')} to the power {exponent} is too large a number to plan with"
+                PARSING("note.power_too_large", base=match.group("base"), exponent=exponent)
             )
             return " " * len(match.group(0))
         power = base**exponent

@@ -39,7 +39,7 @@ class ParseResult(BaseModel):
     spec: JobSpec | None = None
     fields: dict[str, Any] = {}
     assumptions: list[Text] = []  # Text: a catalog sentence keeps its id (planner/words.py)
-    unread: list[str] = []
+    unread: list[Text] = []  # notes are catalog sentences; leftovers the asker's own words
     clarify: Text | None = None
     doubt: Text | None = None
     relative: dict[str, RelativeChange] = {}
