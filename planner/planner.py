@@ -70,6 +70,13 @@ def memory_plan(job: ResolvedJob) -> Plan:
     )
 
 
+def planned_job(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
+    """The job as the planner decides it: defaults resolved, and re-anchored on a peak the user
+    measured (planner.anchor), which only a job that `needs_anchoring` enters."""
+    job = resolve(spec, arch)
+    return anchored(job) if job.needs_anchoring else job
+
+
 def make_plan(
     spec: JobSpec,
     arch: ModelArch | None = None,
@@ -86,9 +93,7 @@ def make_plan(
     `context_curve` adds memory_by_context (a dozen more estimates: answers that draw a chart).
     `only_gpus` (catalog keys) keeps the market among the cards a question compares.
     """
-    job = resolve(spec, arch)
-    if job.needs_anchoring:
-        job = anchored(job)
+    job = planned_job(spec, arch)
     plan = attach_market(memory_plan(job), job, prices, only_gpus)
     if context_curve:
         plan.memory_by_context = memory_by_context(job)

@@ -14,8 +14,7 @@ from bot.followups import Reset, read_intent
 from bot.language import in_chinese, question_language
 from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
-from planner.anchor import anchored
-from planner.resolve.defaults import resolve
+from planner.planner import planned_job
 from planner.spec import JobSpec
 from tests.golden import conversation, threads
 
@@ -24,7 +23,7 @@ def _planned(job: dict[str, Any] | None) -> dict[str, Any] | None:
     """The job as the planner decides it (Plan.spec), without the market."""
     if job is None:
         return None
-    return anchored(resolve(JobSpec.model_validate(job))).to_spec().model_dump(mode="json")
+    return planned_job(JobSpec.model_validate(job)).to_spec().model_dump(mode="json")
 
 
 def _walk(case: str) -> list[str]:
