@@ -253,7 +253,9 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         # allocator rounds up.
         logits_bytes_per_entry=28.0,
         loads_onto_gpu=True,  # device_map="auto"
-        packed_rows_one_length=True,
+        # Packing bins samples up to packing_length (default max_length) and turns on
+        # padding_free (ms-swift 4.6 swift/dataset/packing.py): rows close below the cap.
+        packed_rows_one_length=False,
     ),
     Framework.unsloth: replace(
         HF,
