@@ -18,8 +18,9 @@ CUDA_CONTEXT_GIB = 0.6
 NCCL_BUFFERS_GIB = 0.4
 # The caching allocator's pool above the live tensors, as a fraction of the activations + logits,
 # which are freed and re-allocated every step (weights and optimizer state are allocated once and
-# pack tightly). Packed batches have one shape, so cached blocks are reused; variable-length
-# batches leave blocks cached at earlier sizes that later, larger ones cannot reuse.
+# pack tightly). Packed rows padded to the cap have one shape, so cached blocks are reused;
+# variable-length batches (and packed rows that close below the cap) leave blocks cached at
+# earlier sizes that later, larger ones cannot reuse (components.allocator_slack_fraction).
 ALLOCATOR_SLACK_PACKED = 0.05
 ALLOCATOR_SLACK_VARIABLE_LENGTH = 0.2
 # With checkpointing, backward holds the saved tensors of the one layer it recomputes (their
