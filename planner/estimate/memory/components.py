@@ -18,6 +18,8 @@ from planner.catalog.models import (
     small_params,
 )
 from planner.estimate.memory.profiles import (
+    ALLOCATOR_SLACK_PACKED,
+    ALLOCATOR_SLACK_VARIABLE_LENGTH,
     EAGER_ATTENTION_BYTES_PER_SCORE,
     FSDP_UNITS_IN_FLIGHT,
     FSDP_UNSHARDED_GRADIENT_UNITS,
@@ -791,6 +793,19 @@ def loss_kernel_bytes(arch: ModelArch, job: Job, tokens: int) -> float:
             )
         case _:
             return tokens * CCE_BYTES_PER_TOKEN
+
+
+def allocator_slack_fraction(packing: bool, profile: FrameworkProfile) -> float:
+    """The caching allocator's pool above the per-step tensors (activations and logits), as a
+    fraction of them: ALLOCATOR_SLACK_PACKED where every step has the same shapes, which is
+    packing only where the stack pads each packed row to the cap
+    (`FrameworkProfile.packed_rows_one_length`: axolotl sets pad_to_sequence_len with
+    sample packing "to prevent memory leaks"); else ALLOCATOR_SLACK_VARIABLE_LENGTH, as for
+    padded batches of varying length (packed rows that close below the cap vary as much).
+    """
+    if packing and profile.packed_rows_one_length:
+        return ALLOCATOR_SLACK_PACKED
+    return ALLOCATOR_SLACK_VARIABLE_LENGTH
 
 
 def layer_unit_bytes(arch: ModelArch, job: Job) -> float:

@@ -14,8 +14,6 @@ from planner.estimate.memory import components as comp
 from planner.estimate.memory.host import host_ram_bytes
 from planner.estimate.memory.placement import Components, per_gpu
 from planner.estimate.memory.profiles import (
-    ALLOCATOR_SLACK_PACKED,
-    ALLOCATOR_SLACK_VARIABLE_LENGTH,
     CUDA_CONTEXT_GIB,
     GIB,
     NCCL_BUFFERS_GIB,
@@ -283,7 +281,7 @@ def peak_bytes(
     if job.memory_scale != 1.0:  # re-anchored on a measured peak (planner.anchor)
         share, paged = share.scaled(job.memory_scale), paged * job.memory_scale
         slack_logits *= job.memory_scale
-    slack = ALLOCATOR_SLACK_PACKED if job.packing else ALLOCATOR_SLACK_VARIABLE_LENGTH
+    slack = comp.allocator_slack_fraction(job.packing, cjob.profile)
     update, generating = share, 0.0
     if job.rollout_sleep:
         kept = sharding not in GRADIENTS_FREED_SHARDINGS

@@ -18,8 +18,9 @@ CUDA_CONTEXT_GIB = 0.6
 NCCL_BUFFERS_GIB = 0.4
 # The caching allocator's pool above the live tensors, as a fraction of the activations + logits,
 # which are freed and re-allocated every step (weights and optimizer state are allocated once and
-# pack tightly). Packed batches have one shape, so cached blocks are reused; variable-length
-# batches leave blocks cached at earlier sizes that later, larger ones cannot reuse.
+# pack tightly). Packed rows padded to the cap have one shape, so cached blocks are reused;
+# variable-length batches (and packed rows that close below the cap) leave blocks cached at
+# earlier sizes that later, larger ones cannot reuse (components.allocator_slack_fraction).
 ALLOCATOR_SLACK_PACKED = 0.05
 ALLOCATOR_SLACK_VARIABLE_LENGTH = 0.2
 # With checkpointing, backward holds the saved tensors of the one layer it recomputes (their
@@ -128,6 +129,10 @@ class FrameworkProfile:
         measured LoRA rows). HF-based stacks load the base in the compute dtype when bf16 is set
         (LLaMA-Factory/axolotl/ms-swift `torch_dtype`, TRL's model_init_kwargs) and PEFT upcasts
         only the adapters, so their frozen base stays 16-bit.
+    packed_rows_one_length: packing pads every packed row to the cap, so each step allocates the
+        same shapes and the caching allocator reuses its blocks (ALLOCATOR_SLACK_PACKED); False
+        where packed rows close below the cap and are not padded to it, so their length varies
+        step to step like unpacked batches (`components.allocator_slack_fraction`).
     """
 
     name: str
@@ -153,6 +158,7 @@ class FrameworkProfile:
     recompute_holds_mlp_gradients: bool = False
     trl_preference_log_probs: bool = False
     loss_sized_by_free_memory: bool = False
+    packed_rows_one_length: bool = True
 
 
 HF = FrameworkProfile(
@@ -172,6 +178,13 @@ HF = FrameworkProfile(
     fsdp_gathers_full_model=False,
     optimizer_in_backward_single_gpu=False,
     trl_preference_log_probs=True,
+    # Packing on the HF path closes a row below the cap and does not pad it there: TRL's
+    # default "bfd" packing (trl 1.16 data_utils.pack_dataset: bins of at most seq_length) and
+    # transformers' DataCollatorWithFlattening; ArcticTraining's SFT data (the ALST recipes)
+    # closes a row when the next sample would pass max_length (always_max_length=False) and
+    # pads to a multiple of 256 (pad_to="div_length"; arctic_training 0.8
+    # data/sft_factory.py).
+    packed_rows_one_length=False,
 )
 
 # torchtune is also the `chunked` loss kernel's source (planner.estimate.memory.components), so
@@ -198,6 +211,8 @@ TORCHTUNE = replace(
     fsdp_upcasts_trainable_fp32=False,
     fsdp_shards_embeddings_separately=True,
     trl_preference_log_probs=False,  # its own DPO recipe
+    # PackedDataset pads every pack to max_seq_len (torchtune datasets/_packed.py).
+    packed_rows_one_length=True,
 )
 
 # Every other stack is HF with the fields where it differs, so each entry reads as a diff.
@@ -212,6 +227,9 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         # them back to fp16/bf16 for flash-attn compatibility": axolotl 0.19
         # loaders/model.py _configure_embedding_dtypes), so nothing stays fp32.
         kbit_embeddings_fp32=False,
+        # sample_packing sets pad_to_sequence_len: true when unset, "to prevent memory leaks"
+        # (axolotl 0.19 utils/schemas/validation.py hint_sample_packing_padding).
+        packed_rows_one_length=True,
     ),
     Framework.llama_factory: replace(
         HF,
@@ -226,6 +244,9 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         # train/dpo/trainer.py concatenated_forward: `.logits.to(torch.float32)`, then a full
         # log_softmax (get_batch_logps): its SFT loss figure stands.
         trl_preference_log_probs=False,
+        # Packed rows are padded to cutoff_len (llamafactory 0.9.5
+        # data/processor/supervised.py, "avoid flash_attn drops attn mask").
+        packed_rows_one_length=True,
     ),
     Framework.ms_swift: replace(
         HF,
@@ -236,6 +257,9 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         # allocator rounds up.
         logits_bytes_per_entry=28.0,
         loads_onto_gpu=True,  # device_map="auto"
+        # Packing bins samples up to packing_length (default max_length) and turns on
+        # padding_free (ms-swift 4.6 swift/dataset/packing.py): rows close below the cap.
+        packed_rows_one_length=False,
     ),
     Framework.unsloth: replace(
         HF,
@@ -285,5 +309,6 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         mixed_keeps_frozen_fp32=True,
         loads_onto_gpu=True,  # fabric.load_raw: lazily mmapped tensors copied one at a time
         trl_preference_log_probs=False,  # no DPO recipe
+        packed_rows_one_length=True,  # no packing in its recipes: as before
     ),
 }
