@@ -819,6 +819,16 @@ STACK_NOTES = Catalog(
             "verl's log-prob kernels (no full fp32 [tokens × vocabulary] logits)",
             "verl 的 log-prob 内核（不生成完整的 fp32 [词元 × 词表] logits）",
         ),
+        "ms_swift.loss_kernel": Entry(
+            "transformers' model-level loss, which ms-swift 3.1+ requires (trl ≥ 0.13 → "
+            "transformers ≥ 4.46): 16-bit logits, fp32 only inside the loss",
+            "ms-swift 3.1 起依赖的 transformers 模型内损失（trl ≥ 0.13 → transformers ≥ 4.46）："
+            "logits 保持 16 位，仅在损失内转为 fp32",
+        ),
+        "ms_swift.linear_experts": Entry(
+            "ms-swift before 4.0 pins transformers 4, whose Qwen MoE experts are nn.Linear modules",
+            "ms-swift 4.0 之前锁定 transformers 4，其 Qwen MoE 专家是 nn.Linear 模块",
+        ),
         "openrlhf.loss_kernel": Entry(
             "OpenRLHF's log-prob path (no full fp32 [tokens × vocabulary] logits)",
             "OpenRLHF 的 log-prob 计算（不生成完整的 fp32 [词元 × 词表] logits）",
