@@ -174,7 +174,9 @@ def test_ms_swift_loss_follows_the_transformers_its_release_requires() -> None:
         job = _job(model="qwen2.5 7b", method="full", framework="ms-swift", **fields)
         return memory_plan(job).memory.breakdown_gib.logits
 
-    assert _job(framework="ms-swift").loss_kernel is None
+    unstated = _job(framework="ms-swift")
+    assert unstated.loss_kernel is None
+    assert any("published benchmarks" in a for a in unstated.assumptions)
     assert _job(framework="ms-swift", framework_version="3.0").loss_kernel is None
     modern = _job(framework="ms-swift", framework_version="3.8")
     assert modern.loss_kernel is LossKernel.hf
