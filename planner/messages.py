@@ -837,6 +837,22 @@ STACK_NOTES = Catalog(
             "verl's log-prob kernels (no full fp32 [tokens × vocabulary] logits)",
             "verl 的 log-prob 内核（不生成完整的 fp32 [词元 × 词表] logits）",
         ),
+        "ms_swift.loss_legacy": Entry(
+            "loss: as ms-swift's published benchmarks ran it (before 3.1: transformers < 4.46, "
+            "fp32 logits); say the release (e.g. 'ms-swift 3.8') for the lighter loss of 3.1+",
+            "损失：按 ms-swift 已发布基准的方式计（3.1 之前：transformers < 4.46，fp32 logits）；"
+            "说明版本（如「ms-swift 3.8」）可按 3.1+ 更轻的损失计",
+        ),
+        "ms_swift.loss_kernel": Entry(
+            "transformers' model-level loss, which ms-swift 3.1+ requires (trl ≥ 0.13 → "
+            "transformers ≥ 4.46): 16-bit logits, fp32 only inside the loss",
+            "ms-swift 3.1 起依赖的 transformers 模型内损失（trl ≥ 0.13 → transformers ≥ 4.46）："
+            "logits 保持 16 位，仅在损失内转为 fp32",
+        ),
+        "ms_swift.linear_experts": Entry(
+            "ms-swift before 4.0 pins transformers 4, whose Qwen MoE experts are nn.Linear modules",
+            "ms-swift 4.0 之前锁定 transformers 4，其 Qwen MoE 专家是 nn.Linear 模块",
+        ),
         "openrlhf.loss_kernel": Entry(
             "OpenRLHF's log-prob path (no full fp32 [tokens × vocabulary] logits)",
             "OpenRLHF 的 log-prob 计算（不生成完整的 fp32 [词元 × 词表] logits）",

@@ -163,3 +163,39 @@ def test_verl_micro_batch_keys_read_per_gpu() -> None:
     assert result.fields["micro_batch"] == 8 and result.fields["objective"] == "grpo"
     per_gpu = parse("verl grpo qwen2.5 7b lora on 8xh100, ppo_micro_batch_size_per_gpu=4")
     assert per_gpu.fields["micro_batch"] == 4 and per_gpu.fields["num_gpus"] == 8
+
+
+def test_ms_swift_loss_follows_the_transformers_its_release_requires() -> None:
+    """ms-swift 3.1 requires trl ≥ 0.13, hence transformers ≥ 4.46 and its model-level loss;
+    an unstated release keeps the loss its published benchmarks ran (releases before 3.1)."""
+    from planner.planner import memory_plan
+
+    def logits_gib(**fields: object) -> float:
+        job = _job(model="qwen2.5 7b", method="full", framework="ms-swift", **fields)
+        return memory_plan(job).memory.breakdown_gib.logits
+
+    unstated = _job(framework="ms-swift")
+    assert unstated.loss_kernel is None
+    assert any("published benchmarks" in a for a in unstated.assumptions)
+    assert _job(framework="ms-swift", framework_version="3.0").loss_kernel is None
+    modern = _job(framework="ms-swift", framework_version="3.8")
+    assert modern.loss_kernel is LossKernel.hf
+    assert any("transformers ≥ 4.46" in a for a in modern.assumptions)
+    assert logits_gib(framework_version="3.8") == pytest.approx(logits_gib() * 12 / 28, rel=1e-6)
+    # TRL's preference trainers pass no labels: the model's loss never runs.
+    dpo = _job(framework="ms-swift", framework_version="3.8", objective="dpo")
+    assert dpo.loss_kernel is None
+
+
+def test_ms_swift_before_4_trains_and_quantises_qwen_moe_experts_as_nn_linear() -> None:
+    """ms-swift < 4.0 pins transformers 4, whose Qwen MoE experts are nn.Linear modules."""
+    moe = {"model": "qwen3 30b a3b", "framework": "ms-swift"}
+    old = resolve(JobSpec.model_validate({**moe, "method": "lora", "framework_version": "3.8"}))
+    assert old.experts_adapted
+    assert any("nn.Linear" in a for a in old.assumptions)
+    new = resolve(JobSpec.model_validate({**moe, "method": "lora", "framework_version": "4.0"}))
+    assert not new.experts_adapted
+    qlora = {**moe, "method": "qlora", "framework_version": "3.8"}
+    assert resolve(JobSpec.model_validate(qlora)).experts_quantized
+    stated = resolve(JobSpec.model_validate({**qlora, "experts_adapted": False}))
+    assert not stated.experts_adapted

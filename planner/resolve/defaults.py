@@ -23,6 +23,7 @@ from planner.resolve.post_training import resolve_post_training
 from planner.spec import (
     ALL_LINEAR,
     ONLINE_OBJECTIVES,
+    PREFERENCE_OBJECTIVES,
     Framework,
     JobSpec,
     LoraTarget,
@@ -399,9 +400,19 @@ def _stack_loss_kernel(
     spec: JobSpec, framework: Framework, version: str | None, arch: ModelArch, said: list[str]
 ) -> LossKernel | None:
     """The loss kernel the stack uses at this release when the job names none (TRL's
-    chunked_nll for full fine-tuning of text models; verl's and OpenRLHF's log-prob kernels)."""
+    chunked_nll for full fine-tuning of text models; verl's and OpenRLHF's log-prob kernels;
+    transformers' model-level loss in ms-swift ≥ 3.1), and says the stack's own figure where
+    the fact has words for it (ms-swift before 3.1, or unstated). Not for an offline preference
+    loss in a stack on TRL's preference trainers: they pass no labels, so the model's loss never
+    runs (their log-probs are `trl_preference_log_probs`)."""
     fact = stack_family_fact(framework, "loss_kernel", version, arch.family)
-    if spec.loss_kernel is not None or fact is None or fact.kernel is None:
+    if spec.loss_kernel is not None or fact is None:
+        return None
+    if spec.objective in PREFERENCE_OBJECTIVES and PROFILES[framework].trl_preference_log_probs:
+        return None
+    if fact.kernel is None:
+        if fact.said:  # the stack's own figure, when which one depends on the release
+            said.append(fact.said)
         return None
     if fact.methods and spec.method.value not in fact.methods:
         return None

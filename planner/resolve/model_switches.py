@@ -59,16 +59,14 @@ def decide_experts(
 ) -> Experts:
     """Fused experts held quantised: as the job says, else when the checkpoint is pre-quantised
     (its experts are stored 4-bit) or the stack's loader quantises them for this family at this
-    release (planner/data/stack-*.json `moe_experts`). Adapted: only when the job says so."""
+    release (planner/data/stack-*.json `moe_experts`). Adapted: as the job says, else as the
+    stack's `experts_adapted` fact for this family at this release."""
+    stack_why = _stack_adapts_experts(spec, arch, framework, version)
+    adapted = bool(spec.experts_adapted) or stack_why is not None
     if not arch.fused_experts or spec.method is not Method.qlora:
-        return Experts(
-            False,
-            bool(spec.experts_adapted) and arch.fused_experts,
-            "",
-            MODEL_SWITCHES("experts.as_stated"),
-        )
-    adapted = bool(spec.experts_adapted)
-    adapted_why = MODEL_SWITCHES("experts.adapted_as_stated")
+        why = stack_why or MODEL_SWITCHES("experts.as_stated")
+        return Experts(False, adapted and arch.fused_experts, "", why)
+    adapted_why = stack_why or MODEL_SWITCHES("experts.adapted_as_stated")
     if spec.experts_quantized is not None:
         return Experts(
             spec.experts_quantized, adapted, MODEL_SWITCHES("experts.as_stated"), adapted_why
@@ -80,6 +78,20 @@ def decide_experts(
         why = fact.said or f"{stack(framework).name}'s loader does ({fact.source})"
         return Experts(True, adapted, why, adapted_why, fact.dequantised_per_layer)
     return Experts(False, adapted, "", adapted_why)
+
+
+def _stack_adapts_experts(
+    spec: JobSpec, arch: ModelArch, framework: Framework, version: str | None
+) -> str | None:
+    """Why LoRA trains the experts when the job does not say: the stack's release loads this
+    family's experts as nn.Linear modules that target_modules reaches (a stack fact
+    `experts_adapted` naming the family, value true); None otherwise."""
+    if spec.experts_adapted is not None:
+        return None
+    fact = stack_family_fact(framework, "experts_adapted", version, arch.family)
+    if fact is None or fact.value is not True or not fact.families:
+        return None
+    return fact.said or f"{stack(framework).name} ({fact.source})"
 
 
 def _moe(

@@ -251,10 +251,12 @@ PROFILES: dict[Framework, FrameworkProfile] = {
     Framework.ms_swift: replace(
         HF,
         name="ms-swift",
-        # Its published runs used the 2023–24 transformers loss path: the logits upcast to fp32 in
-        # the forward and returned, a shifted fp32 copy, fp32 log-softmax and gradients (≈ 22 B
-        # by count); calibrated on its reserved-memory benchmarks, whose multi-GB blocks the
-        # allocator rounds up.
+        # Its published 2024 benchmarks ran the transformers < 4.46 loss path: the logits upcast to
+        # fp32 in the forward and returned, a shifted fp32 copy, fp32 log-softmax and gradients
+        # (≈ 22 B by count); calibrated on those reserved-memory tables, whose multi-GB blocks
+        # the allocator rounds up. Releases from 3.1 require transformers ≥ 4.46, whose
+        # model-level loss is HF's figure: the versioned `loss_kernel` fact in
+        # planner/data/stack-ms-swift.json.
         logits_bytes_per_entry=28.0,
         loads_onto_gpu=True,  # device_map="auto"
         # Packing bins samples up to packing_length (default max_length) and turns on
