@@ -347,7 +347,8 @@ def training_step_flops_per_token(job: ResolvedJob) -> float:
 # thousand (Mixtral-8x7B at 8k tokens: 2,048 per expert, 0.94). A stated prior [U], set so the
 # dev set's one MoE throughput row (Mixtral-8x7B QLoRA on 2×A100, fms-acceleration) stays
 # within 25 %; Megatron-Bridge's pre-training MFUs (12–24 % of peak for Qwen3/GPT-OSS MoE
-# against 75 % dense) also carry all-to-all, counted here apart (all_to_all_seconds_per_token).
+# against 75 % dense) also carry all-to-all, counted here apart
+# (visible_all_to_all_seconds_per_token).
 MOE_HALF_RATE_TOKENS = 128.0
 
 
@@ -833,12 +834,6 @@ INTER_NODE_GBS = 40.0
 GPUS_PER_NODE = 8
 
 
-def all_to_all_seconds_per_token(work: JobWork, speed: CardSpeed, count: int) -> float:
-    """EP's and CP's all-to-all time per token on one GPU: its bytes over the link the larger
-    group spans (between nodes once it is larger than one node of GPUS_PER_NODE)."""
-    return _all_to_all_seconds(work.all_to_all_bytes_per_token, work, speed, count)
-
-
 def visible_all_to_all_seconds_per_token(
     work: JobWork, speed: CardSpeed, count: int, compute_s: float
 ) -> float:
@@ -858,6 +853,8 @@ def visible_all_to_all_seconds_per_token(
 
 
 def _all_to_all_seconds(moved_bytes: float, work: JobWork, speed: CardSpeed, count: int) -> float:
+    """All-to-all time per token on one GPU: `moved_bytes` over the link the larger group spans
+    (between nodes once it is larger than one node of GPUS_PER_NODE)."""
     if not moved_bytes:
         return 0.0
     inter_node = min(count, work.expert_parallel) > GPUS_PER_NODE
