@@ -1009,7 +1009,7 @@ def decode_bytes_per_token(job: ResolvedJob, achieved_fraction: float) -> float:
     # A decode step reads every expert the round's tokens touch: all of them once the round
     # holds more than a few E/k sequences (touched_expert_share).
     routed = arch.routed_expert_params * touched_expert_share(arch, sequences)
-    block = linear_params(arch) - arch.routed_expert_params + routed
+    block = non_routed_linear_params(arch) + routed
     weights = (block + arch.hidden_size * arch.vocab_size) * GENERATION_BYTES_PER_PARAM
     kv = sequences * (prompt + completion / 2) * kv_bytes_per_token(arch)
     per_round = completion * (weights + kv)
