@@ -282,21 +282,23 @@ def forward_flops_per_token(job: ResolvedJob) -> float:
     )
 
 
+def _attention_score_flops(arch: ModelArch, seq_len: int, passes: int) -> float:
+    """Attention-score FLOPs per token of `passes` forwards' worth over sequences of `seq_len`
+    (ATTENTION_FORWARD_FACTOR per layer, width and key a query sees)."""
+    span = attention_span_layers(arch, seq_len)
+    return passes * ATTENTION_FORWARD_FACTOR * span * arch.num_heads * arch.head_dim * seq_len
+
+
 def forward_attention_flops_per_token(job: ResolvedJob) -> float:
     """Attention scores of one no-grad forward over the whole sequence."""
-    arch = job.arch
-    span = attention_span_layers(arch, job.seq_len)
-    return ATTENTION_FORWARD_FACTOR * span * arch.num_heads * arch.head_dim * job.seq_len
+    return _attention_score_flops(job.arch, job.seq_len, 1)
 
 
 def step_attention_flops_per_token(job: ResolvedJob) -> float:
     """Attention scores of the training step: forward, backward (twice a forward) and any
     recompute, over the tokens a sample really has."""
-    arch = job.arch
-    seq_len = sample_len(job)
     passes = 3 + (1 if job.gradient_checkpointing else 0)
-    span = attention_span_layers(arch, seq_len)
-    return passes * ATTENTION_FORWARD_FACTOR * span * arch.num_heads * arch.head_dim * seq_len
+    return _attention_score_flops(job.arch, sample_len(job), passes)
 
 
 def attention_flops_per_token(job: ResolvedJob) -> float:
