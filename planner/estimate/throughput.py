@@ -446,6 +446,12 @@ def context_all_to_all_bytes_per_token(job: ResolvedJob) -> float:
     return passes * 4 * arch.hidden_size * element * arch.num_layers * (cp - 1) / cp
 
 
+def _activation_passes(job: ResolvedJob) -> int:
+    """Forwards' worth of per-token work in a training step: the forward, backward
+    (BACKWARD_TRAFFIC_FACTOR forwards) and the recompute."""
+    return 1 + BACKWARD_TRAFFIC_FACTOR + (1 if job.gradient_checkpointing else 0)
+
+
 def _weight_passes(job: ResolvedJob) -> int:
     """Passes over the weights per micro-batch: forward, backward, and the recompute."""
     return 3 if job.gradient_checkpointing else 2
@@ -506,8 +512,7 @@ def activation_bytes_per_token(job: ResolvedJob) -> float:
         ELEMENTWISE_ELEMENTS_PER_HIDDEN * arch.hidden_size
         + ELEMENTWISE_ELEMENTS_PER_INTERMEDIATE * mlp_width
     )
-    passes = 1 + BACKWARD_TRAFFIC_FACTOR + (1 if job.gradient_checkpointing else 0)
-    layers = arch.num_layers * forward_elements * element_bytes * passes
+    layers = arch.num_layers * forward_elements * element_bytes * _activation_passes(job)
     return layers + LOSS_BYTES_PER_VOCAB_ENTRY * arch.vocab_size
 
 
@@ -586,8 +591,7 @@ def memory_bytes_per_token(job: ResolvedJob) -> float:
     step = activations + weights
     if job.objective is Objective.sft:
         return step
-    activation_passes = 1 + BACKWARD_TRAFFIC_FACTOR + (1 if job.gradient_checkpointing else 0)
-    forward = activations / activation_passes + weights / _weight_passes(job)
+    forward = activations / _activation_passes(job) + weights / _weight_passes(job)
     return (
         step * training_passes(job)
         + extra_forwards(job) * forward
@@ -664,8 +668,7 @@ def expert_loop_seconds_per_token(job: ResolvedJob) -> float:
     if fact is None or not fact.value:
         return 0.0
     tokens = _tokens_per_micro_batch(job)
-    step_passes = 1 + BACKWARD_TRAFFIC_FACTOR + (1 if job.gradient_checkpointing else 0)
-    passes = step_passes * training_passes(job) + extra_forwards(job)
+    passes = _activation_passes(job) * training_passes(job) + extra_forwards(job)
     experts = arch.num_experts * touched_expert_share(arch, tokens)
     visits = arch.moe_layers * experts * passes
     return visits * eager_ops_per_expert(job) * EAGER_OP_S / tokens
