@@ -5,7 +5,9 @@ over kernels, since matmuls and elementwise kernels run one after the other):
 
     FLOPs per token ÷ (dense peak × sustained-clock fraction × utilisation)   matmuls
   + bytes per token ÷ (bandwidth × ACHIEVED_BANDWIDTH_FRACTION)              memory-bound work
-  + CPU-offload time,
+  + CPU-offload time + weight sync to a vLLM server
+  + host time of transformers' eager expert loop (expert_loop_seconds_per_token)
+  + all-to-all time the matmuls do not hide (visible_all_to_all_seconds_per_token),
 
 then × N GPUs × a scaling efficiency. Pure arithmetic, no I/O: planning every card takes well
 under a millisecond.
@@ -39,9 +41,11 @@ Memory-bound work, bytes moved per trained token (2-byte elements in mixed preci
   twice that in backward, once more with checkpointing;
 - the loss: logits upcast to fp32, softmax and its gradient, ~24 bytes per vocabulary entry;
 - weights: every weight read once per pass (forward, backward, recompute) per micro-batch,
-  which is what makes micro-batch 1 at short context slow on low-bandwidth cards;
+  which is what makes micro-batch 1 at short context slow on low-bandwidth cards; of an MoE's
+  routed experts, those the micro-batch touches on this GPU (touched_expert_share);
 - QLoRA dequantisation: each pass reads the 4-bit weights (0.5 B/param), writes a 2-byte copy
-  and reads it again (≈ 4.5 B/param) — this replaces the plain weight read;
+  and reads it again (≈ 4.5 B/param) — this replaces the plain weight read (fused experts the
+  stack leaves 16-bit are read plain);
 - full fine-tuning's optimizer step: AdamW reads and writes fp32 master weights, m and v and
   reads the gradient (~32 B per parameter), once per optimizer step, for the share of the
   parameters this GPU updates (sharded across GPUs, as in the planner's multi-GPU rows).
@@ -82,12 +86,13 @@ SCALING_PER_DOUBLING of its speed per doubling: 0.95 over NVLink/NVSwitch/Infini
 over PCIe on datacenter and workstation cards, 0.80 on consumer cards (no P2P: collectives go
 through host memory). Other layouts lose in proportion to the volume they move: DDP/ZeRO-2 full
 fine-tuning two volumes (all-reduce of gradients), sharded adapters two (the frozen weights are
-still gathered), replicated adapters almost none (taken as none). Against the dev set: the
-torchtune 8×A100 LoRA row is predicted as well as the single-A100 torchtune LoRA row (×0.91
-and ×0.90 of measured), so its modelled 0.90 (0.967 per doubling) holds; the 70B full row
-cannot be separated from its CPU offload; fms-acceleration's 2×A100 LoRA row keeps 0.89 of its
-single-GPU rate (with half the micro-batch), below the model's 0.97. `device_map` (naive
-pipeline) runs one GPU at a time: N cards give one card's throughput.
+still gathered), replicated adapters almost none (taken as none); under expert parallelism
+only the share of the weights still gathered across ranks (gathered_weight_share). Against
+the dev set: the torchtune 8×A100 LoRA row is predicted as well as the single-A100 torchtune
+LoRA row (×0.91 and ×0.90 of measured), so its modelled 0.90 (0.967 per doubling) holds; the
+70B full row cannot be separated from its CPU offload; fms-acceleration's 2×A100 LoRA row
+keeps 0.89 of its single-GPU rate (with half the micro-batch), below the model's 0.97.
+`device_map` (naive pipeline) runs one GPU at a time: N cards give one card's throughput.
 """
 
 from __future__ import annotations
@@ -877,8 +882,9 @@ def tokens_per_s_at(
 ) -> float:
     """tokens_per_s_on for a card whose CardSpeed the caller holds (the market's cards).
 
-    One GPU's time per token is its matmuls, its memory-bound kernels and its share of any CPU
-    offload; the GPUs together keep `efficiency` of `count` × one GPU's rate.
+    One GPU's time per token is its matmuls, its memory-bound kernels, its share of any CPU
+    offload, weight sync, the eager expert loop's host time and the all-to-all the matmuls do
+    not hide; the GPUs together keep `efficiency` of `count` × one GPU's rate.
     """
     # Most rows are one GPU, which keeps all of its rate: no scaling lookup for them.
     efficiency = (
