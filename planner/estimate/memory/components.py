@@ -540,11 +540,12 @@ def layer_activation_bytes_per_token(arch: ModelArch, job: Job) -> float:
     normalised input when the norm weight trains, `eager_norm_extra_bytes`); q, k, v (GQA widths,
     after the rotary embedding), the attention output and its log-sum-exp (FlashAttention/SDPA
     keep them for backward); the MLP's gate and up outputs and the activation output (a fused
-    kernel recomputes the activation), or a plain MLP's pre-activation; and the linears' inputs
-    as `_linear_input_bytes` counts them (LoRA dropout copies included). Tensors are in the
-    compute dtype. An MoE token passes through experts_per_token experts. Without
-    FlashAttention/SDPA the s×s scores are materialised (Korthikanti et al. 2022: 5 bytes per
-    head per query·key pair).
+    kernel recomputes the activation), or a plain MLP's pre-activation
+    (`mlp_intermediate_bytes_per_token`; none when the MLP runs tiled: `tiled_mlp_bytes`); and
+    the linears' inputs as `_linear_input_bytes` counts them (LoRA dropout copies included).
+    Tensors are in the compute dtype. An MoE token passes through experts_per_token experts.
+    Without FlashAttention/SDPA the s×s scores are materialised (Korthikanti et al. 2022: 5
+    bytes per head per query·key pair).
     """
     h = arch.hidden_size
     q_out = arch.num_heads * arch.head_dim
@@ -640,8 +641,8 @@ def activation_bytes(arch: ModelArch, job: Job, num_layers: int | None = None) -
 
 def saved_activation_bytes(arch: ModelArch, job: Job, num_layers: int | None = None) -> float:
     """What the forward leaves for backward: without checkpointing every layer's saved tensors;
-    with it, each layer's input (`_checkpoint_bytes`); and the final norm's
-    (`head_activation_bytes_per_token`). Offloaded activations (`offloaded_activation_bytes`)
+    with it, each layer's input (`_checkpoint_bytes`); and the final norm's and LM head's
+    (`head_activation_bytes`). Offloaded activations (`offloaded_activation_bytes`)
     wait in host RAM: the checkpoints, or without checkpointing all but the layers in flight."""
     layers = arch.num_layers if num_layers is None else num_layers
     head = head_activation_bytes(arch, job)
@@ -705,9 +706,9 @@ def logits_bytes(arch: ModelArch, job: Job) -> float:
     loss (Unsloth) only ever holds one chunk of tokens' logits. Preference methods hold both
     chosen and rejected rows' (TRL concatenates them: [2B, T, V]); online methods only the
     completion's (logits_to_keep); an offline preference loss in a stack on TRL's trainers
-    `preference_logits_bytes_per_entry`. The
-    reference's no-grad forward produces its own logits before the policy's and frees them
-    once its log-probs are taken: not at the peak."""
+    holds `preference_logits_bytes_per_entry` per entry. The reference's no-grad forward
+    produces its own logits before the policy's and frees them once its log-probs are taken:
+    not at the peak."""
     tokens = job.logits_tokens
     if job.loss_kernel is not None:
         return loss_kernel_bytes(arch, job, tokens)

@@ -262,7 +262,8 @@ def peak_bytes(
     """allocated = weights + adapter + gradients + optimizer + the larger of activations + logits
         (mid-backward) and the optimizer step's scratch;
     reserved = allocated + the allocator's slack on the per-step tensors (activations, logits),
-        larger when batches vary in length (no packing);
+        larger when batches vary in length (no packing, or packed rows that close below the
+        cap: comp.allocator_slack_fraction);
     required (≈ nvidia-smi) = reserved + CUDA context (+ NCCL buffers when GPUs talk).
     On a card of `card_gib` a loss that sizes itself from free memory takes its share of it
     (`_card_sized_loss`). A job re-anchored on a user's measured peak has every component × its
