@@ -122,7 +122,7 @@ def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.J
         profile=profile,
         sharding=sharding,
         offload_activations=job.activation_offloading,
-        **({"tiled_mlp": True} if job.tiled_mlp else {}),
+        tiled_mlp=job.tiled_mlp,
         **_post_training_fields(job, num_gpus),
         **_switch_fields(job),
     )
