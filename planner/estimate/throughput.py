@@ -375,11 +375,10 @@ def expert_matmul_share(job: ResolvedJob) -> float:
 ATTENTION_KERNEL_RATE = 0.72
 
 
-def kernel_mix_factor(job: ResolvedJob, total: float | None = None) -> float:
+def kernel_mix_factor(job: ResolvedJob, total: float) -> float:
     """The job's matmul rate relative to a dense GEMM's: the FLOPs-weighted harmonic mean of
     the dense rate (projections, shared experts, head), ATTENTION_KERNEL_RATE (attention
-    scores) and expert_matmul_share (routed experts). `total`: flops_per_token, if known."""
-    total = flops_per_token(job) if total is None else total
+    scores) and expert_matmul_share (routed experts). `total`: the job's flops_per_token."""
     attention = attention_flops_per_token(job)
     routed = routed_active_params(job.arch)
     expert = _block_pass_factor(job) * routed if routed else 0.0
