@@ -218,3 +218,11 @@ def test_glm_4_7_flash_qlora_matches_axolotls_expert_quantisation_figures() -> N
     assert hf.memory.peak_reserved_gib > 100
     assert axolotl.spec.experts_quantized is True
     assert abs(axolotl.memory.peak_reserved_gib - 23) / 23 <= 0.15
+
+
+def test_an_expert_parallel_size_that_cannot_be_used_still_says_the_expert_loop() -> None:
+    """An EP size that does not divide the GPUs is warned about and planned without EP, so the
+    job pays transformers' per-expert loop, and the answer says so as it does without EP."""
+    plan = _plan(model="qwen3 30b a3b", method="lora", num_gpus=2, gpu="h100", expert_parallel=3)
+    assert any("expert_parallel 3" in w for w in plan.warnings)
+    assert any("one by one" in a for a in plan.assumptions)

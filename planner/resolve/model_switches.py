@@ -134,11 +134,12 @@ def _moe(
         said.append(MODEL_SWITCHES("linear_experts"))
     wanted = spec.expert_parallel or 1
     if wanted > 1 and (num_gpus % wanted or wanted > (arch.num_experts or 1)):
+        # Planned without EP, so what follows (the expert loop's price) is said all the same.
         warned.append(
             MODEL_SWITCHES("ep.invalid", wanted=wanted, gpus=num_gpus, experts=arch.num_experts)
         )
-        return 1
-    if wanted > 1:
+        wanted = 1
+    elif wanted > 1:
         each = arch.num_experts // wanted
         said.append(MODEL_SWITCHES("ep", wanted=wanted, each=each, experts=arch.num_experts))
     elif num_gpus > 1:

@@ -409,7 +409,9 @@ def estimate_memory(
     held = allocated  # what the breakdown sums to, with the overhead, into `required`
     allocated, reserved = allocated + grown[0], reserved + grown[1]
     if card_gib is not None:
-        high = max(high, range_bytes(job.raw, allocated, reserved + context, 0.0, generic)[1])
+        high = max(
+            high, range_bytes(job.raw, allocated, reserved + context, peak.paged_share, generic)[1]
+        )
         reserved = reserved_on_card(allocated, reserved, card_gib * GIB - context)
     gradients, optimizer, activations, logits = share.at_peak()
     return MemoryEstimate(
