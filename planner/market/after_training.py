@@ -12,8 +12,13 @@
 from __future__ import annotations
 
 from planner.catalog.architecture import linear_params
-from planner.catalog.models import ModelArch
-from planner.estimate.memory.components import FP8_BYTES, MXFP4_BYTES, NF4_BYTES, adapter_params
+from planner.estimate.memory.components import (
+    FP8_BYTES,
+    MXFP4_BYTES,
+    NF4_BYTES,
+    adapter_params,
+    kv_bytes_per_token,
+)
 from planner.estimate.memory.profiles import CUDA_CONTEXT_GIB
 from planner.job.resolved import ResolvedJob, lora_target_names
 from planner.messages import AFTER_TRAINING
@@ -30,12 +35,6 @@ NATIVE_MXFP4_FAMILIES = frozenset({"gpt-oss", "gpt_oss"})
 MARKETPLACE_CHECKPOINT_HOURS = 8.0
 
 
-def kv_cache_bytes(arch: ModelArch, tokens: int) -> float:
-    """16-bit keys and values of every layer's KV heads: 2 · layers · kv_heads · head_dim · 2 B
-    per token."""
-    return 2 * arch.num_layers * arch.num_kv_heads * arch.head_dim * BYTES_16BIT * tokens
-
-
 def after_training(job: ResolvedJob, run_hours: float | None) -> AfterTraining:
     """Sizes of what the run produces and the memory to serve it; `run_hours` drives the
     checkpointing advice."""
@@ -44,7 +43,7 @@ def after_training(job: ResolvedJob, run_hours: float | None) -> AfterTraining:
     # MXFP4/FP8 MoE kernels) quantise the experts, which are most of an MoE's weights.
     linear = linear_params(arch)
     other = arch.total_params - linear
-    kv_and_context = kv_cache_bytes(arch, job.seq_len) + CUDA_CONTEXT_GIB * GIB
+    kv_and_context = kv_bytes_per_token(arch) * job.seq_len + CUDA_CONTEXT_GIB * GIB
     merged_bytes = arch.total_params * BYTES_16BIT
     four_bit_bytes = linear * NF4_BYTES + other * BYTES_16BIT
     fp8_bytes = linear * FP8_BYTES + other * BYTES_16BIT
