@@ -635,8 +635,14 @@ EAGER_OP_S = 10e-6
 
 def eager_ops_per_expert(job: ResolvedJob) -> int:
     """Eager ops of one expert's forward in transformers' loop, with its adapters and 4-bit
-    weights (adapted and quantised as memory plans them)."""
-    dequantised = job.method is Method.qlora and _routed_held_quantised(job)
+    weights (adapted and quantised as memory plans them). A stack that dequantises a whole
+    layer's experts when the layer runs (`experts_dequantised_per_layer`: axolotl's
+    parametrised 3-D experts, cached for the module's forward) adds no op per expert."""
+    dequantised = (
+        job.method is Method.qlora
+        and _routed_held_quantised(job)
+        and not job.experts_dequantised_per_layer
+    )
     return _eager_ops(job.arch, job.lora_targets, job.experts_adapted, dequantised)
 
 
