@@ -21,14 +21,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for bench.paths
+
+from bench.paths import VRAM_DEV, VRAM_DEV_2026
 from planner.planner import memory_plan, parse_spec
 from planner.resolve.defaults import resolve
 
-DEFAULT_DATA = Path(__file__).resolve().parent / "data" / "vram_dev.jsonl"
-DATA_2026 = Path(__file__).resolve().parent / "data" / "vram_dev_2026.jsonl"
 OOM_FRACTION = 0.97
 GIB = 2**30
 
@@ -240,12 +242,12 @@ def _records(path: Path) -> list[dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", nargs="?", default=str(DEFAULT_DATA))
+    parser.add_argument("data", nargs="?", default=str(VRAM_DEV))
     parser.add_argument("--rows", action="store_true", help="also print every row")
     parser.add_argument("--moe", action="store_true", help="also print the MoE rows")
     parser.add_argument("--stacks-only", action="store_true", help="only the per-stack tables")
     args = parser.parse_args()
-    sets = [("classic dev set", Path(args.data)), ("2025–26 dev set", DATA_2026)]
+    sets = [("classic dev set", Path(args.data)), ("2025–26 dev set", VRAM_DEV_2026)]
     for label, path in sets:
         print(f"per stack, {label} ({path.name}):")
         print(stack_table(score_all(_records(path))))

@@ -17,7 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tools.shadow
 
-from tools.shadow.compare import DATASET, GROUPS, Comparison, compare, read_rows
+from bench.paths import SHADOW_PEAKS
+from tools.shadow.compare import GROUPS, Comparison, compare, read_rows
 
 WITHIN = 0.05
 
@@ -49,7 +50,7 @@ def _line(label: str, group: list[Comparison]) -> str:
     )
 
 
-def table(path: Path = DATASET, worst: int = 8) -> str:
+def table(path: Path = SHADOW_PEAKS, worst: int = 8) -> str:
     """The shadow section: agreement, per category, worst configs (Markdown)."""
     if not path.exists():
         return f"Shadow runs: no dataset at {path}"
@@ -103,7 +104,7 @@ def _worst(comparisons: list[Comparison], count: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", nargs="?", default=str(DATASET))
+    parser.add_argument("data", nargs="?", default=str(SHADOW_PEAKS))
     parser.add_argument("--worst", type=int, default=8, help="how many worst configs to list")
     args = parser.parse_args()
     print(table(Path(args.data), args.worst))

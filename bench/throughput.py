@@ -18,11 +18,15 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for bench.paths
+
+from bench.paths import THROUGHPUT_DEV_2026, VRAM_DEV
 from planner.catalog.gpus import GpuSpec, resolve_gpu
 from planner.estimate.throughput import (
     CARD_CLASS_FACTOR,
@@ -37,8 +41,6 @@ from planner.job.resolved import ResolvedJob
 from planner.resolve.defaults import resolve
 from planner.spec import JobSpec, Sharding
 
-DEV_SET = Path(__file__).resolve().parent / "data" / "vram_dev.jsonl"
-DEV_2026 = Path(__file__).resolve().parent / "data" / "throughput_dev_2026.jsonl"
 FLAT_UTILISATION = 0.25
 # HF Trainer reports train_tokens_per_second per device; torchtune reports the whole job.
 PER_DEVICE_FRAMEWORKS = frozenset({"hf"})
@@ -54,7 +56,7 @@ class DevRow:
     measured_tokens_per_s: float
 
 
-def load_rows(path: Path = DEV_SET) -> list[DevRow]:
+def load_rows(path: Path = VRAM_DEV) -> list[DevRow]:
     """Dev rows with a measured throughput, resolved the way the planner resolves a job."""
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -231,7 +233,7 @@ def _measured_2026(record: dict) -> float | None:
     return None
 
 
-def load_2026(path: Path = DEV_2026) -> list[SpeedRow]:
+def load_2026(path: Path = THROUGHPUT_DEV_2026) -> list[SpeedRow]:
     from pydantic import ValidationError
 
     from planner.errors import PlanningError
@@ -304,7 +306,7 @@ def print_2026(rows: list[SpeedRow]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dev", type=Path, default=DEV_SET)
+    parser.add_argument("--dev", type=Path, default=VRAM_DEV)
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--stacks-only", action="store_true", help="only the 2025–26 rows")
     args = parser.parse_args()

@@ -18,7 +18,7 @@ from planner.job.resolved import ResolvedJob
 from planner.market.attach import attach_market
 from planner.market.options import read_requested_card
 from planner.plan import MemoryEstimate, ModelInfo, Plan, Recommendation
-from planner.resolve.defaults import resolve
+from planner.resolve.defaults import resolve_on_card
 from planner.spec import JobSpec
 
 
@@ -53,9 +53,12 @@ def model_info(arch: ModelArch) -> ModelInfo:
     )
 
 
-def memory_plan(job: ResolvedJob) -> Plan:
-    card = read_requested_card(job).gpu
-    memory = estimate_memory(job, card_gib=card.usable_gib if card is not None else None)
+def memory_plan(job: ResolvedJob, memory: MemoryEstimate | None = None) -> Plan:
+    """The plan's memory part; `memory` is the job's estimate on the requested card where
+    resolving already made it (planner.resolve.defaults.resolve_on_card)."""
+    if memory is None:
+        card = read_requested_card(job).gpu
+        memory = estimate_memory(job, card_gib=card.usable_gib if card is not None else None)
     # The market fields are given (empty) rather than defaulted: pydantic deep-copies defaults,
     # which costs more than building the rest of the Plan.
     return Plan(
@@ -73,8 +76,16 @@ def memory_plan(job: ResolvedJob) -> Plan:
 def planned_job(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
     """The job as the planner decides it: defaults resolved, and re-anchored on a peak the user
     measured (planner.anchor), which only a job that `needs_anchoring` enters."""
-    job = resolve(spec, arch)
-    return anchored(job) if job.needs_anchoring else job
+    return _planned_on_card(spec, arch)[0]
+
+
+def _planned_on_card(
+    spec: JobSpec, arch: ModelArch | None
+) -> tuple[ResolvedJob, MemoryEstimate | None]:
+    """planned_job, with resolving's estimate on the requested card (None once re-anchored: the
+    anchored job is another job)."""
+    job, on_card = resolve_on_card(spec, arch)
+    return (anchored(job), None) if job.needs_anchoring else (job, on_card)
 
 
 def make_plan(
@@ -93,8 +104,8 @@ def make_plan(
     `context_curve` adds memory_by_context (a dozen more estimates: answers that draw a chart).
     `only_gpus` (catalog keys) keeps the market among the cards a question compares.
     """
-    job = planned_job(spec, arch)
-    plan = attach_market(memory_plan(job), job, prices, only_gpus)
+    job, on_card = _planned_on_card(spec, arch)
+    plan = attach_market(memory_plan(job, on_card), job, prices, only_gpus)
     if context_curve:
         plan.memory_by_context = memory_by_context(job)
     return plan

@@ -11,15 +11,15 @@ only when a value has to change unit; a value already in the wanted unit is retu
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from planner.data_files import DATA_DIR
 from planner.messages import DURATIONS
 
 if TYPE_CHECKING:
     import pint
 
-UNITS_FILE = Path(__file__).parent / "data" / "units.txt"
+UNITS_FILE = DATA_DIR / "units.txt"
 
 # Bytes in a GiB: PyTorch and nvidia-smi report binary units, so every byte count the planner
 # shows goes through this one figure (no pint on the hot path).

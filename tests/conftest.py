@@ -1,12 +1,19 @@
-"""Suite-wide safety: no test writes outside its tmp dir or reads a developer's price overrides."""
+"""Suite-wide safety (no test writes outside its tmp dir or reads a developer's price overrides),
+and the started fakes of Slack and Discord that many tests share."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
+import pytest_asyncio
 
 from tests.redis_server import RedisServer
+
+if TYPE_CHECKING:
+    from tests.fakes.discord_api import FakeDiscord
+    from tests.fakes.slack_api import FakeSlack
 
 
 @pytest.fixture(autouse=True)
@@ -40,3 +47,23 @@ def redis_url(redis_server: RedisServer) -> Iterator[str]:
     with redis.Redis.from_url(redis_server.url) as client:
         client.flushall()
     yield redis_server.url
+
+
+@pytest_asyncio.fixture
+async def slack() -> AsyncIterator[FakeSlack]:
+    """A started fake of Slack's Web API (tests that set env or hold posts keep their own)."""
+    from tests.fakes.slack_api import FakeSlack
+
+    server = await FakeSlack().start()
+    yield server
+    await server.stop()
+
+
+@pytest_asyncio.fixture
+async def discord_fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeDiscord]:
+    """A started fake of Discord's REST API and gateway, with discord.py pointed at it."""
+    from tests.fakes.discord_api import serve_for_discord_py
+
+    fake = await serve_for_discord_py(monkeypatch)
+    yield fake
+    await fake.stop()

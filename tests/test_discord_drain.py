@@ -6,17 +6,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 
 from adapters.discord.client import GpuplanClient
 from bot.conversation import Conversation
 from bot.reply import Reply
 from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
-from tests.fakes.discord_api import FakeDiscord, serve_for_discord_py
+from tests.fakes.discord_api import FakeDiscord
 
 
 class Held:
@@ -31,21 +29,16 @@ class Held:
         return self.conversation.handle(key, text, user)
 
 
-@pytest_asyncio.fixture
-async def fake(monkeypatch) -> AsyncIterator[FakeDiscord]:
-    fake = await serve_for_discord_py(monkeypatch)
-    yield fake
-    await fake.stop()
-
-
-async def _drain(fake: FakeDiscord, budget_s: float, release: bool) -> list[str]:
+async def _drain(discord_fake: FakeDiscord, budget_s: float, release: bool) -> list[str]:
     held = Held()
     client = GpuplanClient(held, guild_ready_timeout=0.05, shard_count=1)
     task = asyncio.create_task(client.start("fake-token"))
     try:
         await asyncio.wait_for(client.wait_until_ready(), 10)
-        await fake.slash({"query": "7B LoRA on a 4090"})
-        await fake.wait_for(lambda calls: [c for c in calls if c.path.endswith("/callback")])
+        await discord_fake.slash({"query": "7B LoRA on a 4090"})
+        await discord_fake.wait_for(
+            lambda calls: [c for c in calls if c.path.endswith("/callback")]
+        )
         await client.disconnect_gateway()  # what SIGTERM does first
         assert all(shard.is_closed() for shard in client.shards.values())
         if release:
@@ -59,16 +52,16 @@ async def _drain(fake: FakeDiscord, budget_s: float, release: bool) -> list[str]
 
 
 async def test_an_acknowledged_answer_goes_out_after_the_gateway_disconnects(
-    fake: FakeDiscord,
+    discord_fake: FakeDiscord,
 ) -> None:
-    assert await _drain(fake, budget_s=20, release=True) == []
-    (edit,) = [c for c in fake.calls if c.method == "PATCH"]
+    assert await _drain(discord_fake, budget_s=20, release=True) == []
+    (edit,) = [c for c in discord_fake.calls if c.method == "PATCH"]
     assert edit.body["embeds"] and edit.status == 200
 
 
 async def test_an_answer_past_the_budget_is_logged_with_its_thread(
-    fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+    discord_fake: FakeDiscord, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.WARNING):
-        (unfinished,) = await _drain(fake, budget_s=0.2, release=False)
+        (unfinished,) = await _drain(discord_fake, budget_s=0.2, release=False)
     assert unfinished.startswith("discord/") and "not answered before shutdown" in caplog.text

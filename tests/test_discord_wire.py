@@ -6,9 +6,6 @@ import argparse
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
-
-import pytest
 
 from adapters.discord import commands_cmd
 from adapters.discord.client import GpuplanClient
@@ -16,7 +13,7 @@ from adapters.discord.commands import command_payloads
 from bot.conversation import Conversation
 from bot.reply import Reply
 from bot.threads import ThreadKey
-from tests.fakes.discord_api import FakeDiscord, schema_errors, serve_for_discord_py
+from tests.fakes.discord_api import schema_errors
 
 MESSAGE_CONTENT_INTENT = 1 << 15
 
@@ -31,13 +28,6 @@ class Slow:
     def handle(self, key: ThreadKey, text: str, user: str = "") -> Reply:
         time.sleep(self.delay_s)
         return self.conversation.handle(key, text, user)
-
-
-@pytest.fixture
-async def fake(monkeypatch) -> AsyncIterator[FakeDiscord]:
-    fake = await serve_for_discord_py(monkeypatch)
-    yield fake
-    await fake.stop()
 
 
 async def _run(client: GpuplanClient) -> asyncio.Task:
@@ -55,37 +45,39 @@ def _client(conversation, **options) -> GpuplanClient:
     return GpuplanClient(conversation, guild_ready_timeout=0.05, **options)
 
 
-async def test_start_syncs_exactly_the_printed_command_json(fake, capsys):
+async def test_start_syncs_exactly_the_printed_command_json(discord_fake, capsys):
     client = _client(Conversation(), shard_count=1)
     task = await _run(client)
-    (sync,) = await fake.wait_for(lambda calls: [c for c in calls if c.method == "PUT"])
+    (sync,) = await discord_fake.wait_for(lambda calls: [c for c in calls if c.method == "PUT"])
     await _close(client, task)
 
     commands_cmd.run(argparse.Namespace(compact=False, invite=None))
     printed = json.loads(capsys.readouterr().out)
     assert sync.body == printed == command_payloads()
     assert sync.path.endswith("/commands")
-    assert fake.identify["shard"] == [0, 1]
-    assert not fake.identify["intents"] & MESSAGE_CONTENT_INTENT
+    assert discord_fake.identify["shard"] == [0, 1]
+    assert not discord_fake.identify["intents"] & MESSAGE_CONTENT_INTENT
 
 
-async def test_a_later_shard_process_identifies_as_its_shard_and_leaves_commands_alone(fake):
+async def test_a_later_shard_process_identifies_as_its_shard_and_leaves_commands_alone(
+    discord_fake,
+):
     client = _client(Conversation(), shard_count=4, shard_ids=[3], message_content=True)
     task = await _run(client)
     await _close(client, task)
-    assert fake.identify["shard"] == [3, 4]
-    assert fake.identify["intents"] & MESSAGE_CONTENT_INTENT
-    assert not [c for c in fake.calls if c.method == "PUT"]
+    assert discord_fake.identify["shard"] == [3, 4]
+    assert discord_fake.identify["intents"] & MESSAGE_CONTENT_INTENT
+    assert not [c for c in discord_fake.calls if c.method == "PUT"]
 
 
-async def test_a_slash_command_defers_then_edits_in_a_no_ping_answer(fake):
+async def test_a_slash_command_defers_then_edits_in_a_no_ping_answer(discord_fake):
     client = _client(Slow(0), shard_count=1)
     task = await _run(client)
-    interaction = await fake.slash({"query": "@everyone 13B QLoRA on a 4090 <@&42>"})
-    (edit,) = await fake.wait_for(lambda calls: [c for c in calls if c.method == "PATCH"])
+    interaction = await discord_fake.slash({"query": "@everyone 13B QLoRA on a 4090 <@&42>"})
+    (edit,) = await discord_fake.wait_for(lambda calls: [c for c in calls if c.method == "PATCH"])
     await _close(client, task)
 
-    (callback,) = [c for c in fake.calls if c.path.endswith("/callback")]
+    (callback,) = [c for c in discord_fake.calls if c.path.endswith("/callback")]
     assert callback.path == f"/interactions/{interaction}/token-{interaction}/callback"
     assert callback.body == {"type": 5}
     assert callback.at_s < edit.at_s
@@ -100,16 +92,16 @@ async def test_a_slash_command_defers_then_edits_in_a_no_ping_answer(fake):
     )
 
 
-async def test_the_deferral_beats_a_real_time_deadline_the_planner_overruns(fake):
-    fake.ack_deadline_s = 1.0  # Discord's 3 s, scaled down so the test stays quick
+async def test_the_deferral_beats_a_real_time_deadline_the_planner_overruns(discord_fake):
+    discord_fake.ack_deadline_s = 1.0  # Discord's 3 s, scaled down so the test stays quick
     client = _client(Slow(1.5), shard_count=1)
     task = await _run(client)
-    interaction = await fake.slash({"query": "13B QLoRA", "private": True})
-    (edit,) = await fake.wait_for(lambda calls: [c for c in calls if c.method == "PATCH"])
+    interaction = await discord_fake.slash({"query": "13B QLoRA", "private": True})
+    (edit,) = await discord_fake.wait_for(lambda calls: [c for c in calls if c.method == "PATCH"])
     await _close(client, task)
 
-    (callback,) = [c for c in fake.calls if c.path.endswith("/callback")]
+    (callback,) = [c for c in discord_fake.calls if c.path.endswith("/callback")]
     assert callback.status == 200  # accepted: it came within the deadline
-    assert edit.at_s - fake.dispatched_at_s[interaction] > fake.ack_deadline_s
+    assert edit.at_s - discord_fake.dispatched_at_s[interaction] > discord_fake.ack_deadline_s
     assert edit.status == 200
     assert callback.body == {"type": 5, "data": {"flags": 64}}

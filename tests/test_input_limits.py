@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 
 from bot.conversation import Conversation
 from bot.state.threads import MemoryStore
@@ -39,25 +37,18 @@ def test_hostile_json_gets_a_sentence_not_a_traceback(
     assert not [record for record in caplog.records if record.exc_info]
 
 
-@pytest_asyncio.fixture
-async def fake() -> AsyncIterator[FakeSlack]:
-    server = await FakeSlack().start()
-    yield server
-    await server.stop()
-
-
-async def test_a_slack_config_bigger_than_one_network_read_is_read_whole(fake: FakeSlack) -> None:
+async def test_a_slack_config_bigger_than_one_network_read_is_read_whole(slack: FakeSlack) -> None:
     # A classifier's config.json: the same model, with a label map of ~150 kB.
     big = {**TINY, "id2label": {str(n): f"LABEL_{n:06d}" for n in range(7000)}}
     content = json.dumps(big, indent=2).encode()
     assert 100_000 < len(content) < 200_000
-    config = fake.share_file("config.json", content)
-    async with Bot(fake, Conversation(limit_rate=False)) as bot:
+    config = slack.share_file("config.json", content)
+    async with Bot(slack, Conversation(limit_rate=False)) as bot:
         await bot.event({"type": "app_mention", "text": f"<@{BOT_USER_ID}> qlora 4k ctx",
                          "ts": "1700000500.000100", "files": [config]})  # fmt: skip
-        await fake.wait_for(lambda: fake.posts())
-    assert "tiny-llama-3b" in _wire(fake.posts())
-    assert "does not parse" not in _wire(fake.posts())
+        await slack.wait_for(lambda: slack.posts())
+    assert "tiny-llama-3b" in _wire(slack.posts())
+    assert "does not parse" not in _wire(slack.posts())
 
 
 def test_the_terminal_refuses_hostile_json_lines_in_a_sentence(tmp_path, capsys) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
+from bench.paths import VRAM_DEV
 from planner.estimate.memory import estimate_memory
 from planner.estimate.memory.estimate import (
     ABOVE_REQUIRED_LOG,
@@ -18,7 +18,6 @@ from planner.planner import memory_plan, parse_spec
 from planner.resolve.defaults import resolve
 from planner.spec import JobSpec
 
-DEV_SET = Path(__file__).resolve().parents[1] / "bench" / "data" / "vram_dev.jsonl"
 PINNED = {"framework": "hf", "gradient_checkpointing": True, "micro_batch": 1, "packing": True}
 
 
@@ -42,7 +41,7 @@ def test_unstated_inputs_and_unpacked_data_widen_the_range() -> None:
 
 def test_the_range_holds_about_nine_measured_peaks_in_ten() -> None:
     held = total = 0
-    for line in DEV_SET.read_text(encoding="utf-8").splitlines():
+    for line in VRAM_DEV.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         if record["truth"]["kind"] != "measurement":
             continue

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import aiohttp
 import pytest
-import pytest_asyncio
 from prometheus_client.parser import text_string_to_metric_families
 
 from adapters.metrics_http import METRICS_PATH, METRICS_PORT_ENV, serve_metrics_from_env
@@ -31,28 +29,21 @@ def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     }
 
 
-@pytest_asyncio.fixture
-async def fake() -> AsyncIterator[FakeSlack]:
-    server = await FakeSlack().start()
-    yield server
-    await server.stop()
-
-
-async def test_the_slack_server_serves_metrics_in_prometheus_text(fake: FakeSlack) -> None:
+async def test_the_slack_server_serves_metrics_in_prometheus_text(slack: FakeSlack) -> None:
     metrics.enable()
-    async with Bot(fake, Conversation(MemoryStore(), limit_rate=False)) as bot:
+    async with Bot(slack, Conversation(MemoryStore(), limit_rate=False)) as bot:
         await bot.slash("7B LoRA on a 4090", trigger="m.1")
-        await fake.wait_for(lambda: fake.responses)
+        await slack.wait_for(lambda: slack.responses)
         async with aiohttp.ClientSession() as http:
             base = bot.url.rsplit("/slack/", 1)[0]
             async with http.get(base + METRICS_PATH) as response:
                 assert response.status == 200
                 assert response.content_type == "text/plain"
                 samples = _samples(await response.text())
-    slack = (("platform", "slack"),)
-    assert samples[("gpuplan_questions_answered_total", (("kind", "plan"), *slack))] >= 1
-    assert samples[("gpuplan_ack_seconds_count", slack)] >= 1
-    assert samples[("gpuplan_answer_seconds_count", slack)] >= 1
+    on_slack = (("platform", "slack"),)
+    assert samples[("gpuplan_questions_answered_total", (("kind", "plan"), *on_slack))] >= 1
+    assert samples[("gpuplan_ack_seconds_count", on_slack)] >= 1
+    assert samples[("gpuplan_answer_seconds_count", on_slack)] >= 1
 
 
 def test_store_unavailability_is_counted_by_kind(tmp_path: Path) -> None:

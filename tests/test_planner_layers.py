@@ -3,7 +3,8 @@
 Every `import` and `from … import` statement counts wherever it stands (at the top, inside a
 function, under `if TYPE_CHECKING:`): a lazy import still ties two files together. The stages,
 lowest first (a module imports only its own stage or lower ones):
-0. the public types and small tools: spec (JobSpec), plan (Plan), errors, units, patterns;
+0. the public types and small tools: spec (JobSpec), plan (Plan), errors, units, patterns,
+   data_files (where planner/data lies);
 1. catalog/ (models, cards, prices, stack profiles: data read from planner/data);
 2. job/ (ResolvedJob, Patch) and parsing/ (free text → JobSpec);
 3. estimate/ (memory per GPU, time per token), which reads a ResolvedJob;
@@ -31,6 +32,7 @@ STAGES = (
         "planner.patterns",
         "planner.words",
         "planner.messages",
+        "planner.data_files",
     ),
     ("planner.catalog",),
     ("planner.job", "planner.parsing"),

@@ -8,11 +8,9 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import discord
-import pytest_asyncio
 import simcord
 
 from adapters.discord.client import GpuplanClient
@@ -60,35 +58,28 @@ def _assert_one_kept_report(state_dir: Path, scope: str) -> None:
     assert json.loads(line)["truth"]["peak_gib"] == 21.3
 
 
-@pytest_asyncio.fixture
-async def fake() -> AsyncIterator[FakeSlack]:
-    server = await FakeSlack().start()
-    yield server
-    await server.stop()
-
-
 async def test_a_slack_thread_report_reaches_gpuplan_calibration(
-    fake: FakeSlack, tmp_path: Path
+    slack: FakeSlack, tmp_path: Path
 ) -> None:
     root = "1700000100.000100"
-    async with Bot(fake, _conversation(tmp_path)) as bot:
+    async with Bot(slack, _conversation(tmp_path)) as bot:
         # Before an admin turns keeping on, a report re-anchors the thread but is not kept.
         await bot.mention(QUESTION, ts="1700000050.000100")
-        await fake.wait_for(lambda: fake.posts())  # the thread is ours once answered
+        await slack.wait_for(lambda: slack.posts())  # the thread is ours once answered
         await bot.event({"type": "message", "text": REPORT, "ts": "1700000051.000100",
                          "thread_ts": "1700000050.000100"})  # fmt: skip
-        await fake.wait_for(lambda: len(fake.posts()) >= 2)
-        fake.admins.add("U0ANA")
+        await slack.wait_for(lambda: len(slack.posts()) >= 2)
+        slack.admins.add("U0ANA")
         await bot.slash("reports on", trigger="1")
-        await fake.wait_for(lambda: len(fake.responses) == 1)
-        answered = len(fake.posts())
+        await slack.wait_for(lambda: len(slack.responses) == 1)
+        answered = len(slack.posts())
         await bot.mention(QUESTION, ts=root)
-        await fake.wait_for(lambda: len(fake.posts()) > answered)
+        await slack.wait_for(lambda: len(slack.posts()) > answered)
         await bot.event({"type": "message", "text": REPORT, "ts": "1700000101.000100",
                          "thread_ts": root})  # fmt: skip
-        await fake.wait_for(lambda: len(fake.posts()) >= answered + 2)
-    reply = json.dumps(fake.posts()[-1])
-    assert "21.3" in reply and fake.posts()[-1]["thread_ts"] == root
+        await slack.wait_for(lambda: len(slack.posts()) >= answered + 2)
+    reply = json.dumps(slack.posts()[-1])
+    assert "21.3" in reply and slack.posts()[-1]["thread_ts"] == root
     _assert_one_kept_report(tmp_path, f"slack/{TEAM_ID}")
 
 

@@ -8,15 +8,9 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
-import pytest_asyncio
 import yaml
-import yarl
-from discord.gateway import DiscordWebSocket
-from discord.http import Route
 
 from adapters.discord.client import GpuplanClient
 from bot.conversation import Conversation
@@ -107,13 +101,6 @@ def test_console_chat_writes_the_files_next_to_the_user(tmp_path: Path) -> None:
     assert "gpuplan-config-t9/" in done.stderr
 
 
-@pytest_asyncio.fixture
-async def slack() -> AsyncIterator[FakeSlack]:
-    server = await FakeSlack().start()
-    yield server
-    await server.stop()
-
-
 async def test_slack_attaches_the_files_into_the_thread(slack: FakeSlack) -> None:
     root = "1700000050.000100"
     async with Bot(slack, conversation()) as bot:
@@ -151,15 +138,6 @@ class Attaching:
             body="Attached.",
             files=[ReplyFile(name="axolotl.yaml", text="sequence_len: 4096\n")],
         )
-
-
-@pytest_asyncio.fixture
-async def discord_fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeDiscord]:
-    fake = await FakeDiscord().start()
-    monkeypatch.setattr(Route, "BASE", fake.rest_base)
-    monkeypatch.setattr(DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL(fake.gateway_url))
-    yield fake
-    await fake.stop()
 
 
 async def test_discord_attaches_the_files_to_the_answer(discord_fake: FakeDiscord) -> None:

@@ -10,16 +10,13 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
-import yarl
-from discord.gateway import DiscordWebSocket
-from discord.http import Route
 
 from adapters import serve
 from adapters.cli import main
 from adapters.discord.client import GpuplanClient
 from adapters.slack.serve import build_app_from_env, connect_socket, read_env
 from bot.conversation import Conversation
-from tests.fakes.discord_api import FakeDiscord
+from tests.fakes.discord_api import FakeDiscord, serve_for_discord_py
 from tests.fakes.slack_api import FakeSlack, mention_envelope
 
 DISCORD_TOKEN = "MTAx.DISCORD-SECRET-TOKEN-0f9e8d"
@@ -45,9 +42,8 @@ def root_logging() -> Iterator[None]:
 
 @pytest_asyncio.fixture
 async def discord_fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeDiscord]:
-    fake = await FakeDiscord(bot_token=DISCORD_TOKEN).start()
-    monkeypatch.setattr(Route, "BASE", fake.rest_base)
-    monkeypatch.setattr(DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL(fake.gateway_url))
+    """conftest's discord_fake, checking the bot token on every REST call."""
+    fake = await serve_for_discord_py(monkeypatch, bot_token=DISCORD_TOKEN)
     yield fake
     await fake.stop()
 

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 
 import discord
 import pytest
-import pytest_asyncio
 
 from adapters.discord.client import GpuplanClient
 from bot.conversation import Conversation
@@ -21,7 +19,7 @@ from bot.state.seen import RedisSeenIds
 from bot.state.settings import MemorySettings
 from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
-from tests.fakes.discord_api import GUILD_ID, FakeDiscord, serve_for_discord_py
+from tests.fakes.discord_api import GUILD_ID, FakeDiscord
 from tests.fakes.slack_api import FakeSlack
 from tests.test_slack_app import Bot
 
@@ -60,13 +58,6 @@ def test_the_conversation_answers_every_command_in_the_table() -> None:
         assert reply.kind in ("help", "error", "clarify")
 
 
-@pytest_asyncio.fixture
-async def slack() -> AsyncIterator[FakeSlack]:
-    server = await FakeSlack().start()
-    yield server
-    await server.stop()
-
-
 async def test_a_slack_workspace_admin_sets_the_language_and_others_cannot(
     slack: FakeSlack,
 ) -> None:
@@ -85,13 +76,6 @@ async def test_a_slack_workspace_admin_sets_the_language_and_others_cannot(
     answer = json.dumps(slack.responses[2][1], ensure_ascii=False)
     assert "需要" in answer or "显存" in answer  # the workspace's language now
     assert [p["user"] for p in slack.posts("users.info")] == ["U0ANA", "U0ANA"]
-
-
-@pytest_asyncio.fixture
-async def discord_fake(monkeypatch) -> AsyncIterator[FakeDiscord]:
-    fake = await serve_for_discord_py(monkeypatch)
-    yield fake
-    await fake.stop()
 
 
 async def _edits(fake: FakeDiscord, count: int) -> list[str]:

@@ -106,7 +106,7 @@ def test_a_config_that_cannot_be_built_is_skipped_with_its_reason(tmp_path, monk
         raise SkipConfig("transformers cannot build 'no_such_arch'")
 
     monkeypatch.setattr(shadow, "trace_row", unbuildable)
-    monkeypatch.setattr(shadow, "SKIPPED", tmp_path / "skipped.jsonl")
+    monkeypatch.setattr(shadow, "SHADOW_SKIPPED", tmp_path / "skipped.jsonl")
     out = tmp_path / "rows.jsonl"
     job = next(iter(by_id().values()))
     assert shadow.run_one(job, out) is False

@@ -8,12 +8,11 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
-import pytest_asyncio
 
 from adapters.rejections import LINES_AT_ONCE
 from adapters.slack import delivery, limits
@@ -41,13 +40,6 @@ JUNK = [
     ("payload=%7B", FORM),
     ("payload=" + "%5B" * 50_000, FORM),
 ]
-
-
-@pytest_asyncio.fixture
-async def slack() -> AsyncIterator[FakeSlack]:
-    server = await FakeSlack().start()
-    yield server
-    await server.stop()
 
 
 def _lines(caplog: pytest.LogCaptureFixture, logger: str) -> list[str]:

@@ -5,22 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 import pytest
-import pytest_asyncio
 
 from tests.fakes.slack_api import BOT_USER_ID, FakeSlack
 from tests.test_slack_app import CHANNEL, QUESTION, Bot, Recording, _button, _wire
 
 DM = "D0ANA"
-
-
-@pytest_asyncio.fixture
-async def fake() -> AsyncIterator[FakeSlack]:
-    server = await FakeSlack().start()
-    yield server
-    await server.stop()
 
 
 async def _eventually(predicate: Callable[[], bool], timeout_s: float = 10.0) -> None:
@@ -34,44 +26,44 @@ def _dm(text: str, ts: str, **extra: str) -> dict[str, str]:
     return {"type": "message", "channel_type": "im", "channel": DM, "text": text, "ts": ts, **extra}
 
 
-async def test_a_dm_is_answered_in_a_thread_and_its_follow_ups_replan(fake: FakeSlack) -> None:
+async def test_a_dm_is_answered_in_a_thread_and_its_follow_ups_replan(slack: FakeSlack) -> None:
     conversation = Recording()
-    async with Bot(fake, conversation) as bot:
+    async with Bot(slack, conversation) as bot:
         assert (await bot.event(_dm(QUESTION, ts="50.1")))[0] == 200
-        await fake.wait_for(lambda: fake.posts())
-        first = fake.posts()
+        await slack.wait_for(lambda: slack.posts())
+        first = slack.posts()
         assert {(p["channel"], p["thread_ts"]) for p in first} == {(DM, "50.1")}
         await bot.event(_dm("what if 8k ctx?", ts="50.2", thread_ts="50.1"))
-        await fake.wait_for(lambda: len(fake.posts()) > len(first))
-    assert "8192" in _wire(fake.posts()[len(first) :])
+        await slack.wait_for(lambda: len(slack.posts()) > len(first))
+    assert "8192" in _wire(slack.posts()[len(first) :])
     assert conversation.texts == [QUESTION, "what if 8k ctx?"]
 
 
-async def test_a_dm_that_mentions_the_bot_is_still_answered_once(fake: FakeSlack) -> None:
+async def test_a_dm_that_mentions_the_bot_is_still_answered_once(slack: FakeSlack) -> None:
     conversation = Recording()  # Slack sends no app_mention for a DM, so message.im is the only one
-    async with Bot(fake, conversation) as bot:
+    async with Bot(slack, conversation) as bot:
         await bot.event(_dm(f"<@{BOT_USER_ID}> {QUESTION}", ts="51.1"))
         await bot.event(_dm("ok thanks", ts="51.2", bot_id="B0BOT"))  # our own answers are not
-        await fake.wait_for(lambda: fake.posts())
+        await slack.wait_for(lambda: slack.posts())
     assert conversation.texts == [QUESTION]
 
 
 async def test_a_button_in_a_private_channel_without_the_bot_says_invite_it(
-    fake: FakeSlack, caplog: pytest.LogCaptureFixture
+    slack: FakeSlack, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async with Bot(fake, Recording()) as bot:
+    async with Bot(slack, Recording()) as bot:
         await bot.slash(QUESTION, trigger="6.6.6")  # works anywhere: response_url needs no member
-        await fake.wait_for(lambda: fake.responses)
-        fake.channel_errors[CHANNEL] = "channel_not_found"
-        button = _button(fake.responses[-1][1], "8k context")
-        answered = len(fake.responses)
+        await slack.wait_for(lambda: slack.responses)
+        slack.channel_errors[CHANNEL] = "channel_not_found"
+        button = _button(slack.responses[-1][1], "8k context")
+        answered = len(slack.responses)
         with caplog.at_level(logging.WARNING):
             for message_ts in ("60.1", "60.2"):
                 await bot.click(
                     button, {"message_ts": message_ts, "is_ephemeral": False}, trigger=message_ts
                 )
-            await fake.wait_for(lambda: len(fake.responses) >= answered + 2)
-    notices = [body for _, body in fake.responses[answered:]]
+            await slack.wait_for(lambda: len(slack.responses) >= answered + 2)
+    notices = [body for _, body in slack.responses[answered:]]
     assert all(n["response_type"] == "ephemeral" for n in notices)
     assert "/invite @gpuplan" in notices[0]["text"] and "private" in notices[0]["text"]
     logged = [r for r in caplog.records if "channel_not_found" in r.getMessage()]
@@ -88,17 +80,17 @@ async def test_a_button_in_a_private_channel_without_the_bot_says_invite_it(
     ],
 )
 async def test_an_answer_slack_refuses_is_logged_once_with_the_fix_and_no_traceback(
-    fake: FakeSlack, caplog: pytest.LogCaptureFixture, error: str, where: str, fix: str
+    slack: FakeSlack, caplog: pytest.LogCaptureFixture, error: str, where: str, fix: str
 ) -> None:
-    fake.channel_errors[where] = error
+    slack.channel_errors[where] = error
     with caplog.at_level(logging.WARNING):
-        async with Bot(fake, Recording()) as bot:
+        async with Bot(slack, Recording()) as bot:
             for ts in ("70.1", "70.2"):
                 if where == DM:
                     await bot.event(_dm(QUESTION, ts=ts))
                 else:
                     await bot.mention(QUESTION, ts=ts)
-            await fake.wait_for(lambda: len(fake.posts()) >= 2)
+            await slack.wait_for(lambda: len(slack.posts()) >= 2)
             await _eventually(lambda: any(error in r.getMessage() for r in caplog.records))
     (logged,) = [r for r in caplog.records if error in r.getMessage()]
     assert fix in logged.getMessage() and where in logged.getMessage()

@@ -17,9 +17,9 @@ import csv
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-TABLE = ROOT / "planner" / "data" / "prices.csv"
-CATALOG = ROOT / "planner" / "data" / "gpus.csv"
+from planner.catalog.gpus import GPUS_CSV as CATALOG
+from planner.catalog.prices import PRICES_CSV as TABLE
+
 COLUMNS = ("key", "provider", "price_usd_per_hr", "price_kind", "date_of_source", "source", "notes")
 # The survey's kinds in the table's words (planner.catalog.prices reads "spot" as interruptible).
 KINDS = {"on-demand": "on-demand", "community": "community (on-demand)", "spot": "spot"}

@@ -22,12 +22,12 @@ from pathlib import Path
 from planner.run_config.axolotl import AXOLOTL_VERSION
 from planner.run_config.llama_factory import LLAMA_FACTORY_VERSION
 from planner.run_config.ms_swift import MS_SWIFT_VERSION
+from planner.run_config.torchtune import CONFIGS_JSON
 from planner.run_config.trl import TRL_VERSION
 from planner.run_config.unsloth import UNSLOTH_VERSION
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "tests" / "data" / "run_config_schemas.json"
-TORCHTUNE_OUT = REPO / "planner" / "data" / "torchtune_configs.json"
 # The stacks' releases are the ones the configs are written for (planner/run_config): one source.
 VERSIONS = {
     "trl": TRL_VERSION,
@@ -352,8 +352,8 @@ def main() -> None:
     }
     OUT.write_text(json.dumps(document, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     print(f"wrote {OUT}")
-    TORCHTUNE_OUT.write_text(json.dumps(torchtune(src), indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {TORCHTUNE_OUT}")
+    CONFIGS_JSON.write_text(json.dumps(torchtune(src), indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {CONFIGS_JSON}")
 
 
 if __name__ == "__main__":

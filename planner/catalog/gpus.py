@@ -19,16 +19,16 @@ import re
 import statistics
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from pathlib import Path
 from typing import Literal, NamedTuple
 
+from planner.data_files import DATA_DIR
 from planner.messages import CARDS, NAMES
 from planner.words import Listing
 
 CardClass = Literal["consumer", "workstation", "datacenter"]
 Link = Literal["nvlink", "pcie"]
 
-GPUS_CSV = Path(__file__).resolve().parents[1] / "data" / "gpus.csv"
+GPUS_CSV = DATA_DIR / "gpus.csv"
 MIB_PER_GIB = 1024
 MAX_NAME_CHARS = 40
 # Words that carry no identity: "NVIDIA GeForce RTX 4090 GPU" and "4090" are the same card.

@@ -14,7 +14,6 @@ import math
 import re
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from planner.catalog.architecture import (
@@ -31,6 +30,7 @@ from planner.catalog.architecture import (
     vision_tower_params,
     with_counts,
 )
+from planner.data_files import DATA_DIR
 from planner.errors import PlanningError
 from planner.messages import MODELS
 from planner.words import Listing
@@ -65,7 +65,7 @@ REPRESENTATIVE_BY_SIZE_B: dict[float, str] = {
     405.0: "llama-3.1-405b",
 }
 
-MODELS_JSON = Path(__file__).resolve().parents[1] / "data" / "models.json"
+MODELS_JSON = DATA_DIR / "models.json"
 # Words that name a variant, packaging or publisher rather than an architecture.
 _NOISE_TOKENS = frozenset(
     {"hf", "instruct", "chat", "it", "base", "pt", "bnb", "4bit", "8bit", "gptq", "awq", "gguf"}

@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from planner.catalog.gpus import resolve_gpu
+from planner.data_files import DATA_DIR
 from planner.errors import PlanningError
 from planner.messages import PRICES
 
-PRICES_CSV = Path(__file__).resolve().parents[1] / "data" / "prices.csv"
-NOT_RENTABLE_CSV = PRICES_CSV.with_name("not_rentable.csv")
+PRICES_CSV = DATA_DIR / "prices.csv"
+NOT_RENTABLE_CSV = DATA_DIR / "not_rentable.csv"
 # A card no table in use prices and the data gives no reason for (a GPUPLAN_PRICES override that
 # leaves a card out cannot happen: the bundled quotes stay for cards it does not name).
 NO_QUOTE_REASON = "no quote in the prices in use"

@@ -14,9 +14,9 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
+from planner.data_files import DATA_DIR
 from planner.messages import STACK_NOTES, STACKS
 from planner.spec import Framework
 
@@ -89,7 +89,6 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", version)[:4])
 
 
-DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 _RANGE = re.compile(r"^(>=|<|<=|>)\s?([\d.]+)$")
 
 

@@ -24,16 +24,16 @@ from __future__ import annotations
 import csv
 import re
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from planner.data_files import DATA_DIR
 from planner.plan import ManagedOption
 from planner.spec import Method, Objective
 
 if TYPE_CHECKING:
     from planner.job.resolved import ResolvedJob
 
-MANAGED_CSV = Path(__file__).resolve().parents[1] / "data" / "managed_finetune_prices.csv"
+MANAGED_CSV = DATA_DIR / "managed_finetune_prices.csv"
 PER_TRAINING_TOKENS_UNIT = "USD per 1M training tokens"
 TOKENS_PER_PRICE_UNIT = 1e6
 _RANGE = re.compile(r"^(\d+(?:\.\d+)?)(?:-(\d+(?:\.\d+)?)|(\+))$")

@@ -11,15 +11,15 @@ from __future__ import annotations
 import json
 import re
 from functools import cache, partial
-from pathlib import Path
 
+from planner.data_files import DATA_DIR
 from planner.messages import PARSING
 from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
 from planner.parsing.reading import Reading
 from planner.patterns import lazy_pattern
 from planner.units import convert
 
-DATASETS_FILE = Path(__file__).parents[1] / "data" / "datasets.json"
+DATASETS_FILE = DATA_DIR / "datasets.json"
 # Instruction-tuning samples are short; used only when the text gives no length at all.
 TYPICAL_SAMPLE_TOKENS = 512
 # Fewer rows than this, written in English, is a count of something else ("2 questions").

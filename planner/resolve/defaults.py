@@ -18,6 +18,7 @@ from planner.estimate.memory.estimate import estimate_memory
 from planner.estimate.memory.profiles import PROFILES
 from planner.job.resolved import Patch, ResolvedJob
 from planner.messages import DEFAULTS
+from planner.plan import MemoryEstimate
 from planner.resolve.model_switches import LOSS_KERNEL_WORDS, decide_experts, resolve_model_switches
 from planner.resolve.post_training import resolve_post_training
 from planner.spec import (
@@ -193,21 +194,23 @@ def _ddp_sentence(num_gpus: int) -> str:
     return DEFAULTS("sharding.ddp", gpus=num_gpus)
 
 
-def _ddp_misfit(job: ResolvedJob) -> str | None:
+def _ddp_misfit(job: ResolvedJob) -> tuple[str | None, MemoryEstimate | None]:
     """Why DDP cannot be the layout of a multi-GPU job whose user named none: a LoRA/QLoRA job
     defaults to DDP (accelerate launch's default), but a whole copy per GPU that does not fit the
     requested card is not what anyone would run: FSDP is, and the market's multi-GPU rows already
     plan it (planner.market.options.multi_gpu_sharding), so the answer's rows agree with each
-    other."""
+    other. Also returns the estimate on the requested card that decided it (None: none made)."""
     if job.raw.sharding is not None or job.sharding is not Sharding.ddp:
-        return None
+        return None, None
     card = requested_card(job.gpu, job.gpu_vram_gb).gpu
     if card is None:
-        return None
-    needed_gib = estimate_memory(job, card_gib=card.usable_gib).required_gib
+        return None, None
+    on_card = estimate_memory(job, card_gib=card.usable_gib)
+    needed_gib = on_card.required_gib
     if needed_gib <= card.usable_gib:
-        return None
-    return DEFAULTS("sharding.ddp_misfit", need=needed_gib, card=card.name, usable=card.usable_gib)
+        return None, on_card
+    why = DEFAULTS("sharding.ddp_misfit", need=needed_gib, card=card.name, usable=card.usable_gib)
+    return why, None
 
 
 def _warnings(
@@ -244,11 +247,20 @@ def resolve(spec: JobSpec, arch: ModelArch | None = None) -> ResolvedJob:
 
     Raises PlanningError (naming the field) for a job that cannot be planned.
     """
+    return resolve_on_card(spec, arch)[0]
+
+
+def resolve_on_card(
+    spec: JobSpec, arch: ModelArch | None = None
+) -> tuple[ResolvedJob, MemoryEstimate | None]:
+    """`resolve`, with the job's memory estimate on the requested card where deciding a default
+    DDP layout made it and kept the layout (None otherwise): the plan's own estimate, which
+    `planner.planner.memory_plan` then need not make again."""
     if not isinstance(spec, JobSpec):
         raise PlanningError("expected a JobSpec", field="spec")
     job = _resolve(spec, arch)
-    misfit = _ddp_misfit(job)
-    return job if misfit is None else _on_fsdp(job, misfit)
+    misfit, on_card = _ddp_misfit(job)
+    return (job, on_card) if misfit is None else (_on_fsdp(job, misfit), None)
 
 
 def _on_fsdp(job: ResolvedJob, ddp_misfit: str) -> ResolvedJob:

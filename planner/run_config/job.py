@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from planner.data_files import DATA_DIR
 from planner.errors import PlanningError
 from planner.job.resolved import lora_target_names
 from planner.messages import NAMES
@@ -27,7 +28,7 @@ from planner.spec import (
     Sharding,
 )
 
-SKYPILOT_ACCELERATORS_CSV = "skypilot_accelerators.csv"
+SKYPILOT_ACCELERATORS_CSV = DATA_DIR / "skypilot_accelerators.csv"
 # Hugging Face organisations whose model repos are gated (the Hub asks each user to accept the
 # model's licence before a download; a token of an account that accepted it must be sent). From
 # the organisations' model cards: Llama (Meta's community licence form), Gemma (Google's terms
@@ -320,9 +321,7 @@ def _card(option: Option, requested: Option | None) -> Card:
 
 @cache
 def _skypilot_names() -> dict[str, str]:
-    from planner.catalog.gpus import GPUS_CSV
-
-    with (GPUS_CSV.parent / SKYPILOT_ACCELERATORS_CSV).open(encoding="utf-8") as handle:
+    with SKYPILOT_ACCELERATORS_CSV.open(encoding="utf-8") as handle:
         return {row["key"]: row["skypilot"] for row in csv.DictReader(handle) if row["skypilot"]}
 
 

@@ -11,7 +11,7 @@ import re
 import shlex
 from functools import cache
 
-from planner.catalog.gpus import GPUS_CSV
+from planner.data_files import DATA_DIR
 from planner.job.resolved import lora_target_names
 from planner.run_config.job import HF_TOKEN, ConfigRefused, RunJob
 from planner.run_config.result import StackFiles
@@ -26,7 +26,7 @@ from planner.spec import (
 )
 
 TORCHTUNE_VERSION = "0.6.1"
-CONFIGS_JSON = "torchtune_configs.json"
+CONFIGS_JSON = DATA_DIR / "torchtune_configs.json"
 MODEL_DIR = "/tmp/model"  # where `tune download` puts the checkpoint and tokenizer
 OUTPUT_TODO = "/tmp/torchtune/TODO-run-name"
 # torchtune's model folders: "llama-3.1-8b" → llama3_1/8B, "qwen2.5-7b" → qwen2_5/7B,
@@ -55,8 +55,7 @@ Override = tuple[str, object, str]
 
 @cache
 def torchtune_configs() -> dict[str, dict[str, object]]:
-    path = GPUS_CSV.parent / CONFIGS_JSON
-    return json.loads(path.read_text(encoding="utf-8"))["configs"]
+    return json.loads(CONFIGS_JSON.read_text(encoding="utf-8"))["configs"]
 
 
 def model_folder(catalog_key: str) -> str | None:

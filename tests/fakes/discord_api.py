@@ -374,14 +374,14 @@ def _json(data: Any, status: int = 200) -> web.Response:
     )
 
 
-async def serve_for_discord_py(monkeypatch: Any) -> FakeDiscord:
-    """A started fake with discord.py's REST base and gateway URL pointed at it (for the test's
-    duration, through pytest's monkeypatch)."""
+async def serve_for_discord_py(monkeypatch: Any, bot_token: str | None = None) -> FakeDiscord:
+    """A started fake (checking `bot_token` when given) with discord.py's REST base and gateway
+    URL pointed at it (for the test's duration, through pytest's monkeypatch)."""
     import yarl
     from discord.gateway import DiscordWebSocket
     from discord.http import Route
 
-    fake = await FakeDiscord().start()
+    fake = await FakeDiscord(bot_token=bot_token).start()
     monkeypatch.setattr(Route, "BASE", fake.rest_base)
     monkeypatch.setattr(DiscordWebSocket, "DEFAULT_GATEWAY", yarl.URL(fake.gateway_url))
     return fake

@@ -21,11 +21,10 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from bench.paths import SHADOW_PEAKS, SHADOW_SKIPPED
 from planner.catalog.models import get_model
-from tools.shadow.compare import DATASET
 from tools.shadow.grid import Job, arch_of, by_id, grid, part, spec_of
 
-SKIPPED = DATASET.with_name("shadow_skipped.jsonl")
 # The trace's model must be the planner's: a config transformers counts differently (another
 # architecture under the same model_type) is skipped rather than compared.
 PARAM_COUNT_TOLERANCE = 0.005
@@ -88,12 +87,12 @@ def run_one(job: Job, out: Path, regenerate: bool = False) -> bool:
         row = trace_row(job)
     except SkipConfig as exc:
         log.warning("skip %s: %s", job.id, exc)
-        append(SKIPPED, {"id": job.id, "reason": str(exc)})
+        append(SHADOW_SKIPPED, {"id": job.id, "reason": str(exc)})
         return False
     except (RuntimeError, ValueError, TypeError, AttributeError, NotImplementedError) as exc:
         # An op without a fake/CPU path, a shape the code refuses: this config only.
         log.warning("skip %s: %s: %s", job.id, type(exc).__name__, exc)
-        append(SKIPPED, {"id": job.id, "reason": f"{type(exc).__name__}: {exc}"[:500]})
+        append(SHADOW_SKIPPED, {"id": job.id, "reason": f"{type(exc).__name__}: {exc}"[:500]})
         return False
     (replace if regenerate else append)(out, row)
     log.info(
@@ -132,15 +131,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.print:
             print(json.dumps(trace_row(job), indent=1))
             return 0
-        return 0 if run_one(job, DATASET, regenerate=True) else 1
+        return 0 if run_one(job, SHADOW_PEAKS, regenerate=True) else 1
     k, _, n = args.part.partition("/")
-    done = done_ids(DATASET) | done_ids(SKIPPED)
+    done = done_ids(SHADOW_PEAKS) | done_ids(SHADOW_SKIPPED)
     todo = [job for job in part(grid(), int(k), int(n)) if job.id not in done]
     if args.limit:
         todo = todo[: args.limit]
     log.info("part %s: %d jobs to trace", args.part, len(todo))
     for job in todo:
-        run_one(job, DATASET)
+        run_one(job, SHADOW_PEAKS)
     return 0
 
 

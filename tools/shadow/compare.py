@@ -13,14 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.paths import SHADOW_PEAKS
 from planner.catalog.models import arch_from_hf_config
 from planner.estimate.memory import estimate_memory
 from planner.estimate.memory.estimate import peak_bytes
 from planner.resolve.defaults import resolve
 from planner.spec import JobSpec
 from planner.units import GIB
-
-DATASET = Path(__file__).resolve().parents[2] / "bench" / "data" / "shadow_peaks.jsonl"
 
 # The planner's components grouped as the trace's categories. The trace's temporaries (the
 # optimizer's scratch) fold into `transients` with the activations and logits: which of them
@@ -46,7 +45,7 @@ class Comparison:
         return (self.planner_gib - self.shadow_gib) / self.shadow_gib
 
 
-def read_rows(path: Path = DATASET) -> Iterator[dict[str, Any]]:
+def read_rows(path: Path = SHADOW_PEAKS) -> Iterator[dict[str, Any]]:
     with path.open(encoding="utf-8") as handle:
         for line in handle:
             if line.strip():

@@ -18,14 +18,13 @@ import json
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 from typing import Any
 
+from bench.paths import GPU_PEAKS
 from tools.shadow.__main__ import append, done_ids
 from tools.shadow.grid import Job, arch_of, by_id, spec_of
 from tools.shadow.trace import build_config, loss_fn_for, optimizer_for, versions, with_lora
 
-OUT = Path(__file__).resolve().parents[2] / "bench" / "data" / "gpu_peaks.jsonl"
 # Small, fast jobs that also fit a 24 GB card: LoRA and full, checkpointing on and off.
 DEFAULT_SLICE = (
     "qwen2.5-0.5b.lora-r16-all-linear.sft.s2048.b1.gc.adamw.bf16-mixed.hf",
@@ -126,14 +125,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("ids", nargs="*", default=list(DEFAULT_SLICE))
     parser.add_argument("--qlora", action="store_true", help="also run each LoRA job as QLoRA")
     args = parser.parse_args(argv)
-    jobs, done = by_id(), done_ids(OUT)
+    jobs, done = by_id(), done_ids(GPU_PEAKS)
     for job_id in args.ids:
         job = jobs[job_id]
         for qlora in (False, True) if args.qlora and job.method == "lora" else (False,):
             if job.id + (".qlora-nf4" if qlora else "") in done:
                 continue
             row = run_gpu(job, qlora)
-            append(OUT, row)
+            append(GPU_PEAKS, row)
             print(json.dumps(row["gpu"]), row["id"], file=sys.stderr)
     return 0
 
