@@ -95,7 +95,7 @@ def anchored(job: ResolvedJob) -> ResolvedJob:
     else:
         ratio = measured / estimated
     scale = min(MAX_SCALE, max(MIN_SCALE, ratio))
-    metric = job.measured_metric or "unknown"
+    metric = REPORTS(f"metric.{job.measured_metric or 'unknown'}")
     said = REPORTS("anchored", measured=measured, metric=metric, estimated=estimated, scale=scale)
     if scale != ratio:
         said = REPORTS("anchored_capped", anchored=said, ratio=ratio)

@@ -1155,9 +1155,14 @@ REPORTS = Catalog(
         "anchored": Entry(
             "re-anchored on your measured {measured:.1f} GiB ({metric} metric) against our "
             "{estimated:.1f} GiB: every estimate here and in what-ifs is scaled ×{scale:.2f}",
-            "已按你实测的 {measured:.1f} GiB（{metric} 口径）重新校准，我们的估算为 "
+            "已按你实测的 {measured:.1f} GiB（口径：{metric}）重新校准，我们的估算为 "
             "{estimated:.1f} GiB：这里和后续假设中的每个估算都按 ×{scale:.2f} 缩放",
         ),
+        # How the peak was read (JobSpec.measured_metric), inside "anchored".
+        "metric.allocated": Entry("allocated", "torch 已分配显存"),
+        "metric.reserved": Entry("reserved", "torch 已预留显存"),
+        "metric.nvidia-smi": Entry("nvidia-smi", "nvidia-smi"),
+        "metric.unknown": Entry("unknown", "未说明"),
         "anchored_capped": Entry(
             "{anchored} (capped: ×{ratio:.2f} is more likely another job than our error)",
             "{anchored}（已封顶：×{ratio:.2f} 更可能是另一个任务，而不是我们的误差）",
