@@ -47,3 +47,13 @@ def test_a_measured_scale_never_shrinks_weights_below_their_bytes() -> None:
     scaled = make_plan(JobSpec.model_validate({**JOB, "memory_scale": 0.3}))
     assert scaled.memory.breakdown_gib.weights == plain.memory.breakdown_gib.weights
     assert scaled.memory.peak_allocated_gib >= plain.memory.breakdown_gib.weights
+
+
+def test_a_chinese_thread_is_told_to_insist_in_words_it_reads() -> None:
+    """The question quotes a Chinese confirmation, and that confirmation applies the peak."""
+    conversation = Conversation(MemoryStore(), limit_rate=False)
+    conversation.respond(_key(), "qwen3 14b qlora 4k 上下文")
+    asked = conversation.respond(_key(), "实测峰值 70 GiB")
+    assert asked.reply.kind == "clarify" and "「确实，实测峰值 70 GiB」" in asked.reply.body
+    applied = conversation.respond(_key(), "确实，实测峰值 70 GiB")
+    assert applied.plan.spec.memory_scale is not None and applied.plan.spec.memory_scale > 2
