@@ -615,7 +615,7 @@ BUTTONS = Catalog(
         "cheapest.label": Entry("Cheapest card", "最便宜的卡"),
         "cheapest.text": Entry("cheapest card?", "最便宜的卡？"),
         "config.label": Entry("Get the config", "获取配置"),
-        "config.text": Entry("config", "config"),
+        "config.text": Entry("config", "生成配置"),
         "on_one.text": Entry("and on an {card}?", "换成一张{card}呢？"),
         "on_many.text": Entry("and on {count}x{card}?", "换成{count}张{card}呢？"),
         "budget.text": Entry("cheapest under ${budget:,}?", "最便宜的卡，${budget:,}以内？"),

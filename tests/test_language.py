@@ -214,6 +214,13 @@ def test_the_cheapest_button_and_budget_hint_move_a_chinese_thread_as_in_english
         assert len(set(map(repr, moved.values()))) == 1
 
 
+def test_the_config_button_asks_for_the_files_in_chinese() -> None:
+    from bot.run_configs import ConfigRequest, read_config_request
+
+    chinese = phrases.CONFIG_BUTTON[1].to("zh")
+    assert _CJK.search(chinese) and read_config_request(chinese) == ConfigRequest(None)
+
+
 @pytest.mark.parametrize(
     "question",
     [
