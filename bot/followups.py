@@ -67,8 +67,10 @@ _RESET = lazy_pattern(
     r"\s*[:,\-–—：，]?\s*(?P<rest>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
+# "最便宜的卡" is the Chinese of the cheapest-card button and budget hint (bot/phrases.py).
 _CHEAPEST = lazy_pattern(
-    r"^\s*(?:what(?:'s| is)\s+the\s+|the\s+|show\s+(?:me\s+)?the\s+)?cheapest\b",
+    r"^\s*(?:(?:what(?:'s| is)\s+the\s+|the\s+|show\s+(?:me\s+)?the\s+)?cheapest\b"
+    r"|最便宜的\s*(?:显卡|卡|gpu))",
     re.IGNORECASE,
 )
 

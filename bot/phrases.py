@@ -324,7 +324,7 @@ HELP = Catalog(
             "用一句话描述任务，例如：“{example}”：模型或大小、方法（全参、LoRA、QLoRA）、"
             "上下文、数据集 token 数和轮数，也可以加上显卡（“单卡4090”）、预算或期限。\n"
             "然后在同一个帖子里追问：“上下文改成8k呢？”、“换成2张4090呢？”、“rank 64”、"
-            "“开启梯度检查点”、“cheapest under $20?”、“compare h100 and a100”、"
+            "“开启梯度检查点”、“最便宜的卡，$20以内？”、“compare h100 and a100”、"
             "“config axolotl”（运行它的文件）、“撤销”，或者“重来”重新开始。",
         ),
         # Run configs (bot/run_configs.py).
@@ -599,7 +599,7 @@ def managed_line(
 
 # What-if buttons and suggested follow-ups. A Chinese follow-up must read back as the same change
 # (tests/test_language.py parses both), so its Chinese uses only forms the parser knows; "cheapest
-# …" stays as it is: a conversation intent, not a parsed change.
+# …" is a conversation intent (bot/followups.py reads it in both languages), not a parsed change.
 BUTTONS = Catalog(
     {
         "context.label": Entry("{context} context", "{context} 上下文"),
@@ -613,12 +613,12 @@ BUTTONS = Catalog(
         "checkpointing.label": Entry("Checkpointing on", "开启检查点"),
         "checkpointing.text": Entry("with gradient checkpointing", "开启梯度检查点"),
         "cheapest.label": Entry("Cheapest card", "最便宜的卡"),
-        "cheapest.text": Entry("cheapest card?", "cheapest card?"),
+        "cheapest.text": Entry("cheapest card?", "最便宜的卡？"),
         "config.label": Entry("Get the config", "获取配置"),
-        "config.text": Entry("config", "config"),
+        "config.text": Entry("config", "生成配置"),
         "on_one.text": Entry("and on an {card}?", "换成一张{card}呢？"),
         "on_many.text": Entry("and on {count}x{card}?", "换成{count}张{card}呢？"),
-        "budget.text": Entry("cheapest under ${budget:,}?", "cheapest under ${budget:,}?"),
+        "budget.text": Entry("cheapest under ${budget:,}?", "最便宜的卡，${budget:,}以内？"),
         "undo.text": Entry("undo", "撤销"),
     }
 )

@@ -76,7 +76,7 @@ def estimate_of_kind(memory: MemoryEstimate, metric: MeasuredMetric) -> float:
 
 def anchored(job: ResolvedJob) -> ResolvedJob:
     """The job with its memory_scale decided from the user's measurement (module docstring);
-    make_plan calls it for a job that `needs_anchoring`."""
+    planned_job (planner/planner.py) calls it for a job that `needs_anchoring`."""
     memory = estimate_memory(job)
     if job.measured_metric == "oom":
         card = read_requested_card(job).gpu
@@ -95,7 +95,7 @@ def anchored(job: ResolvedJob) -> ResolvedJob:
     else:
         ratio = measured / estimated
     scale = min(MAX_SCALE, max(MIN_SCALE, ratio))
-    metric = job.measured_metric or "unknown"
+    metric = REPORTS(f"metric.{job.measured_metric or 'unknown'}")
     said = REPORTS("anchored", measured=measured, metric=metric, estimated=estimated, scale=scale)
     if scale != ratio:
         said = REPORTS("anchored_capped", anchored=said, ratio=ratio)

@@ -1133,7 +1133,7 @@ REPORTS = Catalog(
             "weights need resident ({setup}): did you mean {guess}? Say the method or model, or "
             "'it really peaked at {measured:g} GiB' to use it as is.",
             "你测得 {measured:.1f} GiB，比这个任务 {model} 的权重常驻所需的 {weights:.1f} GiB 还少"
-            "（{setup}）：是不是{guess}？请说明方法或模型；若确实如此，请说「it really peaked at "
+            "（{setup}）：是不是{guess}？请说明方法或模型；若确实如此，请说「确实，实测峰值 "
             "{measured:g} GiB」按原值使用。",
         ),
         "guess.smaller": Entry("a smaller model", "更小的模型"),
@@ -1155,9 +1155,14 @@ REPORTS = Catalog(
         "anchored": Entry(
             "re-anchored on your measured {measured:.1f} GiB ({metric} metric) against our "
             "{estimated:.1f} GiB: every estimate here and in what-ifs is scaled ×{scale:.2f}",
-            "已按你实测的 {measured:.1f} GiB（{metric} 口径）重新校准，我们的估算为 "
+            "已按你实测的 {measured:.1f} GiB（口径：{metric}）重新校准，我们的估算为 "
             "{estimated:.1f} GiB：这里和后续假设中的每个估算都按 ×{scale:.2f} 缩放",
         ),
+        # How the peak was read (JobSpec.measured_metric), inside "anchored".
+        "metric.allocated": Entry("allocated", "torch 已分配显存"),
+        "metric.reserved": Entry("reserved", "torch 已预留显存"),
+        "metric.nvidia-smi": Entry("nvidia-smi", "nvidia-smi"),
+        "metric.unknown": Entry("unknown", "未说明"),
         "anchored_capped": Entry(
             "{anchored} (capped: ×{ratio:.2f} is more likely another job than our error)",
             "{anchored}（已封顶：×{ratio:.2f} 更可能是另一个任务，而不是我们的误差）",
@@ -1168,7 +1173,7 @@ REPORTS = Catalog(
             "differed, or 'it really peaked at {measured:g} GiB' to re-anchor on it.",
             "你测得 {measured:.1f} GiB，而这个任务估计为 {estimated:.1f} GiB（×{ratio:.2f}）："
             "是同一个任务吗（模型、方法、上下文、批大小）？请说明哪里不同；若确实如此，请说"
-            "「it really peaked at {measured:g} GiB」按它重新校准。",
+            "「确实，实测峰值 {measured:g} GiB」按它重新校准。",
         ),
     }
 )

@@ -36,6 +36,8 @@ def test_reset_with_and_without_a_new_question() -> None:
 def test_cheapest_leaves_the_budget_to_the_parser() -> None:
     assert read_intent("cheapest under $20?") == Cheapest(text="cheapest under $20?")
     assert read_intent("what's the cheapest card?") == Cheapest(text="what's the cheapest card?")
+    # The Chinese of the cheapest-card button and the budget hint (bot/phrases.py BUTTONS).
+    assert read_intent("最便宜的卡，$20以内？") == Cheapest(text="最便宜的卡，$20以内？")
 
 
 def test_a_comparison_of_cards_only_is_a_card_comparison() -> None:

@@ -198,6 +198,29 @@ def test_a_chinese_budget_question_is_answered_in_chinese(follow_up: str, expect
     assert not re.search(r"\b(cheapest|meets|budget)\b", reply.verdict)
 
 
+def test_the_cheapest_button_and_budget_hint_move_a_chinese_thread_as_in_english() -> None:
+    """Their Chinese texts are the same intent as their English, answered in Chinese."""
+    english_hint = phrases.budget_hint(20)
+    for english in (phrases.CHEAPEST_BUTTON[1], english_hint):
+        moved = {}
+        for text in (english, english.to("zh")):
+            conversation = Conversation(MemoryStore(), limit_rate=False)
+            key = ThreadKey(platform="test", thread="cheapest")
+            conversation.handle(key, "13B QLoRA 在4090上训练，4k 上下文，2000万 token 3 轮")
+            reply = conversation.respond(key, text)
+            moved[text] = reply.plan.spec
+            assert (reply.reply.language == "zh") == (text != english)
+        assert _CJK.search(english.to("zh"))
+        assert len(set(map(repr, moved.values()))) == 1
+
+
+def test_the_config_button_asks_for_the_files_in_chinese() -> None:
+    from bot.run_configs import ConfigRequest, read_config_request
+
+    chinese = phrases.CONFIG_BUTTON[1].to("zh")
+    assert _CJK.search(chinese) and read_config_request(chinese) == ConfigRequest(None)
+
+
 @pytest.mark.parametrize(
     "question",
     [

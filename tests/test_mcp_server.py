@@ -28,14 +28,12 @@ ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "13B QLoRA, 4k ctx, 20M tokens x3"
 TOKEN = "test-token-not-secret"
 TOOLS = {"plan", "solve", "compare", "prices", "models", "explain", "config"}
+# Settings of ours a developer's shell may hold: the server and `ask` run without them.
+OUR_SETTINGS = ("GPUPLAN_", "SLACK_", "DISCORD_")
 
 
 def _env(state_dir: Path, **extra: str) -> dict[str, str]:
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if not name.startswith(("GPUPLAN_", "SLACK_", "DISCORD_"))
-    }
+    env = {name: value for name, value in os.environ.items() if not name.startswith(OUR_SETTINGS)}
     return env | {"GPUPLAN_STATE_DIR": str(state_dir), "PYTHONPATH": str(ROOT), **extra}
 
 
@@ -49,7 +47,7 @@ def _text(result) -> str:
 def _ask_json(state_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> dict:
     """`gpuplan ask --json QUESTION`'s document, run in this process with the server's
     environment (tests/test_cli_imports.py and test_perf_commands.py start the real command)."""
-    for name in [n for n in os.environ if n.startswith(("GPUPLAN_", "SLACK_", "DISCORD_"))]:
+    for name in [n for n in os.environ if n.startswith(OUR_SETTINGS)]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("GPUPLAN_STATE_DIR", str(state_dir))
     capsys.readouterr()

@@ -82,7 +82,9 @@ def test_a_power_is_read_as_its_value(text: str, field: str, value: int) -> None
     assert parse(text).fields[field] == value
 
 
-@pytest.mark.parametrize("text", ["7b 10^30 ctx", "7b lora 10**30 tokens", "13b 9^99 ctx"])
+@pytest.mark.parametrize(
+    "text", ["7b 10^30 ctx", "7b lora 10**30 tokens", "13b 9^99 ctx", "7b 2^99999 ctx"]
+)
 def test_a_power_too_big_to_plan_is_refused_not_truncated(text: str) -> None:
     result = parse(text)
     assert result.error is None

@@ -3,6 +3,8 @@ estimate, is asked about, not applied; a measured scale never shrinks weights be
 
 from __future__ import annotations
 
+import pytest
+
 from bot.conversation import Conversation
 from bot.state.threads import MemoryStore
 from bot.threads import ThreadKey
@@ -28,12 +30,27 @@ def test_a_peak_below_the_weights_is_asked_about_not_applied() -> None:
     assert first.plan.spec.memory_scale is None
 
 
-def test_a_peak_far_from_the_estimate_is_asked_then_applied_when_insisted() -> None:
+@pytest.mark.parametrize(
+    ("job", "report", "asks", "insists"),
+    [
+        ("qwen3 14b qlora 4k ctx", "it peaked at 70 GiB", "same job", "it really peaked at 70 GiB"),
+        # A Chinese thread is told to insist in words it reads, and they apply the peak.
+        (
+            "qwen3 14b qlora 4k 上下文",
+            "实测峰值 70 GiB",
+            "「确实，实测峰值 70 GiB」",
+            "确实，实测峰值 70 GiB",
+        ),
+    ],
+)
+def test_a_peak_far_from_the_estimate_is_asked_then_applied_when_insisted(
+    job: str, report: str, asks: str, insists: str
+) -> None:
     conversation = Conversation(MemoryStore(), limit_rate=False)
-    conversation.respond(_key(), "qwen3 14b qlora 4k ctx")
-    asked = conversation.respond(_key(), "it peaked at 70 GiB")
-    assert asked.reply.kind == "clarify" and "same job" in asked.reply.body
-    applied = conversation.respond(_key(), "it really peaked at 70 GiB")
+    conversation.respond(_key(), job)
+    asked = conversation.respond(_key(), report)
+    assert asked.reply.kind == "clarify" and asks in asked.reply.body
+    applied = conversation.respond(_key(), insists)
     assert applied.plan.spec.memory_scale is not None and applied.plan.spec.memory_scale > 2
 
 

@@ -232,6 +232,11 @@ def test_a_re_anchored_job_says_so_in_chinese() -> None:
     ).reply
     anchored = [line for line in reply.assumptions if "校准" in line]
     assert anchored and not any("re-anchored" in line for line in reply.assumptions)
+    # A peak that does not say how it was read names its metric in Chinese too.
+    conversation, key = _thread()
+    reply = conversation.respond(key, "llama 3 8b qlora 4k 上下文，实测峰值 12 GiB").reply
+    (anchored,) = [line for line in reply.assumptions if "校准" in line]
+    assert "口径：未说明" in anchored and "unknown" not in anchored
 
 
 def test_what_the_reader_set_aside_is_said_in_chinese() -> None:

@@ -52,7 +52,7 @@ def whole(value: float) -> int | float:
 # "2^13", "2**13": a power is read as its value. A tower ("9**9**9") is never evaluated, and a
 # power too big to plan with is set aside with a note, never truncated ("10^30 ctx" is not 30).
 _POWER = lazy_pattern(
-    r"(?<![\d.])(?P<base>\d{1,6}(?:\.\d{1,4})?)\s?(?:\^|\*\*)\s?(?P<exp>\d{1,4})(?![\d.])"
+    r"(?<![\d.])(?P<base>\d{1,6}(?:\.\d{1,4})?)\s?(?:\^|\*\*)\s?(?P<exp>\d{1,20})(?![\d.])"
     r"(?P<tower>(?:\s?(?:\^|\*\*)\s?\d{1,20}(?:\.\d{1,8})?){1,50})?"
 )
 
