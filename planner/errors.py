@@ -33,6 +33,7 @@ FIELD_LABELS = Catalog(
         "cpu_offload": Entry("CPU offload", "CPU 卸载"),
         "activation_offloading": Entry("activation offloading", "激活卸载"),
         "tiled_mlp": Entry("tiled MLP", "MLP 分块计算"),
+        "fsdp_version": Entry("FSDP version", "FSDP 版本"),
         "framework": Entry("stack", "训练框架"),
         "framework_version": Entry("framework version", "框架版本"),
         "gpu": Entry("card", "显卡"),

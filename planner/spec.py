@@ -182,6 +182,14 @@ class JobSpec(BaseModel):
         description="the MLP runs tiled along the sequence, saving only its input (ALST's "
         "TiledMLP: ArcticTraining's tiled_mlp_compute); null = off",
     )
+    fsdp_version: int | None = Field(
+        None,
+        ge=1,
+        le=2,
+        description="FSDP implementation under sharding fsdp: 1 (FlatParameter FSDP) or 2 "
+        "(PyTorch's per-parameter fully_shard; axolotl's fsdp_version: 2); null = the stack's "
+        "default",
+    )
     framework: Framework | None = None
     framework_version: str | None = Field(
         None,

@@ -106,6 +106,7 @@ class ResolvedJob(PostTrainingFields):
     cpu_offload: bool
     activation_offloading: bool
     tiled_mlp: bool
+    fsdp_version: int  # 2: PyTorch's fully_shard (planner.resolve.defaults._fsdp_version)
     framework: Framework
     framework_version: str | None  # None: a stack whose release number is not recorded
     gpu: str | None

@@ -50,6 +50,9 @@ _VERSION_AFTER = lazy_pattern(
     r"\s?(?:==|>=|~=|@|\sv|v|\sversion\s)?\s?(?P<v>\d{1,4}(?:\.\d{1,4}){1,3})(?![\d.])"
 )
 
+# The FSDP implementation: "fsdp2", "FSDP-2", "fsdp_version: 2" (axolotl's and Accelerate's key).
+_FSDP_VERSION = lazy_pattern(r"(?<![a-z])fsdp(?:_version\s?[=:]?\s?|[-_]?v?)(?P<v>[12])(?![\d.])")
+
 # A word every spelling in each table contains.
 _SHARDING_WORDS = ("zero", "z1", "z2", "z3", "stage", "fsdp", "ddp", "parallel", "device")
 _SHARDING_WORDS += ("pipeline",)
@@ -68,6 +71,8 @@ _UNPROFILED = [(lazy_pattern(pattern), name, near) for pattern, name, near in _U
 
 
 def read_distributed(r: Reading) -> None:
+    if "fsdp" in r.text and (m := _FSDP_VERSION.search(r.text)):
+        r.put("fsdp_version", int(m.group("v")))
     r.put_spellings("sharding", _SHARDING_WORDS, _SHARDING)
     if any(word in r.text for word in _FRAMEWORK_WORDS):
         for pattern, value in _FRAMEWORKS:

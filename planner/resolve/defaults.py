@@ -74,6 +74,15 @@ def _card_without_bf16(name: str | None) -> str | None:
     return match.gpu.name
 
 
+def _fsdp_version(spec: JobSpec, framework: Framework, version: str | None) -> int:
+    """The FSDP implementation a job sharded with FSDP runs: the job's, else the stack's default
+    for its release (the `fsdp_version` fact of planner/data/stack-*.json), else 1."""
+    if spec.fsdp_version is not None:
+        return spec.fsdp_version
+    fact = stack_fact(framework, "fsdp_version", version)
+    return int(fact.value) if fact is not None else 1
+
+
 def _activation_offloading(
     spec: JobSpec, framework: Framework, checkpointing: bool, said: list[str]
 ) -> bool:
@@ -566,6 +575,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None) -> ResolvedJob:
         cpu_offload=cpu_offload,
         activation_offloading=activation_offloading,
         tiled_mlp=bool(spec.tiled_mlp),
+        fsdp_version=_fsdp_version(spec, framework, version),
         framework=framework,
         framework_version=version,
         gpu=spec.gpu,

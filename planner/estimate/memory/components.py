@@ -91,6 +91,8 @@ class Job:
     experts_adapted: bool = False
     # The quantised fused experts are dequantised a whole layer at a time (`dequant_buffer_bytes`).
     experts_dequantised_per_layer: bool = False
+    # Sharded by PyTorch's FSDP2 (fully_shard) rather than FSDP1 (placement.loading_floor_bytes).
+    fsdp2: bool = False
     train_vision_tower: bool = False
     images_per_micro_batch: float = 0.0
 

@@ -12,7 +12,7 @@ from planner.catalog.models import ModelArch
 from planner.catalog.stacks import stack_fact
 from planner.estimate.memory import components as comp
 from planner.estimate.memory.host import host_ram_bytes
-from planner.estimate.memory.placement import Components, per_gpu
+from planner.estimate.memory.placement import Components, loading_floor_bytes, per_gpu
 from planner.estimate.memory.profiles import (
     CUDA_CONTEXT_GIB,
     GIB,
@@ -92,13 +92,16 @@ GRADIENTS_FREED_SHARDINGS = (Sharding.none, Sharding.fsdp, Sharding.device_map)
 def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.Job:
     """The fields the components read, from a resolved job laid out on `num_gpus` GPUs by
     `sharding`. A bf16 full fine-tune under FSDP in a stack that upcasts trained parameters (HF
-    Trainer via Accelerate) is mixed precision: fp32 shards, bf16 gathers."""
+    Trainer via Accelerate) is mixed precision: fp32 shards, bf16 gathers; under FSDP2 a stack
+    that shards the loaded dtype (axolotl: `fsdp2_keeps_param_dtype`) keeps bf16 shards."""
     profile = PROFILES[job.framework]
+    fsdp2 = sharding is Sharding.fsdp and job.fsdp_version == 2
     # FP8 training keeps bf16 weights, gradients and optimizer state (only GEMMs run in FP8).
     precision = Precision.bf16 if job.precision is Precision.fp8 else job.precision
     if (
         sharding is Sharding.fsdp
         and profile.fsdp_upcasts_trainable_fp32
+        and not (fsdp2 and profile.fsdp2_keeps_param_dtype)
         and job.method is Method.full
         and precision is Precision.bf16
     ):
@@ -123,6 +126,7 @@ def component_job(job: ResolvedJob, num_gpus: int, sharding: Sharding) -> comp.J
         sharding=sharding,
         offload_activations=job.activation_offloading,
         tiled_mlp=job.tiled_mlp,
+        fsdp2=fsdp2,
         **_post_training_fields(job, num_gpus),
         **_switch_fields(job),
     )
@@ -263,7 +267,8 @@ def peak_bytes(
         (mid-backward) and the optimizer step's scratch;
     reserved = allocated + the allocator's slack on the per-step tensors (activations, logits),
         larger when batches vary in length (no packing, or packed rows that close below the
-        cap: comp.allocator_slack_fraction);
+        cap: comp.allocator_slack_fraction), and never below what loading left in the pool
+        (`loading_floor_bytes`: FSDP2 sharding a QLoRA model loaded whole on every GPU);
     required (≈ nvidia-smi) = reserved + CUDA context (+ NCCL buffers when GPUs talk).
     On a card of `card_gib` a loss that sizes itself from free memory takes its share of it
     (`_card_sized_loss`). A job re-anchored on a user's measured peak has every component × its
@@ -289,7 +294,8 @@ def peak_bytes(
         update, generating = share.asleep_in_update(), share.generating_phase(kept).allocated
     allocated = max(update.allocated, generating)
     per_step = update.activations + max(slack_logits, update.logits - update.logits_overlap)
-    reserved = max(update.allocated + slack * per_step, generating)
+    loading = loading_floor_bytes(job.arch, cjob, num_gpus)
+    reserved = max(update.allocated + slack * per_step, generating, loading)
     splits_state = sharding not in (Sharding.none, Sharding.ddp)
     paged_share = paged / num_gpus if splits_state else paged
     return Peak(share, allocated, reserved, reserved + context, paged_share, generating)

@@ -286,6 +286,24 @@ def policy_share(
     return replace(share, optimizer=0.0, step_scratch=0.0)
 
 
+def loading_floor_bytes(arch: ModelArch, job: comp.Job, num_gpus: int) -> float:
+    """What a rank holds while FSDP2 shards a QLoRA model its stack loaded whole onto every GPU
+    (`FrameworkProfile.fsdp2_qlora_loads_whole_model`): the whole quantised model as loaded
+    (`comp.weights_bytes`, less the dequantisation buffers that exist only in a matmul) and its
+    1/n shard beside it (torch 2.13 _fsdp_param.py `_init_sharded_param` copies each shard into
+    a new_zeros tensor). The caching allocator keeps those blocks for training to reuse, so the
+    reserved pool does not fall below this figure; 0 where nothing is loaded whole."""
+    if not (
+        job.fsdp2
+        and job.method is Method.qlora
+        and job.profile.fsdp2_qlora_loads_whole_model
+        and num_gpus > 1
+    ):
+        return 0.0
+    whole = comp.weights_bytes(arch, job) - comp.dequant_buffer_bytes(arch, job)
+    return whole * (1 + 1 / num_gpus)
+
+
 def expert_parallel_split(arch: ModelArch, job: comp.Job, c: Components) -> Components:
     """Expert parallelism: each rank of an EP group holds 1/EP of every MoE layer's routed
     experts, with their gradients and optimizer state (architectures-2026.md §2.6); the rest

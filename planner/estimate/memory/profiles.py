@@ -129,6 +129,19 @@ class FrameworkProfile:
         measured LoRA rows). HF-based stacks load the base in the compute dtype when bf16 is set
         (LLaMA-Factory/axolotl/ms-swift `torch_dtype`, TRL's model_init_kwargs) and PEFT upcasts
         only the adapters, so their frozen base stays 16-bit.
+    fsdp2_keeps_param_dtype: under FSDP2 the trained parameters are sharded in the dtype they
+        were loaded in (bf16), with no fp32 upcast: axolotl's own fsdp2_prepare_model (axolotl
+        0.19 monkeypatch/accelerate/fsdp2.py, which replaces Accelerate's) upcasts nothing and
+        passes MixedPrecisionPolicy() (no casts) unless fsdp_config.mixed_precision_policy is
+        set. Accelerate's fsdp2_prepare_model (1.16, utils/fsdp_utils.py) upcasts trainable
+        parameters to fp32 when mixed precision is on, as its FSDP1 path does
+        (`fsdp_upcasts_trainable_fp32`).
+    fsdp2_qlora_loads_whole_model: a QLoRA job under FSDP2 loads the whole quantised model onto
+        every rank's GPU before fully_shard shards it: axolotl 0.19 loaders/model.py sets
+        device_map {"": LOCAL_RANK} for QLoRA with FSDP, and fsdp2_prepare_model keeps bitsandbytes
+        models off the meta device ("bypassing the move to meta will still cause the VRAM
+        spike") while `original_sd = model.state_dict()`, taken before fully_shard, holds every
+        unsharded tensor until it returns (`placement.loading_floor_bytes`).
     packed_rows_one_length: packing pads every packed row to the cap, so each step allocates the
         same shapes and the caching allocator reuses its blocks (ALLOCATOR_SLACK_PACKED); False
         where packed rows close below the cap and are not padded to it, so their length varies
@@ -159,6 +172,8 @@ class FrameworkProfile:
     trl_preference_log_probs: bool = False
     loss_sized_by_free_memory: bool = False
     packed_rows_one_length: bool = True
+    fsdp2_keeps_param_dtype: bool = False
+    fsdp2_qlora_loads_whole_model: bool = False
 
 
 HF = FrameworkProfile(
@@ -230,6 +245,8 @@ PROFILES: dict[Framework, FrameworkProfile] = {
         # sample_packing sets pad_to_sequence_len: true when unset, "to prevent memory leaks"
         # (axolotl 0.19 utils/schemas/validation.py hint_sample_packing_padding).
         packed_rows_one_length=True,
+        fsdp2_keeps_param_dtype=True,
+        fsdp2_qlora_loads_whole_model=True,
     ),
     Framework.llama_factory: replace(
         HF,
