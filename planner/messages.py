@@ -680,6 +680,10 @@ PARSING = Catalog(
             "{gpu_hours} GPU-hours on {gpus} GPUs read as a {hours}-hour deadline",
             "{gpus} 张GPU上的 {gpu_hours} GPU小时按 {hours} 小时期限计",
         ),
+        "day_hours": Entry(
+            "{days} days × {per_day} hours read as a {hours}-hour deadline",
+            "{days} 天 × {per_day} 小时按 {hours} 小时期限计",
+        ),
         "nodes_total": Entry(
             "{nodes} nodes × {per_node} GPUs each: {total} GPUs in total",
             "{nodes} 台机器 × 每台 {per_node} 张GPU：共 {total} 张",
@@ -1163,6 +1167,7 @@ REPORTS = Catalog(
         "metric.reserved": Entry("reserved", "torch 已预留显存"),
         "metric.nvidia-smi": Entry("nvidia-smi", "nvidia-smi"),
         "metric.unknown": Entry("unknown", "未说明"),
+        "metric.oom": Entry("out of memory", "显存不足（OOM）"),
         "anchored_capped": Entry(
             "{anchored} (capped: ×{ratio:.2f} is more likely another job than our error)",
             "{anchored}（已封顶：×{ratio:.2f} 更可能是另一个任务，而不是我们的误差）",
