@@ -482,6 +482,7 @@ LAYOUTS = {
 NO_CARD_HOLDS_IT = VERDICT("no_card_holds_it")
 # The words of enumerated JobSpec values (see `value_word`).
 _VALUE_WORDS: dict[str, dict[str, Said]] = {
+    "method": METHOD_LABELS,
     "sharding": LAYOUTS,
     "measured_metric": {
         metric: REPORTS(f"metric.{metric}")

@@ -133,6 +133,8 @@ def test_change_lines_say_layouts_in_words_in_chinese_and_raw_in_english() -> No
     assert line == "sharding: none → fsdp"
     assert isinstance(line, Said)
     assert line.to("zh") == "多卡切分：不切分（每张GPU放整个任务） → FSDP（模型切分到各张GPU）"
+    method = change_line("method", "lora", "full")
+    assert method == "method: lora → full" and method.to("zh") == "方法：LoRA → 全参微调"
     metric = change_line("measured_metric", None, "nvidia-smi")
     assert metric == "measured as: default → nvidia-smi"
     assert isinstance(metric, Said) and "unknown" not in change_line(
