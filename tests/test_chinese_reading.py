@@ -70,6 +70,15 @@ def test_days_times_hours_already_spent_is_not_a_deadline() -> None:
 
 
 @pytest.mark.parametrize(
+    ("chinese", "english"), [("跑3天", "for 3 days"), ("训练 12 小时", "for 12 hours")]
+)
+def test_running_for_a_time_is_a_deadline_in_either_language(chinese: str, english: str) -> None:
+    zh, en = _fields(f"llama 8b lora 4090 {chinese}"), _fields(f"llama 8b lora 4090 {english}")
+    assert zh["deadline_hours"] == en["deadline_hours"]
+    assert "deadline_hours" not in _fields("llama 8b lora 4090 跑了3天")
+
+
+@pytest.mark.parametrize(
     "text", ["OOM 了", "4090上OOM了", "在 4090 上 oom 了", "爆显存了", "显存不够", "显存炸了"]
 )
 def test_chinese_oom_reports_are_read(text: str) -> None:

@@ -26,7 +26,7 @@ _BUDGET = lazy_pattern(
 _UNIT_TIME = r"(?P<unit>hours?|hrs?|h|days?|d|weeks?|wk|minutes?|mins?|小时|天|周)"
 _DEADLINE = lazy_pattern(
     r"(?:by|in|within|under|less\sthan|before|max(?:imum)?|deadline\s?(?:of|is|:)?|at\smost|only\s"
-    r"have|have|for|要在|需要在|不能超过|不超过|最多|限时)\s?(?:about\s|~)?(?P<num>"
+    r"have|have|for|要在|需要在|不能超过|不超过|最多|限时|跑|训练)\s?(?:about\s|~)?(?P<num>"
     + NUM
     + r"|a|an)\s?"
     + _UNIT_TIME
@@ -36,7 +36,8 @@ _DEADLINE = lazy_pattern(
     r"max(?![a-z])|or\sless)"
 )
 # A number (or "a", "an") then the first letter of a unit: part of every _DEADLINE match.
-# "ran for 48 hours", "it took 6 days": time already spent, not a deadline.
+# "ran for 48 hours", "it took 6 days", "跑了3天": time already spent, not a deadline ("跑3天", "for
+# 3 days" with nothing spent before them are the time the run may take).
 _SPENT = lazy_pattern(
     r"(?:took|ran|run|running|trained|training|been|spent|last\stime|lasted|跑了|用了|花了|训练了)"
     r"\W{0,3}(?:\w+\s){0,3}$"
