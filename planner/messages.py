@@ -612,10 +612,6 @@ PARSING = Catalog(
             "{base} to the power {exponent} is too large a number to plan with",
             "{base} 的 {exponent} 次方太大，无法用来规划",
         ),
-        "note.gpu_hours_lead": Entry(
-            "{lead} before GPU hours read as days × hours",
-            "GPU 小时前的 {lead} 按天数 × 小时数读取",
-        ),
         "note.two_bit": Entry(
             "2-bit training is not planned; read as 4-bit", "不规划 2 位训练；按 4 位读取"
         ),

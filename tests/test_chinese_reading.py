@@ -65,6 +65,12 @@ def test_days_times_hours_is_a_deadline(text: str) -> None:
     assert any(note.to("zh") == "3 天 × 24 小时按 72 小时期限计" for note in said)
 
 
+def test_days_times_hours_times_gpus_is_a_deadline_on_that_many_gpus() -> None:
+    """phrasing.md's "5x24x8 A100(40G) GPU hours": days × hours × GPUs."""
+    fields = _fields("llama 8b lora 5x24x8 A100(40G) GPU hours")
+    assert (fields["deadline_hours"], fields["num_gpus"], fields["gpu"]) == (120, 8, "A100 40GB")
+
+
 def test_days_times_hours_already_spent_is_not_a_deadline() -> None:
     assert "deadline_hours" not in _fields("llama 8b lora 4090 跑了3天x24小时")
 
