@@ -53,6 +53,8 @@ _DAY_HOURS = lazy_pattern(
     r"(?<![\d.])(?P<days>\d{1,3}(?:\.\d{1,2})?)\s?(?:天|days?|d)\s?[x*]\s?(?P<per_day>\d{1,2})"
     r"(?![\d.])\s?(?:个\s?)?(?:gpu[-\s]?)?(?:hours?|hrs?|h|小时)(?![a-z])"
 )
+# A day count and its "x": part of every _DAY_HOURS match.
+_DAY_HOURS_HINT = lazy_pattern(r"\d\s?(?:天|days?|d)\s?[x*]")
 _DEADLINE_HINT = lazy_pattern(r"[\dan]\s?[hdwm小天周]")
 _NAMED_SPELLINGS = {
     r"by\s(?:tomorrow|tmr|tmrw)|明天": (24, "by tomorrow read as within 24 hours"),
@@ -86,7 +88,7 @@ def read_speed(r: Reading) -> None:
 
 def read_gpu_hours(r: Reading) -> None:
     """Before the GPU reader, so "200 GPU-hours" is never 200 GPUs."""
-    for m in r.matches_at_numbers(_DAY_HOURS, needs=("x", "*")):
+    for m in r.matches_when(_DAY_HOURS_HINT, _DAY_HOURS):
         if _SPENT.search(r.text, max(0, m.start() - 30), m.start()):
             continue
         days = r.number(m, "days", "The days")
