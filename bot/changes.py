@@ -29,7 +29,8 @@ class PlanChanges:
     headline: tuple[str, Option | None, Option | None] | None = None  # (label, before, after)
 
     def lines(self) -> list[str]:
-        """Plain sentences, e.g. "context: 4096 → 8192"; raw values so a reader can search them."""
+        """Plain sentences, e.g. "context: 4096 → 8192"; raw values so a reader can search them
+        (in Chinese, enumerated values in the catalogs' words: 多卡切分：不切分… → FSDP…)."""
         out = [change_line(name, before, after) for name, (before, after) in self.spec.items()]
         if self.required_gib is not None:
             before_gib, after_gib = self.required_gib
@@ -51,7 +52,7 @@ class PlanChanges:
 
 def change_line(name: str, before: Any, after: Any) -> str:
     """One changed JobSpec field as the answer says it: "context length: 4096 → 8192"."""
-    return phrases.field_changed(field_label(name), _value(before), _value(after))
+    return phrases.field_changed(field_label(name), _value(name, before), _value(name, after))
 
 
 def diff_plans(before: Plan, after: Plan) -> PlanChanges:
@@ -125,7 +126,7 @@ def _card(option: Option | None) -> tuple[str, int] | None:
     return (option.gpu, option.count) if option else None
 
 
-def _value(value: Any) -> str:
+def _value(name: str, value: Any) -> str:
     if value is None:
         return phrases.DEFAULT_VALUE
     if isinstance(value, bool):
@@ -134,4 +135,5 @@ def _value(value: Any) -> str:
         return str(int(value)) if value.is_integer() else f"{value:g}"
     if isinstance(value, list):
         return ",".join(map(str, value))
-    return str(value)
+    word = phrases.value_word(name, value) if isinstance(value, str) else None
+    return word if word is not None else str(value)

@@ -1,4 +1,5 @@
-"""Reading a message in a thread: the intents the conversation owns (help, undo, new, cheapest)
+"""Reading a message in a thread: the intents the conversation owns (help, undo, new, cheapest,
+each in English and Chinese)
 and, for everything else, the parser's fields as a patch onto the thread's last job."""
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ class Reported:
 Intent = Help | Undo | Reset | Cheapest | Question | Reported
 
 _HELP = lazy_pattern(
-    r"^\s*[/!]?(?:help|\?+|commands|how (?:does|do) (?:this|you|i use this) work)\s*[?!.]*\s*$",
+    r"^\s*[/!]?(?:help|\?+|commands|how (?:does|do) (?:this|you|i use this) work|帮助|求助|"
+    r"使用说明|说明|命令|怎么用|如何使用)\s*[?!.？！。]*\s*$",
     re.IGNORECASE,
 )
 # Chinese verbs act exactly as their English: 撤销/撤回 (undo), 重来/重新开始/新问题 (new).

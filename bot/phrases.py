@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from bot import format as fmt
 from planner.errors import field_label
+from planner.messages import REPORTS
 from planner.parsing.assemble import EXAMPLE
 from planner.words import Catalog, Entry, Listing, Said
 
@@ -80,6 +81,13 @@ CONVERSATION = Catalog(
             "读不懂其中的“{shown}”，所以任务没变。请换个说法，例如：“上下文改成8k呢？”"
             "或“换成2张4090呢？”。",
         ),
+        # Our own notes on what was set aside (catalog sentences, not the asker's words).
+        "unread_change.noted": Entry(
+            "The job is unchanged: {notes}. Rephrase the change, e.g. “what if 8k ctx?” or "
+            "“and 2 epochs?”.",
+            "任务没变：{notes}。请换个说法，例如：“上下文改成8k呢？”或“换成2张4090呢？”。",
+        ),
+        "unread_change.also": Entry("{body} Also: {notes}.", "{body}另外：{notes}。"),
         "nothing_to_undo.title": Entry("Nothing to undo", "没有可撤销的修改"),
         "nothing_to_undo.body": Entry(
             "This is the thread's first job as asked.", "这是本帖最初问的任务，没有可撤销的修改。"
@@ -277,8 +285,17 @@ def rate_limited(wait_text: str) -> Message:
 
 
 def unread_change(unread: Sequence[str]) -> Message:
-    shown = Listing(unread, en_sep="”, “", zh_sep="”、“")
-    return Message(_say("what_change.title"), _say("unread_change.body", shown=shown))
+    """Why a what-if changed nothing: the asker's words we could not read, quoted, and our own
+    notes (catalog sentences such as "a tower of powers is set aside") said as notes."""
+    words = [part for part in unread if not isinstance(part, Said)]
+    notes = Listing([part for part in unread if isinstance(part, Said)], en_sep="; ", zh_sep="；")
+    if not words:
+        return Message(_say("what_change.title"), _say("unread_change.noted", notes=notes))
+    shown = Listing(words, en_sep="”, “", zh_sep="”、“")
+    body = _say("unread_change.body", shown=shown)
+    if notes:
+        body = _say("unread_change.also", body=body, notes=notes)
+    return Message(_say("what_change.title"), body)
 
 
 def nothing_cheaper(within_budget: bool) -> Message:
@@ -324,7 +341,7 @@ HELP = Catalog(
             "用一句话描述任务，例如：“{example}”：模型或大小、方法（全参、LoRA、QLoRA）、"
             "上下文、数据集 token 数和轮数，也可以加上显卡（“单卡4090”）、预算或期限。\n"
             "然后在同一个帖子里追问：“上下文改成8k呢？”、“换成2张4090呢？”、“rank 64”、"
-            "“开启梯度检查点”、“最便宜的卡，$20以内？”、“compare h100 and a100”、"
+            "“开启梯度检查点”、“最便宜的卡，$20以内？”、“比较 h100 和 a100”、"
             "“config axolotl”（运行它的文件）、“撤销”，或者“重来”重新开始。",
         ),
         # Run configs (bot/run_configs.py).
@@ -463,6 +480,15 @@ LAYOUTS = {
     key: VERDICT(f"layout.{key}") for key in ("ddp", "fsdp", "zero3", "zero2", "device_map", "none")
 }
 NO_CARD_HOLDS_IT = VERDICT("no_card_holds_it")
+# The words of enumerated JobSpec values (see `value_word`).
+_VALUE_WORDS: dict[str, dict[str, Said]] = {
+    "method": METHOD_LABELS,
+    "sharding": LAYOUTS,
+    "measured_metric": {
+        metric: REPORTS(f"metric.{metric}")
+        for metric in ("allocated", "reserved", "nvidia-smi", "unknown", "oom")
+    },
+}
 
 
 def needs(required_gib: float, low_gib: float, high_gib: float) -> str:
@@ -713,6 +739,16 @@ CHANGES = Catalog(
 
 def field_changed(label: str, before: str, after: str) -> str:
     return CHANGES("field_changed", label=label, before=before, after=after)
+
+
+def value_word(name: str, raw: str) -> str | None:
+    """A JobSpec field's value as the catalogs say it (a layout, how a peak was measured) in
+    Chinese; in English the raw value, which is what an English reader types and searches
+    ("sharding: none → fsdp"). None for values that read the same in both languages."""
+    word = _VALUE_WORDS.get(name, {}).get(raw)
+    if word is None:
+        return None
+    return Said(word.key, Entry(raw, word.entry.zh), word.values)
 
 
 def memory_changed(before_gib: float, after_gib: float) -> str:

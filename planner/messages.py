@@ -612,10 +612,6 @@ PARSING = Catalog(
             "{base} to the power {exponent} is too large a number to plan with",
             "{base} 的 {exponent} 次方太大，无法用来规划",
         ),
-        "note.gpu_hours_lead": Entry(
-            "{lead} before GPU hours read as days × hours",
-            "GPU 小时前的 {lead} 按天数 × 小时数读取",
-        ),
         "note.two_bit": Entry(
             "2-bit training is not planned; read as 4-bit", "不规划 2 位训练；按 4 位读取"
         ),
@@ -679,6 +675,10 @@ PARSING = Catalog(
         "gpu_hours": Entry(
             "{gpu_hours} GPU-hours on {gpus} GPUs read as a {hours}-hour deadline",
             "{gpus} 张GPU上的 {gpu_hours} GPU小时按 {hours} 小时期限计",
+        ),
+        "day_hours": Entry(
+            "{days} days × {per_day} hours read as a {hours}-hour deadline",
+            "{days} 天 × {per_day} 小时按 {hours} 小时期限计",
         ),
         "nodes_total": Entry(
             "{nodes} nodes × {per_node} GPUs each: {total} GPUs in total",
@@ -1163,6 +1163,7 @@ REPORTS = Catalog(
         "metric.reserved": Entry("reserved", "torch 已预留显存"),
         "metric.nvidia-smi": Entry("nvidia-smi", "nvidia-smi"),
         "metric.unknown": Entry("unknown", "未说明"),
+        "metric.oom": Entry("out of memory", "显存不足（OOM）"),
         "anchored_capped": Entry(
             "{anchored} (capped: ×{ratio:.2f} is more likely another job than our error)",
             "{anchored}（已封顶：×{ratio:.2f} 更可能是另一个任务，而不是我们的误差）",

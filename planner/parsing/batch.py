@@ -1,6 +1,7 @@
 """Micro-batch, gradient accumulation and effective batch: "batch size 4", "bs=4", "batch_size 1",
-"64 batch size", "per_device_train_batch_size 2", "micro_batch_size: 1", "grad accum 8",
-"gradient_accumulation_steps=16", "Batch size per device = 6", "global_batch_size 64".
+"64 batch size", "批次 8", "batch 开 8", "per_device_train_batch_size 2", "micro_batch_size: 1",
+"grad accum 8", "gradient_accumulation_steps=16", "Batch size per device = 6",
+"global_batch_size 64".
 
 An effective (global) batch becomes gradient accumulation once the micro-batch and GPU count are
 known: accumulation = effective ÷ (micro-batch × GPUs).
@@ -15,13 +16,14 @@ from planner.parsing.numbers import NUM
 from planner.parsing.reading import Reading
 from planner.patterns import lazy_pattern
 
-_SEP = r"\s?(?:=|:|of|is|to|设置为|设为|为|是)?\s?"
+# Chinese puts a verb between a setting and its value: "batch 开 8", "批次开到8", "批大小用 4".
+_SEP = r"\s?(?:=|:|of|is|to|设置为|设为|为|是|开到|开成|开|调到|调成|改成|改为|用)?\s?"
 _MICRO_KEYS = (
     r"(?:per_device_train_batch_size|per_device_batch_size|train_micro_batch_size_per_gpu|"
     r"micro_batch_size|micro_batch|micro_bs|microbatch(?:\ssize)?|micro\sbatch(?:\s?size)?|mbs?|"
     r"per[-\s]device\s(?:train\s)?batch\s?size|batch\s?size\sper\s(?:device|gpu)|"
     r"batch_size_training|batch_size|"
-    r"batch-size|batch\s?size|train_batch_size|bs|batch|批大小|批次大小)"
+    r"batch-size|batch\s?size|train_batch_size|bs|batch|批次?大小|批量大小|批次|批量)"
 )
 _GLOBAL_KEYS = (
     r"(?:global_batch_size|total_batch_size|effective\sbatch(?:\s?size)?|global\sbatch(?:\s?size)?|"

@@ -1,5 +1,6 @@
 """Money, time and speed: a budget ("budget $10", "under 50 dollars", "$20"), a deadline ("by
-tomorrow", "in 6 hours", "within 2 days", "5.5days内"), and a measured speed ("14k tokens/sec").
+tomorrow", "in 6 hours", "within 2 days", "5.5days内", "3天x24 GPU 小时"), and a measured speed
+("14k tokens/sec").
 
 Prices per hour ("12$/h") are not a budget; time a run took ("took 5 days") is not a deadline.
 """
@@ -25,7 +26,7 @@ _BUDGET = lazy_pattern(
 _UNIT_TIME = r"(?P<unit>hours?|hrs?|h|days?|d|weeks?|wk|minutes?|mins?|小时|天|周)"
 _DEADLINE = lazy_pattern(
     r"(?:by|in|within|under|less\sthan|before|max(?:imum)?|deadline\s?(?:of|is|:)?|at\smost|only\s"
-    r"have|have|for|要在|需要在|不能超过|不超过|最多|限时)\s?(?:about\s|~)?(?P<num>"
+    r"have|have|for|要在|需要在|不能超过|不超过|最多|限时|跑|训练)\s?(?:about\s|~)?(?P<num>"
     + NUM
     + r"|a|an)\s?"
     + _UNIT_TIME
@@ -35,15 +36,25 @@ _DEADLINE = lazy_pattern(
     r"max(?![a-z])|or\sless)"
 )
 # A number (or "a", "an") then the first letter of a unit: part of every _DEADLINE match.
-# "ran for 48 hours", "it took 6 days": time already spent, not a deadline.
+# "ran for 48 hours", "it took 6 days", "跑了3天": time already spent, not a deadline ("跑3天", "for
+# 3 days" with nothing spent before them are the time the run may take).
 _SPENT = lazy_pattern(
-    r"(?:took|ran|run|running|trained|training|been|spent|last\stime|lasted)\W{0,3}(?:\w+\s){0,3}$"
+    r"(?:took|ran|run|running|trained|training|been|spent|last\stime|lasted|跑了|用了|花了|训练了)"
+    r"\W{0,3}(?:\w+\s){0,3}$"
 )
 # "200 GPU-hours", "200个GPU小时": compute, not a wall-clock deadline until the GPUs are known.
 _GPU_HOURS = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<num>" + NUM + r")\s?(?P<k>k)?\s?(?:个\s?)?(?:[a-z0-9]{2,6}\s)?gpu[-\s]?"
     r"(?:hours?|hrs?|h|小时)(?![a-z])"
 )
+# "3天x24 GPU 小时", "3 days x 24 gpu hours": days × hours a day is the wall-clock time the run
+# may take, as the days × hours in front of "5x24x8 A100 GPU hours" are (phrasing.md).
+_DAY_HOURS = lazy_pattern(
+    r"(?<![\d.])(?P<days>\d{1,3}(?:\.\d{1,2})?)\s?(?:天|days?|d)\s?[x*]\s?(?P<per_day>\d{1,2})"
+    r"(?![\d.])\s?(?:个\s?)?(?:gpu[-\s]?)?(?:hours?|hrs?|h|小时)(?![a-z])"
+)
+# A day count and its "x": part of every _DAY_HOURS match.
+_DAY_HOURS_HINT = lazy_pattern(r"\d\s?(?:天|days?|d)\s?[x*]")
 _DEADLINE_HINT = lazy_pattern(r"[\dan]\s?[hdwm小天周]")
 _NAMED_SPELLINGS = {
     r"by\s(?:tomorrow|tmr|tmrw)|明天": (24, "by tomorrow read as within 24 hours"),
@@ -77,6 +88,15 @@ def read_speed(r: Reading) -> None:
 
 def read_gpu_hours(r: Reading) -> None:
     """Before the GPU reader, so "200 GPU-hours" is never 200 GPUs."""
+    for m in r.matches_when(_DAY_HOURS_HINT, _DAY_HOURS):
+        if _SPENT.search(r.text, max(0, m.start() - 30), m.start()):
+            continue
+        days = r.number(m, "days", "The days")
+        per_day = int(m.group("per_day"))
+        hours = whole(round(days * per_day, 2))
+        said = PARSING("day_hours", days=whole(days), per_day=per_day, hours=hours)
+        r.put("deadline_hours", hours, said)
+        r.take(m)
     for m in r.matches_at_numbers(_GPU_HOURS, needs=("gpu",)):
         hours = r.number(m, "num", "The GPU-hours") * (1000 if m.group("k") else 1)
         if not _SPENT.search(r.text, max(0, m.start() - 30), m.start()):

@@ -250,7 +250,11 @@ def read_gpus(r: Reading) -> None:
 
 def _read_cards(r: Reading) -> None:
     for m in r.matches_at_numbers(_GPU_HOURS) if "gpu" in r.text else ():
-        r.notes.append(PARSING("note.gpu_hours_lead", lead=m.group("lead").strip()))
+        # Days × hours a day is the wall-clock time the run may take (as "3天x24 GPU 小时").
+        days, per_day = (int(factor) for factor in re.findall(r"\d+", m.group("lead")))
+        hours = days * per_day
+        said = PARSING("day_hours", days=days, per_day=per_day, hours=hours)
+        r.put("deadline_hours", hours, said)
         r.take(m, "lead")
     cards: list[dict[str, Any]] = []
     bases: list[str] = []

@@ -2,8 +2,9 @@
 
 Method: QLoRA/LoRA in any casing (and "LORO"), PEFT/adapter (LoRA), full fine-tuning ("full
 parameter", "全参", "全量", "not lora", pretraining, "from scratch"), "SFT" alone (full, stated).
-Bits: "4bit LoRA", "8 bit Qlora", "load_in_8bit", "train_4bit", "4bit peft" mean a quantised base
-under the adapter, i.e. QLoRA with those bits. "8-bit adam" is an optimizer, not quantisation.
+Bits: "4bit LoRA", "8 bit Qlora", "4位", "2 位量化", "load_in_8bit", "train_4bit", "4bit peft" mean
+a quantised base under the adapter, i.e. QLoRA with those bits. "8-bit adam" is an optimizer, not
+quantisation.
 """
 
 from __future__ import annotations
@@ -45,10 +46,15 @@ _OPTIMIZER_SPELLINGS = [
     (r"(?<![a-z])sgd(?![a-z])", "sgd"),
     (r"(?<![a-z])adamw?(?:_torch(?:_fused)?|_hf)?(?![a-z0-9])", "adamw"),
 ]
+# "4位", "8 位 lora", "2 位量化": 位 is Chinese for bit; followed by another Chinese word it is
+# bits only when that word is about quantisation ("2位同事" is two colleagues).
+_CN_BIT = r"位(?![\u4e00-\u9fff])|位(?=量化|精度|加载|整数|浮点|权重|模型|基座)"
 _BITS = lazy_pattern(
     r"(?<![a-z0-9_.])(?:quantization_bit\s?[=:]?\s?(?P<qbits>[48])(?![\d.])|(?:load_in_|train_|"
     r"quantization_bit\s?[=:]?\s?|bits\s?[=:]\s?|int|in\s)?"
-    r"(?P<bits>[248])\s?[-_]?\s?bits?(?![a-z])|(?<![a-z])(?P<kind>nf4|int4|int8|gptq|awq|bnb|"
+    r"(?P<bits>[248])\s?[-_]?\s?(?:bits?(?![a-z])|"
+    + _CN_BIT
+    + r")|(?<![a-z])(?P<kind>nf4|int4|int8|gptq|awq|bnb|"
     r"bitsandbytes|fp4)(?![a-z])|load_in_(?P<load>[48])bit)"
 )
 _PRECISION_SPELLINGS = [
@@ -164,7 +170,7 @@ def _read_optimizer(r: Reading) -> None:
 
 def _read_bits(r: Reading) -> str | None:
     quant = None
-    for m in r.matches_if(("bit", "int", "nf4", "gptq", "awq", "bnb", "fp4"), _BITS):
+    for m in r.matches_if(("bit", "int", "nf4", "gptq", "awq", "bnb", "fp4", "位"), _BITS):
         bits = m.group("bits") or m.group("load") or m.group("qbits")
         kind = m.group("kind")
         if bits == "2":

@@ -3,7 +3,8 @@
 
 A peak becomes `measured_peak_gib` with `measured_metric` (how it was read: nvidia-smi, torch's
 allocated or reserved, else unknown). Running out of memory is a report only against a thread's
-job ("OOM at step 3"), so the conversation reads it (`oom_reported`), not every question.
+job ("OOM at step 3", "4090 上 OOM 了", "显存不够"), so the conversation reads it
+(`oom_reported`), not every question.
 Before the card-memory reader, so a measured "23 GB" is never read as the card's size. GB is read
 as GiB: nvidia-smi prints MiB and torch bytes, which people divide by 1024³ and call GB.
 """
@@ -42,9 +43,13 @@ _METRICS = (
     ("allocated", lazy_pattern(r"allocated")),
     ("reserved", lazy_pattern(r"reserved")),
 )
+# Word edges by letters and digits, not \b: Chinese characters are word characters, and "OOM了"
+# has no \b after OOM. Chinese says it with 显存 (card memory) and a word of running out or
+# bursting on either side: 爆显存, 显存不够, 显存炸了, 4090 显存不足.
 _OOM = lazy_pattern(
-    r"\b(?:cuda\s+)?oom(?:ed|'d|s)?\b|out\s+of\s+memory|outofmemoryerror|ran\s+out\s+of\s+"
-    r"(?:gpu\s+|vram\s+|cuda\s+)?memory|爆显存|显存不足|显存溢出|显存爆了",
+    r"(?<![a-z0-9])(?:cuda\s+)?oom(?:ed|'d|s)?(?![a-z0-9])|out\s+of\s+memory|outofmemoryerror|"
+    r"ran\s+out\s+of\s+(?:gpu\s+|vram\s+|cuda\s+)?memory|"
+    r"(?:爆|炸|撑爆了?)\s?显存|显存\s?(?:不够|不足|溢出|(?:又|直接)?(?:爆|炸)了?|oom)",
     re.IGNORECASE,
 )
 # "Would it OOM?", "会不会爆显存": a question about the job, not a report of a run.
