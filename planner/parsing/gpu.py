@@ -75,6 +75,8 @@ _NAME = r"(?P<name>" + "|".join(p for p, _ in _CARDS) + "|" + _CONSUMER + r")"
 MEMORY_VARIANTS = {"A100", "A800", "V100", "RTX 3060", "RTX 4060 Ti", "RTX 3080"}
 
 _GB = r"(?:gb|gib|g)(?![a-z])"
+# Memory sizes cards are sold in, written after the name without a unit ("a100-80", "h100 80").
+_BARE_SIZES = r"16|24|32|40|48|80|94|141"
 _COUNT_WORDS = {
     "single": 1,
     "a": 1,
@@ -119,10 +121,14 @@ _CARD = lazy_pattern(
     + _GB
     + r"\s?(?:的|-)?\s?)?"
     r"(?:nvidia\s?|geforce\s?){0,2}" + _NAME + r"(?:'?s)?"
-    r"(?:\s?[-(]?\s?(?P<vram_after>\d{1,3})\s?"
+    r"(?:\s?[-(_]?\s?(?P<vram_after>\d{1,3})\s?"
     + _GB
     + r"(?!\s?(?:vram\s|gpu\smemory\s)?(?:total|in"
-    r"\stotal|combined))\)?(?:'?s)?|-(?P<vram_bare>16|24|32|40|48|80|94|141)(?![a-z0-9_.]))?"
+    r"\stotal|combined))\)?(?:'?s)?|[-_](?P<vram_bare>" + _BARE_SIZES + r")(?![a-z0-9_.])"
+    # "h100 80", "2 a100 40, 3 epochs": a bare size after a space, unless a word or number
+    # follows it ("4090 24 layers", "a100 40 3 epochs"); "a100 80 x2" keeps its count.
+    r"|\s(?P<vram_spaced>" + _BARE_SIZES + r")(?![a-z0-9_.]|\s?[\d.]|\s?(?!x\s?\d|gpus?(?![a-z])|"
+    r"cards?(?![a-z]))[a-z]))?"
     r"(?:\s?(?:x|\*)\s?(?P<count_after>\d{1,4})(?!\d|\.\d|\s?(?:gb|g|b|k|bit)\b)|"
     r"\s?(?P<count_cn>\d{1,3})\s?(?:张|块)(?!\d))?"
     r"(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
@@ -257,7 +263,14 @@ def _read_cards(r: Reading) -> None:
     for m in r.matches_near(_CARD, _CARD_NAME, _CARD_REACH):
         name = _display(m)
         card: dict[str, Any] = {"gpu": name}
-        vram = _vram_gb(m, "vram_before") or _vram_gb(m, "vram_after") or _vram_gb(m, "vram_bare")
+        vram = next(
+            (
+                size
+                for group in ("vram_before", "vram_after", "vram_bare", "vram_spaced")
+                if (size := _vram_gb(m, group))
+            ),
+            None,
+        )
         if vram:
             card["gpu_vram_gb"] = vram
             card["gpu"] = with_memory(name, vram)

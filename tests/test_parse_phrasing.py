@@ -1,0 +1,153 @@
+"""Chat shorthands found by reading new realistic questions (tests/data/parse_realistic.jsonl,
+batch 3): each rule is checked on several spellings, and on the look-alikes it must leave alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from planner.parsing import parse
+
+
+def _fields(text: str) -> dict[str, Any]:
+    result = parse(text)
+    assert result.error is None
+    return result.fields
+
+
+@pytest.mark.parametrize(
+    ("text", "samples_tokens", "length"),
+    [
+        ("8b lora 20k pairs ~1k tokens", 20_000_000, 1000),
+        ("8b lora 20k pairs, ~1k tokens each", 20_000_000, 1000),
+        ("8b lora 10k samples x 2k tokens", 20_000_000, 2000),
+        ("8b lora 1.5M samples @ 300 tok", 450_000_000, 300),
+        ("8b lora 10k samples (~700 tokens)", 7_000_000, 700),
+        ("8b lora 5k examples at ~800 tok", 4_000_000, 800),
+    ],
+)
+def test_a_length_right_after_a_sample_count_is_each_samples(
+    text: str, samples_tokens: int, length: int
+) -> None:
+    fields = _fields(text)
+    assert fields["dataset_tokens"] == samples_tokens
+    assert fields["mean_sample_len"] == length
+    assert "seq_len" not in fields
+
+
+def test_a_dataset_sized_total_after_a_count_stays_the_total() -> None:
+    fields = _fields("8b lora 1k samples, 500k tokens")
+    assert fields["dataset_tokens"] == 500_000
+    assert "mean_sample_len" not in fields
+
+
+def test_preference_pairs_take_the_same_length_phrase() -> None:
+    fields = _fields("8b lora dpo 20k pairs ~1k tokens")
+    assert fields["dataset_prompts"] == 20_000
+    assert fields["seq_len"] == 1024
+    assert "dataset_tokens" not in fields
+
+
+def test_conversations_shortened_are_samples() -> None:
+    assert _fields("8b lora 50k convos")["dataset_tokens"] == 50_000 * 512
+
+
+def test_a_batch_key_ending_in_mbs_is_not_megabytes_of_text() -> None:
+    fields = _fields("8b lora gbs 128 mbs 2 8xh100")
+    assert "dataset_tokens" not in fields
+    assert (fields["micro_batch"], fields["grad_accum"]) == (2, 8)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("8b lora bsz=4", {"micro_batch": 4}),
+        ("8b lora mbs=2, gas=16", {"micro_batch": 2, "grad_accum": 16}),
+        ("8b lora grad_acc 8", {"grad_accum": 8}),
+        ("8b lora accumulation 4", {"grad_accum": 4}),
+    ],
+)
+def test_batch_shorthands(text: str, expected: dict[str, int]) -> None:
+    fields = _fields(text)
+    assert {key: fields.get(key) for key in expected} == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "usd"),
+    [
+        ("8b lora 500 budget", 500),
+        ("8b lora 1.5k budget", 1500),
+        ("8b lora budget: 2k", 2000),
+        ("8b lora, budget is about 150, 3 epochs", 150),
+        ("8b lora max spend 400", 400),
+    ],
+)
+def test_a_budget_without_a_currency_is_dollars_and_said_so(text: str, usd: int) -> None:
+    result = parse(text)
+    assert result.fields["budget_usd"] == usd
+    assert "seq_len" not in result.fields
+    assert any("US dollars" in str(note) for note in result.assumptions)
+
+
+@pytest.mark.parametrize(
+    "text", ["8b lora token budget 8k", "8b lora budget 24gb", "8b lora budget 200 gpu hours"]
+)
+def test_a_budget_of_tokens_memory_or_gpu_hours_is_not_money(text: str) -> None:
+    assert "budget_usd" not in _fields(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "gpu", "vram", "count"),
+    [
+        ("8b lora a100_80g", "A100 80GB", 80, None),
+        ("8b lora h100 80", "H100", 80, None),
+        ("8b lora 2 a100 40, 3 epochs", "A100 40GB", 40, 2),
+        ("34b lora 2x a100 80", "A100 80GB", 80, 2),
+        ("8b lora a100 80 x2", "A100 80GB", 80, 2),
+        ("8b lora a100 40 微调", "A100 40GB", 40, None),
+    ],
+)
+def test_a_bare_memory_size_after_the_card(
+    text: str, gpu: str, vram: int, count: int | None
+) -> None:
+    fields = _fields(text)
+    assert (fields["gpu"], fields["gpu_vram_gb"], fields.get("num_gpus")) == (gpu, vram, count)
+
+
+@pytest.mark.parametrize("text", ["8b lora 4090 24 layers", "8b lora 4090 16 bit"])
+def test_a_number_that_a_word_follows_is_not_the_cards_memory(text: str) -> None:
+    assert "gpu_vram_gb" not in _fields(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "gpu"),
+    [
+        ("what's the fewest a100s for 70b full", "A100"),
+        ("minimum 4090s needed for 32b qlora", "RTX 4090"),
+        ("What's the minimum number of H100s needed for Llama 3 70B full?", "H100"),
+        ("number of gpus needed for 70b full ft", None),
+        ("# of gpus do i need for 70b full", None),
+    ],
+)
+def test_asking_for_the_fewest_cards_keeps_the_card(text: str, gpu: str | None) -> None:
+    fields = _fields(text)
+    assert fields["asked"] == "num_gpus"
+    assert fields.get("gpu") == gpu
+
+
+def test_at_least_n_gpus_is_a_setting_not_a_question() -> None:
+    fields = _fields("at least 2 gpus for 70b qlora")
+    assert "asked" not in fields
+    assert fields["num_gpus"] == 2
+
+
+@pytest.mark.parametrize("text", ["7b lora，序列4096，4090", "8b模型dpo训练，lora，序列 2048"])
+def test_chinese_sequence_alone_is_the_context_length(text: str) -> None:
+    assert _fields(text)["seq_len"] in (4096, 2048)
+
+
+def test_chinese_sequence_parallel_is_not_a_length() -> None:
+    fields = _fields("序列并行 4 7b full")
+    assert "seq_len" not in fields
+    assert fields["context_parallel"] == 4
