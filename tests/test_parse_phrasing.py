@@ -151,3 +151,36 @@ def test_chinese_sequence_parallel_is_not_a_length() -> None:
     fields = _fields("序列并行 4 7b full")
     assert "seq_len" not in fields
     assert fields["context_parallel"] == 4
+
+
+def test_a_card_number_after_epoch_is_the_card() -> None:
+    fields = _fields("7b model lora 1 epoch 3090 10 hours ok?")
+    assert (fields["epochs"], fields["gpu"]) == (1, "RTX 3090")
+
+
+def test_how_many_gpu_hours_asks_for_time_not_a_count() -> None:
+    assert "asked" not in _fields("how many gpu hours for 7b full ft on 1B tokens on h100")
+    assert _fields("how many gpus for 70b full")["asked"] == "num_gpus"
+
+
+@pytest.mark.parametrize(
+    "text", ["lora on q_proj,v_proj only, 7b, 4090", "7b lora to q_proj and v_proj"]
+)
+def test_target_modules_named_in_chat_wording(text: str) -> None:
+    assert _fields(text)["lora_targets"] == ["q", "v"]
+
+
+# Catalog nicknames the parser leaves alone: "rtx 6000" is also the older Quadro RTX 6000, "g5"
+# an AWS instance family, the rest marketing names nobody types next to a job.
+NICKNAMES = {"rtx 6000", "pro 6000", "g5", "grace hopper", "blackwell ultra"}
+
+
+def test_every_card_the_catalog_knows_is_read_as_a_card() -> None:
+    from planner.catalog.gpus import all_gpus, resolve_gpu
+
+    for card in all_gpus():
+        for alias in set(card.aliases) - NICKNAMES:
+            fields = _fields(f"7b lora on {alias}")
+            assert "gpu" in fields and "model" not in fields, alias
+            resolved = resolve_gpu(fields["gpu"])
+            assert resolved is not None and resolved.chip_family == card.chip_family, alias

@@ -72,6 +72,7 @@ _ASKED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "num_gpus",
         lazy_pattern(
             r"\bhow\s+many\b(?!\s+(?:more\s+)?(?:tokens?|epochs?|samples?|steps?|examples?|hours?|"
+            r"gpu[\s-]?(?:hours?|hrs?|days?)|"
             r"days?|params|parameters|layers?|rows?|dollars?|times?|gb|gib|images?|prompts?)\b)"
             r"|\b(?:min(?:imum)?|fewest|least)\s+(?:number\s+of\s+|#\s?of\s+)?(?="
             + _CARDS_PLURAL
