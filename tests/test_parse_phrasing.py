@@ -184,3 +184,27 @@ def test_every_card_the_catalog_knows_is_read_as_a_card() -> None:
             assert "gpu" in fields and "model" not in fields, alias
             resolved = resolve_gpu(fields["gpu"])
             assert resolved is not None and resolved.chip_family == card.chip_family, alias
+
+
+@pytest.mark.parametrize("text", ["lora epochs=3", "8b qlora epochs: 3"])
+def test_the_a_ending_lora_is_not_an_article_before_epoch(text: str) -> None:
+    assert _fields(text)["epochs"] == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("8b lora 24 gigs vram", {"gpu_vram_gb": 24}),
+        ("8b lora 12 gig card", {"gpu_vram_gb": 12}),
+        ("8b lora 50 mil tokens", {"dataset_tokens": 50_000_000}),
+        ("8b lora USD 200", {"budget_usd": 200}),
+        ("8b lora 4096 tok ctx", {"seq_len": 4096}),
+        ("8b lora 80gb x 8", {"gpu_vram_gb": 80, "num_gpus": 8}),
+        ("grpo 7b rollout n=16", {"num_generations": 16}),
+        ("grpo 7b actor_rollout_ref.rollout.n=8", {"num_generations": 8}),
+    ],
+)
+def test_chat_units_and_key_spellings(text: str, expected: dict[str, int]) -> None:
+    fields = _fields(text)
+    assert {key: fields.get(key) for key in expected} == expected
+    assert "epochs" not in fields

@@ -20,7 +20,11 @@ _RATE = lazy_pattern(
     r"(?:\$\s?(?P<num>" + NUM + r")|(?P<num2>" + NUM + r")\s?(?:\$|usd|dollars?))" + _PER_HOUR
 )
 _BUDGET = lazy_pattern(
-    r"(?:\$\s?(?P<num>" + NUM + r")\s?(?P<scale>k)?|(?P<num2>" + NUM + r")\s?(?P<scale2>k)?\s?"
+    r"(?:(?:\$|(?<![a-z])usd)\s?(?P<num>"
+    + NUM
+    + r")\s?(?P<scale>k)?|(?P<num2>"
+    + NUM
+    + r")\s?(?P<scale2>k)?\s?"
     r"(?:\$|usd|dollars?|bucks|美元|美金|刀)(?![a-z]))"
 )
 # "budget 500", "budget: 2k", "1.5k budget": a budget with no currency is in dollars (stated).

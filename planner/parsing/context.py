@@ -46,8 +46,8 @@ _KEY_VALUE = lazy_pattern(
 _VALUE_KEY = lazy_pattern(
     r"(?<![a-z0-9_.])"
     + _VALUE
-    + r"\s?(?:tokens?\s|-token\s|-)?(?:token\s)?(?:context|ctx|max_seq_len(?:gth)?|seq(?:uence)?"
-    r"(?:\s?len(?:gth)?)?|cutoff|max\slength|长度|上下文)(?![a-z])"
+    + r"\s?(?:tokens?\s|toks?\s|-token\s|-)?(?:token\s)?(?:context|ctx|max_seq_len(?:gth)?|"
+    r"seq(?:uence)?(?:\s?len(?:gth)?)?|cutoff|max\slength|长度|上下文)(?![a-z])"
 )
 _AT_HINT = lazy_pattern(r"(?:@|at|w/?)\s?[\d.]")
 _AT_VALUE = lazy_pattern(

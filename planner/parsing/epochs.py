@@ -34,7 +34,10 @@ _TIMES = lazy_pattern(
 )
 # "epoch 1/3" in a training log: the run has 3 epochs.
 _PROGRESS = lazy_pattern(r"epochs?\s?:?\s?\d{1,5}\s?/\s?(?P<of>\d{1,5})(?![\d.])")
-_PER_EPOCH = lazy_pattern(r"(?:per|each|every|a)\s(?:epoch|round)|1\sepoch\s(?:takes|took)|每轮")
+# "(?<![a-z])": the "a" ending "lora" or "qlora" is not the article ("lora epochs=3").
+_PER_EPOCH = lazy_pattern(
+    r"(?<![a-z])(?:per|each|every|a)\s(?:epoch|round)|1\sepoch\s(?:takes|took)|每轮"
+)
 
 
 def read_epochs(r: Reading) -> None:

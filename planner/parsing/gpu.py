@@ -166,7 +166,14 @@ _OF_THEM = lazy_pattern(
 )
 _CARD_WORDS = lazy_pattern(r"gpu|card|device|卡|单张")
 # "2 x 24GB": a count of cards of that size, no name needed.
-_COUNT_VRAM = lazy_pattern(r"(?<![a-z0-9_.])(?P<count>\d{1,4})\s?[x*]\s?(?P<vram>\d{1,3})\s?" + _GB)
+_COUNT_VRAM = lazy_pattern(
+    r"(?<![a-z0-9_.])(?P<count>\d{1,4})\s?[x*]\s?(?P<vram>\d{1,3})\s?"
+    + _GB
+    # "80gb x 8": the size first, then the count.
+    + r"|(?<![a-z0-9_.])(?P<vram2>\d{1,3})\s?"
+    + _GB
+    + r"\s?[x*]\s?(?P<count2>\d{1,4})(?![\d.])"
+)
 # "5x24x8 A100 GPU hours" is days × hours × GPUs: the leading factors are not GPU counts.
 _GPU_HOURS = lazy_pattern(
     r"(?<![\d.])(?P<lead>(?:\d{1,4}\s?[x*]\s?){2})(?=\d{1,4}[^.]{0,30}gpu[-\s]?h(?:ou)?rs?)"
@@ -304,8 +311,9 @@ def _read_cards(r: Reading) -> None:
         r.put("num_gpus", int(m.group("count")))
         r.take(m)
     for m in r.matches_at_numbers(_COUNT_VRAM):
-        r.put("num_gpus", int(m.group("count")))
-        r.put("gpu_vram_gb", _vram_gb(m, "vram"))
+        first = bool(m.group("count"))
+        r.put("num_gpus", int(m.group("count" if first else "count2")))
+        r.put("gpu_vram_gb", _vram_gb(m, "vram" if first else "vram2"))
         r.take(m)
     for m in r.matches_at_numbers(_NODE_PRODUCT) if "node" in r.text else ():
         total = int(m.group("nodes")) * int(m.group("count"))

@@ -64,6 +64,9 @@ _SPELLING = [
     (r"\bmahine\b", "machine"),
     (r"\bfine-?tunn?ing\b|\bfinetunn?ing\b", "finetuning"),
     (r"现存", "显存"),
+    # Units in chat: "24 gigs", "12 gig card", "50 mil tokens".
+    (r"(?<=\d)\s?(?:gigs?|gigabytes?)\b", "gb"),
+    (r"(?<=\d)\s?mil\b", "m"),
     # "cutoff_len设置为2048", "rank设的64": "set to" only joins a setting to its value.
     (r"设置为|设置成|设置|设为|设成|设的", " "),
     # "3个epoch": the measure word between a number and an English unit says nothing.
@@ -74,7 +77,7 @@ _SPELLING = [
 # One pass for every misspelling: the group that matched names its spelling.
 # A part of every misspelling, so text with none of them is not scanned.
 _MISSPELLING_HINTS = ("epoche", "nivdia", "nvida", "nvdia", "loro", "gpro", "memmory", "mahine")
-_MISSPELLING_HINTS += ("tunn", "现存", "设", "个")
+_MISSPELLING_HINTS += ("tunn", "现存", "设", "个", "gig", "mil")
 _MISSPELLED = lazy_pattern("|".join(f"({pattern})" for pattern, _ in _SPELLING))
 
 

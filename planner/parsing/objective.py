@@ -57,7 +57,7 @@ _PREFERENCE_OR_ONLINE = frozenset({"dpo", "kto", "orpo", "simpo", "cpo", "grpo",
 
 _PER_PROMPT = r"(?:\s?(?:per|each|for\seach|/)\s?(?:prompt|question|query|problem)s?)"
 _GENERATIONS = lazy_pattern(
-    r"(?:(?<![a-z_.])g\s?[=:]|(?:num_generations|n_samples_per_prompt|rollout\.n|group[-_\s]"
+    r"(?:(?<![a-z_.])g\s?[=:]|(?:num_generations|n_samples_per_prompt|rollout[._\s]n|group[-_\s]"
     r"size|num[-_\s]generations|generations)\s?[=:]?)\s?(?P<a>\d{1,4})(?![\d.a-z])|"
     r"(?<![\d.])(?P<b>\d{1,4})\s?(?:generations?|samples?|completions?|rollouts?|responses?|"
     r"answers?|outputs?)(?:" + _PER_PROMPT + r"|(?=\s?(?:,|$|\sand|\swith|\son|\.)))|"
