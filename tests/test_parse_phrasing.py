@@ -208,3 +208,22 @@ def test_chat_units_and_key_spellings(text: str, expected: dict[str, int]) -> No
     fields = _fields(text)
     assert {key: fields.get(key) for key in expected} == expected
     assert "epochs" not in fields
+
+
+@pytest.mark.parametrize(
+    ("text", "model", "method"),
+    [
+        ("llama3_1/8B_lora_single_device 4090", "llama3.1 8b", "lora"),
+        ("llama2/7B_full_low_memory 3090", "llama2 7b", "full"),
+        ("qwen2_5 7b lora 4090", "qwen2.5 7b", "lora"),
+    ],
+)
+def test_torchtune_config_names_and_underscored_versions(
+    text: str, model: str, method: str
+) -> None:
+    fields = _fields(text)
+    assert (fields["model"], fields["method"]) == (model, method)
+
+
+def test_a_torchtune_recipe_names_the_method() -> None:
+    assert _fields("tune run lora_finetune_single_device 8b 4090")["method"] == "lora"
