@@ -217,3 +217,11 @@ def test_torchtune_config_names_and_underscored_versions(
 
 def test_a_torchtune_recipe_names_the_method() -> None:
     assert _fields("tune run lora_finetune_single_device 8b 4090")["method"] == "lora"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["2张3090全参微调7b，内存128G", "内存有256G，8张A100 40G，全参70b", "7b lora 32g内存 4090"],
+)
+def test_chinese_host_memory_before_or_after_the_amount_is_not_vram(text: str) -> None:
+    assert _fields(text).get("gpu_vram_gb") in (None, 40)
