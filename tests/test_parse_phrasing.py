@@ -92,6 +92,7 @@ def test_a_budget_of_tokens_memory_or_gpu_hours_is_not_money(text: str) -> None:
         ("34b lora 2x a100 80", "A100 80GB", 80, 2),
         ("8b lora a100 80 x2", "A100 80GB", 80, 2),
         ("8b lora a100 40 微调", "A100 40GB", 40, None),
+        ("use a100 80 instead", "A100 80GB", 80, None),
     ],
 )
 def test_a_bare_memory_size_after_the_card(

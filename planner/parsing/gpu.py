@@ -82,6 +82,12 @@ MEMORY_VARIANTS = {"A100", "A800", "V100", "RTX 3060", "RTX 4060 Ti", "RTX 3080"
 _GB = r"(?:gb|gib|g)(?![a-z])"
 # Memory sizes cards are sold in, written after the name without a unit ("a100-80", "h100 80").
 _BARE_SIZES = r"16|24|32|40|48|80|94|141"
+# Units that make a number after a card something else than its memory.
+_UNIT_AFTER = (
+    r"(?:bits?|layers?|hours?|hrs?|h|min\w*|days?|d|epochs?|eps?|steps?|samples?|examples?|rows?|"
+    r"tokens?|toks?|k|b|m|mb|tb|s|sec\w*|w|watts?|ctx|context|seq\w*|batch|bs|rank|r|alpha|"
+    r"gpu[-\s]?hours?|%)(?![a-z])"
+)
 _COUNT_WORDS = {
     "single": 1,
     "a": 1,
@@ -130,10 +136,9 @@ _CARD = lazy_pattern(
     + _GB
     + r"(?!\s?(?:vram\s|gpu\smemory\s)?(?:total|in"
     r"\stotal|combined))\)?(?:'?s)?|[-_](?P<vram_bare>" + _BARE_SIZES + r")(?![a-z0-9_.])"
-    # "h100 80", "2 a100 40, 3 epochs": a bare size after a space, unless a word or number
-    # follows it ("4090 24 layers", "a100 40 3 epochs"); "a100 80 x2" keeps its count.
-    r"|\s(?P<vram_spaced>" + _BARE_SIZES + r")(?![a-z0-9_.]|\s?[\d.]|\s?(?!x\s?\d|gpus?(?![a-z])|"
-    r"cards?(?![a-z]))[a-z]))?"
+    # "h100 80", "use a100 80 instead": a bare size after a space, unless a number or a unit
+    # follows it ("4090 24 layers", "a100 40 3 epochs", "4090 16 bit").
+    r"|\s(?P<vram_spaced>" + _BARE_SIZES + r")(?![a-z0-9_.]|\s?[\d.]|\s?" + _UNIT_AFTER + r"))?"
     r"(?:\s?(?:x|\*)\s?(?P<count_after>\d{1,4})(?!\d|\.\d|\s?(?:gb|g|b|k|bit)\b)|"
     r"\s?(?P<count_cn>\d{1,3})\s?(?:张|块)(?!\d))?"
     r"(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
