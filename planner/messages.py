@@ -640,6 +640,9 @@ PARSING = Catalog(
         "bits_as_nf4": Entry(
             "{bits}-bit read as NF4 (bitsandbytes)", "{bits}位按 NF4（bitsandbytes）计"
         ),
+        "budget_no_currency": Entry(
+            "budget {written} read as US dollars", "预算 {written} 按美元计"
+        ),
         "k_tokens": Entry("{written} read as {tokens} tokens", "{written} 按 {tokens} 个 token 计"),
         "range_context": Entry(
             "{low}–{high} tokens per sample: a {high}-token context",

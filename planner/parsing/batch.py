@@ -1,7 +1,7 @@
 """Micro-batch, gradient accumulation and effective batch: "batch size 4", "bs=4", "batch_size 1",
 "64 batch size", "批次 8", "batch 开 8", "per_device_train_batch_size 2", "micro_batch_size: 1",
 "grad accum 8", "gradient_accumulation_steps=16", "Batch size per device = 6",
-"global_batch_size 64".
+"global_batch_size 64", and the chat shorthands "bsz 4", "gas 16", "grad_acc 8", "gbs 128".
 
 An effective (global) batch becomes gradient accumulation once the micro-batch and GPU count are
 known: accumulation = effective ÷ (micro-batch × GPUs).
@@ -23,20 +23,21 @@ _MICRO_KEYS = (
     r"micro_batch_size|micro_batch|micro_bs|microbatch(?:\ssize)?|micro\sbatch(?:\s?size)?|mbs?|"
     r"per[-\s]device\s(?:train\s)?batch\s?size|batch\s?size\sper\s(?:device|gpu)|"
     r"batch_size_training|batch_size|"
-    r"batch-size|batch\s?size|train_batch_size|bs|batch|批次?大小|批量大小|批次|批量)"
+    r"batch-size|batch\s?size|train_batch_size|bsz|bs|batch|批次?大小|批量大小|批次|批量)"
 )
 _GLOBAL_KEYS = (
-    r"(?:global_batch_size|total_batch_size|effective\sbatch(?:\s?size)?|global\sbatch(?:\s?size)?|"
+    r"(?:global_batch_size|total_batch_size|gbs|effective\sbatch(?:\s?size)?|global\sbatch(?:\s?size)?|"
     r"total\sbatch(?:\s?size)?)"
 )
 _ACCUM_KEYS = (
-    r"(?:gradient_accumulation_steps|gradient_accumulation|grad_accum(?:_steps)?|accum_iter|"
-    r"gradient\saccumulation(?:\ssteps)?|grad(?:ient)?\saccum(?:ulation)?(?:\ssteps)?|accum|ga|"
+    r"(?:gradient_accumulation_steps|gradient_accumulation|grad_acc(?:um)?(?:_steps)?|accum_iter|"
+    r"gradient\saccumulation(?:\ssteps)?|grad(?:ient)?\saccum(?:ulation)?(?:\ssteps)?|"
+    r"accum(?:ulation)?|gas|ga|"
     r"梯度累积(?:步数)?)"
 )
 _VALUE = r"(?P<num>" + NUM + r")(?![a-z0-9_]|\.\d)"
 # A word every match of the pattern after it contains.
-_ACCUM_WORDS = ("accum", "ga", "梯度累积")
+_ACCUM_WORDS = ("acc", "ga", "梯度累积")
 _MICRO_WORDS = ("batch", "micro", "bs", "mb", "批")
 _ACCUM = lazy_pattern(r"(?<![a-z])-{0,2}" + _ACCUM_KEYS + _SEP + _VALUE)
 _GLOBAL = lazy_pattern(r"(?<![a-z])" + _GLOBAL_KEYS + _SEP + _VALUE)
@@ -87,7 +88,7 @@ def read_batch(r: Reading) -> None:
         r.put("grad_accum", int(r.number(m, "num", "Gradient accumulation")))
         r.take(m)
     effective = None
-    for m in r.matches_if(("batch",), _GLOBAL):
+    for m in r.matches_if(("batch", "gbs"), _GLOBAL):
         effective = int(r.number(m, "num", "The batch size"))
         r.take(m)
     micro_keyed = False

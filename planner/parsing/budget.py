@@ -1,6 +1,6 @@
-"""Money, time and speed: a budget ("budget $10", "under 50 dollars", "$20"), a deadline ("by
-tomorrow", "in 6 hours", "within 2 days", "5.5days内", "3天x24 GPU 小时"), and a measured speed
-("14k tokens/sec").
+"""Money, time and speed: a budget ("budget $10", "under 50 dollars", "$20", "budget 500" in
+dollars), a deadline ("by tomorrow", "in 6 hours", "within 2 days", "5.5days内", "3天x24 GPU
+小时"), and a measured speed ("14k tokens/sec").
 
 Prices per hour ("12$/h") are not a budget; time a run took ("took 5 days") is not a deadline.
 """
@@ -20,8 +20,29 @@ _RATE = lazy_pattern(
     r"(?:\$\s?(?P<num>" + NUM + r")|(?P<num2>" + NUM + r")\s?(?:\$|usd|dollars?))" + _PER_HOUR
 )
 _BUDGET = lazy_pattern(
-    r"(?:\$\s?(?P<num>" + NUM + r")\s?(?P<scale>k)?|(?P<num2>" + NUM + r")\s?(?P<scale2>k)?\s?"
+    r"(?:(?:\$|(?<![a-z])usd)\s?(?P<num>"
+    + NUM
+    + r")\s?(?P<scale>k)?|(?P<num2>"
+    + NUM
+    + r")\s?(?P<scale2>k)?\s?"
     r"(?:\$|usd|dollars?|bucks|美元|美金|刀)(?![a-z]))"
+)
+# "budget 500", "budget: 2k", "1.5k budget": a budget with no currency is in dollars (stated).
+# "token budget 8k" and "budget 200 GPU-hours" are not money.
+_NOT_MONEY = (
+    r"(?![\d.]|\s?(?:tokens?|toks?|gpus?|gpu-hours?|hours?|hrs?|h|days?|d|steps?|samples?|gb|gib|g|"
+    r"cards?|ctx|context|vram)(?![a-z]))"
+)
+_BUDGET_KEYED = lazy_pattern(
+    r"(?<![a-z])(?<!token\s)(?<!tokens\s)(?<!time\s)(?<!compute\s)(?:budget|max\sspend|spend)\s?"
+    r"(?:of|is|:|=|under|around|about|max|cap|~)?\s?(?:of\s|about\s|around\s|~)?"
+    r"(?P<num>"
+    + NUM
+    + r")\s?(?P<scale>k)?"
+    + _NOT_MONEY
+    + r"|(?<![a-z0-9_.$])(?P<num2>"
+    + NUM
+    + r")\s?(?P<scale2>k)?\s?(?:budget|spend)(?![a-z])"
 )
 _UNIT_TIME = r"(?P<unit>hours?|hrs?|h|days?|d|weeks?|wk|minutes?|mins?|小时|天|周)"
 _DEADLINE = lazy_pattern(
@@ -115,6 +136,14 @@ def read_budget(r: Reading) -> None:
         if m.group("scale") or m.group("scale2"):
             value *= 1000
         r.put("budget_usd", whole(value))
+        r.take(m)
+    for m in r.matches_if(("budget", "spend"), _BUDGET_KEYED):
+        group = "num" if m.group("num") else "num2"
+        value = r.number(m, group, "The budget")
+        if m.group("scale") or m.group("scale2"):
+            value *= 1000
+        written = m.group(group) + (m.group("scale") or m.group("scale2") or "")
+        r.put("budget_usd", whole(value), PARSING("budget_no_currency", written=written))
         r.take(m)
     for pattern, (hours, note) in _NAMED:
         m = pattern.search(r.text)

@@ -1,6 +1,6 @@
 """Context length: "4k ctx", "ctx=8192", "cutoff_len 2048", "max_seq_length: 4096", "8K context",
-"@ 512 context", "512+ ctx", "sequence length of 2k", "序列长度 4096", "长度2048", two-part
-"source_max_len 384 / target_max_len 128", and a bare "what if 8k?".
+"@ 512 context", "512+ ctx", "sequence length of 2k", "序列长度 4096", "序列2048", "长度2048",
+two-part "source_max_len 384 / target_max_len 128", and a bare "what if 8k?".
 
 "k" here means 1024 (4k → 4096), stated as an assumption; "28k per entry" and "14k tokens/sec" are
 not context lengths (the throughput and dataset readers take those first).
@@ -21,7 +21,7 @@ _KEYS = (
     r"cutoff_len|model_max_length|max_length|max_len|block_size|context_length|context_len|"
     r"max_position_embeddings|max_tokens|sequence\slength|seq\slen(?:gth)?|context\s(?:length|size|"
     r"window|len)|ctx\s(?:len|length|size)|max(?:imum)?\s(?:sequence\s)?length|max\slen|sequence|cutoff|context|ctx|"
-    r"序列长度|上下文长度|上下文|token长度|长度|seq)"
+    r"序列长度|序列长|序列|上下文长度|上下文|token长度|长度|seq)"
 )
 # A word every key in _KEYS contains.
 _KEY_WORDS = (
@@ -46,8 +46,8 @@ _KEY_VALUE = lazy_pattern(
 _VALUE_KEY = lazy_pattern(
     r"(?<![a-z0-9_.])"
     + _VALUE
-    + r"\s?(?:tokens?\s|-token\s|-)?(?:token\s)?(?:context|ctx|max_seq_len(?:gth)?|seq(?:uence)?"
-    r"(?:\s?len(?:gth)?)?|cutoff|max\slength|长度|上下文)(?![a-z])"
+    + r"\s?(?:tokens?\s|toks?\s|-token\s|-)?(?:token\s)?(?:context|ctx|max_seq_len(?:gth)?|"
+    r"seq(?:uence)?(?:\s?len(?:gth)?)?|cutoff|max\slength|长度|上下文)(?![a-z])"
 )
 _AT_HINT = lazy_pattern(r"(?:@|at|w/?)\s?[\d.]")
 _AT_VALUE = lazy_pattern(

@@ -29,7 +29,7 @@ BYTES_PER_TOKEN = 4
 
 _COUNT = r"(?P<num>" + NUM + r")\s?(?P<scale>" + COUNT_SUFFIX + r"|b)?\+?"
 _SAMPLE_WORDS = (
-    r"(?:samples?|examples?|instances?|rows?|records?|conversations?|dialogues?|dialogs?|pairs?|"
+    r"(?:samples?|examples?|instances?|rows?|records?|conversations?|convos?|dialogues?|dialogs?|pairs?|"
     r"triplets?|items?|images?|emails?|tickets?|messages?|articles?|posts?|entries|documents?|docs|questions?|instructions?|prompts?|molecules?|data\s?"
     r"points?|条数据|条样本|条|个样本|个数据|样本)"
 )
@@ -47,6 +47,16 @@ _SAMPLES = lazy_pattern(
     + _SAMPLE_WORDS
     + r"(?![a-z])"
 )
+# "20k pairs ~1k tokens", "10k samples x 2k tokens", "5k examples @ 800 tok": a length written
+# right after the count is each sample's; a longer one than this is the whole dataset's
+# ("1k samples, 500k tokens").
+MAX_SAMPLE_TOKENS = 262_144
+# Shared with the preference reader (planner.parsing.objective), which reads the same phrase.
+LENGTH_AFTER_COUNT = (
+    r"\s?[,(]?\s?(?:at\s|@|x|×|\*|of\s|with\s)?\s?(?:around\s|about\s|approx\.?\s|~|≈)?\s?"
+    r"(?P<length>" + NUM + r")\s?(?P<lk>k)?\s?(?:tokens?|toks?)(?![a-z/])(?:\s?(?:each|apiece))?"
+)
+_LENGTH_AFTER = lazy_pattern(LENGTH_AFTER_COUNT)
 _SAMPLE_KEYS = lazy_pattern(
     r"(?:max_samples|num_samples|num\sexamples|number\sof\s(?:samples|examples))\s?[=:]?\s?"
     + _COUNT
@@ -69,7 +79,7 @@ _AVERAGE_SAMPLE = lazy_pattern(
 _TEXT_SIZE = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<num>"
     + NUM
-    + r")\s?(?P<unit>mb|gb|tb|g)\s?(?:of\s)?(?:plain\s|raw\s|clean(?:ed)?\s)?"
+    + r")\s?(?P<unit>mb|gb|tb|g)(?![a-z])\s?(?:of\s)?(?:plain\s|raw\s|clean(?:ed)?\s)?"
     r"(?P<what>text|data(?:set)?|corpus|json\w{0,2}|csv|training\sdata|文本|数据|语料)?"
 )
 
@@ -110,7 +120,7 @@ def read_dataset(r: Reading) -> None:
         r.put("dataset_tokens", _count(r, m, "The dataset size"))
         r.put("epochs", int(m.group("epochs")))
         r.take(m)
-    samples = None
+    samples = length_after = None
     for pattern, find in (
         (_SAMPLE_KEYS, partial(r.matches_if, ("sample", "example"))),
         (_SAMPLES, r.matches_at_numbers),
@@ -122,13 +132,15 @@ def read_dataset(r: Reading) -> None:
                 continue
             samples = counted
             r.take(m)
+            if pattern is _SAMPLES:
+                length_after = _length_after(r, m.end())
             break
         if samples:
             break
     if samples is None:
         samples = _named_dataset_samples(r)
     if samples is not None:
-        _samples_with_length(r, samples)
+        _samples_with_length(r, samples, length_after)
     elif "verag" in r.text or "avg" in r.text or "平均" in r.text:
         # "samples average 600 tokens": the data's typical length, for time (not the peak).
         for m in r.matches(_AVERAGE_SAMPLE):
@@ -149,9 +161,27 @@ def read_dataset(r: Reading) -> None:
             r.take(m)
 
 
-def _samples_with_length(r: Reading, samples: float) -> None:
-    """Samples × the per-sample length the text gives; without one, wait for the context length
-    (a bare "2k" is read last) in `samples_to_tokens`."""
+def _length_after(r: Reading, end: int) -> float | None:
+    """A per-sample length written right after the count ("20k pairs ~1k tokens"), taken out."""
+    m = _LENGTH_AFTER.match(r.text, end)
+    if m is None:
+        return None
+    length = r.number(m, "length", "The sample length") * (1000 if m.group("lk") else 1)
+    if length > MAX_SAMPLE_TOKENS:
+        return None
+    r.take(m)
+    return length
+
+
+def _samples_with_length(r: Reading, samples: float, length: float | None = None) -> None:
+    """Samples × the per-sample length the text gives (`length`, written right after the count,
+    or found elsewhere); without one, wait for the context length (a bare "2k" is read last) in
+    `samples_to_tokens`."""
+    if length is not None:
+        note = PARSING("samples_length", samples=whole(samples), tokens=whole(length))
+        r.put("dataset_tokens", whole(samples * length), note)
+        r.put("mean_sample_len", whole(length))
+        return
     if r.sample_tokens is not None:
         note = PARSING("samples_range", samples=whole(samples), tokens=whole(r.sample_tokens))
         r.put("dataset_tokens", whole(samples * r.sample_tokens), note)

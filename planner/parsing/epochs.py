@@ -8,13 +8,14 @@ from __future__ import annotations
 from functools import partial
 
 from planner.messages import PARSING
-from planner.parsing.numbers import NUM, whole
+from planner.parsing.numbers import GEFORCE_NUMBER, NUM, whole
 from planner.parsing.reading import Reading
 from planner.patterns import lazy_pattern
 
+# "1 epoch 3090 10 hours": a card's number after the word is not a count of epochs.
 _KEY_VALUE = lazy_pattern(
     r"(?:num_train_epochs|num_epochs|n_epochs|train_epochs|max_epochs|epochs?|轮数|训练轮数)\s?"
-    r"(?:=|:|of|to)?\s?(?P<num>" + NUM + r")(?![a-z0-9_]|\.\d)"
+    r"(?:=|:|of|to)?\s?(?!" + GEFORCE_NUMBER + r")(?P<num>" + NUM + r")(?![a-z0-9_]|\.\d)"
 )
 _VALUE_KEY = lazy_pattern(
     r"(?<![a-z0-9_.])(?P<num>"
@@ -33,7 +34,10 @@ _TIMES = lazy_pattern(
 )
 # "epoch 1/3" in a training log: the run has 3 epochs.
 _PROGRESS = lazy_pattern(r"epochs?\s?:?\s?\d{1,5}\s?/\s?(?P<of>\d{1,5})(?![\d.])")
-_PER_EPOCH = lazy_pattern(r"(?:per|each|every|a)\s(?:epoch|round)|1\sepoch\s(?:takes|took)|每轮")
+# "(?<![a-z])": the "a" ending "lora" or "qlora" is not the article ("lora epochs=3").
+_PER_EPOCH = lazy_pattern(
+    r"(?<![a-z])(?:per|each|every|a)\s(?:epoch|round)|1\sepoch\s(?:takes|took)|每轮"
+)
 
 
 def read_epochs(r: Reading) -> None:

@@ -20,8 +20,10 @@ from planner.units import convert
 
 # Card pattern → display name. Order matters: longer names first ("a10g" before "a10").
 _CARDS: list[tuple[str, str]] = [
-    (r"rtx\s?pro\s?6000(?:\s?blackwell)?", "RTX PRO 6000"),
+    (r"rtx[\s-]?pro[\s-]?6000(?:\s?blackwell)?", "RTX PRO 6000"),
     (r"(?:rtx\s?)?6000\s?ada", "RTX 6000 Ada"),
+    (r"rtx\s?2000\s?ada(?:\sgeneration)?", "RTX 2000 Ada"),
+    (r"rtx\s?4000\s?ada(?:\sgeneration)?", "RTX 4000 Ada"),
     (r"(?:rtx\s?)?a6000", "RTX A6000"),
     (r"(?:rtx\s?)?a5000", "RTX A5000"),
     (r"(?:rtx\s?)?a4500", "RTX A4500"),
@@ -32,6 +34,7 @@ _CARDS: list[tuple[str, str]] = [
     (r"gh200", "GH200"),
     (r"gb200", "GB200"),
     (r"h200", "H200"),
+    (r"h100\s?nvl", "H100 NVL"),
     (r"h100", "H100"),
     (r"h800", "H800"),
     (r"h20", "H20"),
@@ -43,16 +46,18 @@ _CARDS: list[tuple[str, str]] = [
     (r"a10", "A10"),
     (r"a30", "A30"),
     (r"a40", "A40"),
-    (r"l40s", "L40S"),
+    (r"l40-?s", "L40S"),
     (r"l40", "L40"),
+    (r"l20", "L20"),
     (r"l4", "L4"),
     (r"t4", "T4"),
     (r"v100s?", "V100"),
     (r"p100", "P100"),
     (r"p40", "P40"),
     (r"k80", "K80"),
-    (r"mi300x", "MI300X"),
-    (r"mi325x", "MI325X"),
+    (r"mi300x?", "MI300X"),
+    (r"mi325x?", "MI325X"),
+    (r"mi355x?", "MI355X"),
     (r"mi250x?", "MI250X"),
     (r"mi210", "MI210"),
     (r"(?:ascend\s?)?910b", "Ascend 910B"),
@@ -75,6 +80,14 @@ _NAME = r"(?P<name>" + "|".join(p for p, _ in _CARDS) + "|" + _CONSUMER + r")"
 MEMORY_VARIANTS = {"A100", "A800", "V100", "RTX 3060", "RTX 4060 Ti", "RTX 3080"}
 
 _GB = r"(?:gb|gib|g)(?![a-z])"
+# Memory sizes cards are sold in, written after the name without a unit ("a100-80", "h100 80").
+_BARE_SIZES = r"16|24|32|40|48|80|94|141"
+# Units that make a number after a card something else than its memory.
+_UNIT_AFTER = (
+    r"(?:bits?|layers?|hours?|hrs?|h|min\w*|days?|d|epochs?|eps?|steps?|samples?|examples?|rows?|"
+    r"tokens?|toks?|k|b|m|mb|tb|s|sec\w*|w|watts?|ctx|context|seq\w*|batch|bs|rank|r|alpha|"
+    r"gpu[-\s]?hours?|%)(?![a-z])"
+)
 _COUNT_WORDS = {
     "single": 1,
     "a": 1,
@@ -119,10 +132,13 @@ _CARD = lazy_pattern(
     + _GB
     + r"\s?(?:的|-)?\s?)?"
     r"(?:nvidia\s?|geforce\s?){0,2}" + _NAME + r"(?:'?s)?"
-    r"(?:\s?[-(]?\s?(?P<vram_after>\d{1,3})\s?"
+    r"(?:\s?[-(_]?\s?(?P<vram_after>\d{1,3})\s?"
     + _GB
     + r"(?!\s?(?:vram\s|gpu\smemory\s)?(?:total|in"
-    r"\stotal|combined))\)?(?:'?s)?|-(?P<vram_bare>16|24|32|40|48|80|94|141)(?![a-z0-9_.]))?"
+    r"\stotal|combined))\)?(?:'?s)?|[-_](?P<vram_bare>" + _BARE_SIZES + r")(?![a-z0-9_.])"
+    # "h100 80", "use a100 80 instead": a bare size after a space, unless a number or a unit
+    # follows it ("4090 24 layers", "a100 40 3 epochs", "4090 16 bit").
+    r"|\s(?P<vram_spaced>" + _BARE_SIZES + r")(?![a-z0-9_.]|\s?[\d.]|\s?" + _UNIT_AFTER + r"))?"
     r"(?:\s?(?:x|\*)\s?(?P<count_after>\d{1,4})(?!\d|\.\d|\s?(?:gb|g|b|k|bit)\b)|"
     r"\s?(?P<count_cn>\d{1,3})\s?(?:张|块)(?!\d))?"
     r"(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
@@ -155,7 +171,14 @@ _OF_THEM = lazy_pattern(
 )
 _CARD_WORDS = lazy_pattern(r"gpu|card|device|卡|单张")
 # "2 x 24GB": a count of cards of that size, no name needed.
-_COUNT_VRAM = lazy_pattern(r"(?<![a-z0-9_.])(?P<count>\d{1,4})\s?[x*]\s?(?P<vram>\d{1,3})\s?" + _GB)
+_COUNT_VRAM = lazy_pattern(
+    r"(?<![a-z0-9_.])(?P<count>\d{1,4})\s?[x*]\s?(?P<vram>\d{1,3})\s?"
+    + _GB
+    # "80gb x 8": the size first, then the count.
+    + r"|(?<![a-z0-9_.])(?P<vram2>\d{1,3})\s?"
+    + _GB
+    + r"\s?[x*]\s?(?P<count2>\d{1,4})(?![\d.])"
+)
 # "5x24x8 A100 GPU hours" is days × hours × GPUs: the leading factors are not GPU counts.
 _GPU_HOURS = lazy_pattern(
     r"(?<![\d.])(?P<lead>(?:\d{1,4}\s?[x*]\s?){2})(?=\d{1,4}[^.]{0,30}gpu[-\s]?h(?:ou)?rs?)"
@@ -261,7 +284,14 @@ def _read_cards(r: Reading) -> None:
     for m in r.matches_near(_CARD, _CARD_NAME, _CARD_REACH):
         name = _display(m)
         card: dict[str, Any] = {"gpu": name}
-        vram = _vram_gb(m, "vram_before") or _vram_gb(m, "vram_after") or _vram_gb(m, "vram_bare")
+        vram = next(
+            (
+                size
+                for group in ("vram_before", "vram_after", "vram_bare", "vram_spaced")
+                if (size := _vram_gb(m, group))
+            ),
+            None,
+        )
         if vram:
             card["gpu_vram_gb"] = vram
             card["gpu"] = with_memory(name, vram)
@@ -290,8 +320,9 @@ def _read_cards(r: Reading) -> None:
         r.put("num_gpus", int(m.group("count")))
         r.take(m)
     for m in r.matches_at_numbers(_COUNT_VRAM):
-        r.put("num_gpus", int(m.group("count")))
-        r.put("gpu_vram_gb", _vram_gb(m, "vram"))
+        first = bool(m.group("count"))
+        r.put("num_gpus", int(m.group("count" if first else "count2")))
+        r.put("gpu_vram_gb", _vram_gb(m, "vram" if first else "vram2"))
         r.take(m)
     for m in r.matches_at_numbers(_NODE_PRODUCT) if "node" in r.text else ():
         total = int(m.group("nodes")) * int(m.group("count"))

@@ -18,6 +18,9 @@ _NOT_A_SETTING = (
     r"(?!\s*(?:[:=]|of|is|was|at|to|set\s+to|设为|为|是)?\s*(?!(?:[2-5]0[5-9]0)(?!\d))"
     r"(?!\d+(?:\.\d+)?\s?[bm](?![a-z]))\d)"
 )
+# "gpus", "cards", or a card in the plural ("H100s", "4090s", "a100s"): what a count asks for
+# (looked ahead at, not taken: the card is still read).
+_CARDS_PLURAL = r"(?:gpus|cards|(?:rtx\s?)?[a-z]{0,2}\d{2,4}[a-z]{0,3}s)\b"
 _MAX = r"(?:max(?:imum|imal)?|longest|biggest|largest|highest|most|greatest)"
 _ASKED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -69,8 +72,13 @@ _ASKED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "num_gpus",
         lazy_pattern(
             r"\bhow\s+many\b(?!\s+(?:more\s+)?(?:tokens?|epochs?|samples?|steps?|examples?|hours?|"
+            r"gpu[\s-]?(?:hours?|hrs?|days?)|"
             r"days?|params|parameters|layers?|rows?|dollars?|times?|gb|gib|images?|prompts?)\b)"
-            r"|\b(?:min(?:imum)?|fewest|least)\s+(?:number\s+of\s+)?(?:gpus|cards)\b"
+            r"|\b(?:min(?:imum)?|fewest|least)\s+(?:number\s+of\s+|#\s?of\s+)?(?="
+            + _CARDS_PLURAL
+            + r")|(?:\bnumber|#)\s?of\s+(?="
+            + _CARDS_PLURAL
+            + r"\s+(?:needed|required|(?:do|would|will)\s+(?:i|we)\s+need)\b)"
             r"|几\s*(?:张|块|台|卡)(?:卡|显卡|gpu)?|多少\s*(?:张|块)(?:卡|显卡|gpu)?|最少\s*(?:几|多少)"
         ),
     ),

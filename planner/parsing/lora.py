@@ -29,8 +29,9 @@ _ALL_LINEAR = lazy_pattern(
     r"lora_target\s?[=:]?\s?['\"]?all(?![a-z_-])|lora_target_linear\s?[=:]\s?true"
 )
 _TARGET_LIST = lazy_pattern(
-    r"(?:target_modules|lora_target_modules|lora_target|targets?|modules?)\s?[=:]?\s?[\[(]?\s?"
-    r"(?P<list>(?:['\"]?[a-z_]{1,12}_proj['\"]?[\s,]{0,3}){1,7})"
+    # "lora on q_proj,v_proj only", "to q_proj and v_proj": chat wording names the list too.
+    r"(?:target_modules|lora_target_modules|lora_target|targets?|modules?|on|to|only)\s?[=:]?\s?"
+    r"[\[(]?\s?(?P<list>(?:['\"]?[a-z_]{1,12}_proj['\"]?(?:\sand\s|[\s,/+]{0,3})){1,7})"
 )
 _PROJ = lazy_pattern(r"\b(q|k|v|o|gate|up|down)_proj\b")
 _LETTER_LIST = lazy_pattern(r"[qkvo]\s?[,/]\s?[qkvo]")

@@ -14,7 +14,10 @@ from planner.parsing.reading import COMPARING, Reading
 from planner.patterns import lazy_pattern
 
 _QLORA = lazy_pattern(r"(?<![a-z])q[-\s]?lora(?![a-z])|量化微调")
-_LORA = lazy_pattern(r"(?<![a-z])(?:lora|peft|adapters?|dora)(?![a-z_])")
+# torchtune's recipes ("lora_finetune_single_device") name the method too.
+_LORA = lazy_pattern(
+    r"(?<![a-z])(?:lora|peft|adapters?|dora)(?![a-z_])|(?<![a-z])lora(?=_finetune)"
+)
 # "lora_r 16" names LoRA only in a whole question: alone, in a follow-up ("with --lora_r 32"), it
 # changes the rank of whichever adapter the thread has.
 _LORA_KEY = lazy_pattern(r"(?<![a-z])lora_(?:r|rank|alpha|target\w*|dropout)(?![a-z])")

@@ -64,6 +64,9 @@ _SPELLING = [
     (r"\bmahine\b", "machine"),
     (r"\bfine-?tunn?ing\b|\bfinetunn?ing\b", "finetuning"),
     (r"现存", "显存"),
+    # Units in chat: "24 gigs", "12 gig card", "50 mil tokens".
+    (r"(?<=\d)\s?(?:gigs?|gigabytes?)\b", "gb"),
+    (r"(?<=\d)\s?mil\b", "m"),
     # "cutoff_len设置为2048", "rank设的64": "set to" only joins a setting to its value.
     (r"设置为|设置成|设置|设为|设成|设的", " "),
     # "3个epoch": the measure word between a number and an English unit says nothing.
@@ -74,7 +77,7 @@ _SPELLING = [
 # One pass for every misspelling: the group that matched names its spelling.
 # A part of every misspelling, so text with none of them is not scanned.
 _MISSPELLING_HINTS = ("epoche", "nivdia", "nvida", "nvdia", "loro", "gpro", "memmory", "mahine")
-_MISSPELLING_HINTS += ("tunn", "现存", "设", "个")
+_MISSPELLING_HINTS += ("tunn", "现存", "设", "个", "gig", "mil")
 _MISSPELLED = lazy_pattern("|".join(f"({pattern})" for pattern, _ in _SPELLING))
 
 
@@ -158,6 +161,26 @@ def _english_numbers(text: str) -> str:
 _CHINESE_MODEL_NAMES = (("通义千问", "qwen"), ("千问", "qw"))
 
 
+# torchtune's config names ("llama3_1/8B_lora_single_device", "qwen2_5/7B_full") and its version
+# spelling ("qwen2_5 7b"): rewritten in place, as long as before, to "llama3.1 8b lora".
+_TORCHTUNE_CONFIG = lazy_pattern(
+    r"(?<![\w/.-])(?P<family>(?:llama|qwen|gemma|phi|mistral)\d?(?:_\d)?)/"
+    r"(?P<size>\d{1,3}(?:_\d)?b)_(?P<method>q?lora|full|q?dora)(?P<rest>(?:_[a-z]{1,12}){0,3})"
+    r"(?![\w/])"
+)
+_UNDERSCORED_VERSION = lazy_pattern(r"\b(?P<family>llama|qwen|gemma|phi)(?P<major>\d)_(?=\d\b)")
+
+
+def _torchtune_spellings(text: str) -> str:
+    def config(m: re.Match[str]) -> str:
+        family = m.group("family").replace("_", ".")
+        size = m.group("size").replace("_", ".")
+        return f"{family} {size} {m.group('method')}" + " " * len(m.group("rest"))
+
+    text = _TORCHTUNE_CONFIG.sub(config, text)
+    return _UNDERSCORED_VERSION.sub(lambda m: f"{m.group('family')}{m.group('major')}.", text)
+
+
 def normalize(text: str) -> str:
     """Lower-cased canonical text (HF ids get their casing back from `fold_width(text)`)."""
     folded = fold_width(text)
@@ -166,6 +189,8 @@ def normalize(text: str) -> str:
             folded = folded.replace(chinese, latin)
     lowered = lower_same_length(folded if folded.isascii() else _chinese_numerals(folded))
     lowered = _english_numbers(lowered)
+    if "_" in lowered:
+        lowered = _torchtune_spellings(lowered)
     if not any(hint in lowered for hint in _MISSPELLING_HINTS):
         return lowered
     return _MISSPELLED.sub(lambda m: _SPELLING[m.lastindex - 1][1], lowered)

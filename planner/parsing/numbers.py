@@ -21,6 +21,9 @@ NUM = (
 COUNT_SCALES: dict[str, float] = {"k": 1e3, "m": 1e6, "mn": 1e6, "bn": 1e9, "t": 1e12}
 COUNT_SUFFIX = r"(?:bn|mn|k|m|t)"
 
+# A GeForce card's number ("3090", "4060", "1080"), never a count or a length next to a keyword.
+GEFORCE_NUMBER = r"(?:[1-5]0[5-9]0)(?![\d.])"
+
 # Far beyond any real job; a bigger figure is a typo or an attack and gets a clear message.
 ABSURD = 1e18
 # A run of digits this long is refused before any reader sees it.

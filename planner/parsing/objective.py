@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from planner.messages import PARSING
+from planner.parsing.dataset import LENGTH_AFTER_COUNT
 from planner.parsing.numbers import COUNT_SUFFIX, NUM, scaled, whole
 from planner.parsing.reading import COMPARING, Reading
 from planner.patterns import lazy_pattern
@@ -56,7 +57,7 @@ _PREFERENCE_OR_ONLINE = frozenset({"dpo", "kto", "orpo", "simpo", "cpo", "grpo",
 
 _PER_PROMPT = r"(?:\s?(?:per|each|for\seach|/)\s?(?:prompt|question|query|problem)s?)"
 _GENERATIONS = lazy_pattern(
-    r"(?:(?<![a-z_.])g\s?[=:]|(?:num_generations|n_samples_per_prompt|rollout\.n|group[-_\s]"
+    r"(?:(?<![a-z_.])g\s?[=:]|(?:num_generations|n_samples_per_prompt|rollout[._\s]n|group[-_\s]"
     r"size|num[-_\s]generations|generations)\s?[=:]?)\s?(?P<a>\d{1,4})(?![\d.a-z])|"
     r"(?<![\d.])(?P<b>\d{1,4})\s?(?:generations?|samples?|completions?|rollouts?|responses?|"
     r"answers?|outputs?)(?:" + _PER_PROMPT + r"|(?=\s?(?:,|$|\sand|\swith|\son|\.)))|"
@@ -170,9 +171,7 @@ _EXAMPLE_COUNT = lazy_pattern(
     + r")?\+?\s?(?:[a-z]{2,14}\s)?"
     # "1万对偏好数据": 对 counts pairs (the number before it already read, 万 and 千 included).
     r"(?:pairs?|samples?|examples?|rows?|preference\spairs?|偏好对|对(?:偏好)?(?:数据|样本)?|条)"
-    r"(?![a-z])(?!\s?(?:per|each))"
-    r"(?:\s?(?:of|with|at|,)\s?(?:about\s|around\s|~)?(?P<length>" + NUM + r")\s?(?P<lk>k)?\s?"
-    r"tokens?(?:\seach)?)?"
+    r"(?![a-z])(?!\s?(?:per|each))(?:" + LENGTH_AFTER_COUNT + ")?"
 )
 
 

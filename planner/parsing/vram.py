@@ -30,7 +30,11 @@ _HOST = [
         + r"\s?(?:of\s)?(?:(?:system|cpu|host)\s(?:ram|memory)|内存|dram|ddr\d?|ram(?=\s(?:and|\+)"
         r"\s" + NUM + r"\s?" + r"(?:gb|g)\s(?:of\s)?(?:gpu|vram|显存)))"
     ),
-    lazy_pattern(r"(?:cpu|system|host)\s(?:ram|memory)\s?(?:of\s)?" + _AMOUNT),
+    # "内存128G" as "128G内存": the host's, like the same words after the amount.
+    lazy_pattern(
+        r"(?:(?:cpu|system|host)\s(?:ram|memory)|(?:系统|主机|cpu)?内存)\s?(?:of\s|为|是|有|:)?\s?"
+        + _AMOUNT
+    ),
 ]
 _NOT_CAPACITY = lazy_pattern(
     r"(?:use[sd]?|using|takes?|took|need(?:s|ed)?|requires?|consum\w{0,4}|peak\w{0,3}|allocat\w{0,4}|"
