@@ -226,3 +226,41 @@ def test_an_expert_parallel_size_that_cannot_be_used_still_says_the_expert_loop(
     plan = _plan(model="qwen3 30b a3b", method="lora", num_gpus=2, gpu="h100", expert_parallel=3)
     assert any("expert_parallel 3" in w for w in plan.warnings)
     assert any("one by one" in a for a in plan.assumptions)
+
+
+def test_transformers_gpt_oss_experts_are_indexed_per_expert_but_not_unsloths() -> None:
+    """transformers 4.55's GptOssExperts trains by indexing the fused 16-bit experts per expert:
+    the recomputed layer's indexed copies are saved for backward (LoRA too), and a full fine-tune
+    adds a whole-size zero gradient of gate_up_proj per expert. Unsloth's nn.Linear experts and
+    quantised experts do not; nor do other families."""
+    from dataclasses import replace
+
+    from planner.estimate.memory import components as comp
+    from planner.estimate.memory.estimate import component_job
+    from planner.resolve.defaults import resolve
+    from planner.spec import Sharding
+
+    def resolved(**fields: object):
+        return resolve(JobSpec.model_validate({"model": "gpt-oss-20b", "seq_len": 2048, **fields}))
+
+    for framework in ("hf", "trl", "axolotl", "ms-swift", "llama-factory"):
+        assert resolved(method="lora", framework=framework).experts_indexed is True
+    assert resolved(method="lora", framework="unsloth").experts_indexed is False
+    assert resolved(method="qlora", framework="axolotl").experts_indexed is False
+    qwen = {"model": "qwen3 30b a3b", "method": "lora", "framework": "axolotl"}
+    assert resolve(JobSpec.model_validate(qwen)).experts_indexed is False
+
+    lora = resolved(method="lora", framework="axolotl")
+    layer_bytes = 2.0 * lora.arch.routed_expert_params / lora.arch.moe_layers
+    job = component_job(lora, 1, Sharding.none)
+    extra = comp.layer_in_flight_bytes(lora.arch, job) - comp.layer_in_flight_bytes(
+        lora.arch, replace(job, experts_indexed=False)
+    )
+    assert extra == pytest.approx(layer_bytes)
+    full = resolved(method="full", framework="axolotl")
+    job = component_job(full, 1, Sharding.none)
+    assert comp.indexed_expert_bytes(full.arch, job) == pytest.approx(layer_bytes * 5 / 3)
+    no_checkpoints = replace(job, gradient_checkpointing=False)
+    assert comp.indexed_expert_bytes(full.arch, no_checkpoints) == pytest.approx(
+        layer_bytes * (full.arch.moe_layers + 2 / 3)
+    )

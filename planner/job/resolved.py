@@ -129,6 +129,8 @@ class ResolvedJob(PostTrainingFields):
     experts_adapted: bool  # LoRA on fused MoE experts (target_parameters)
     # The stack dequantises a whole layer's quantised experts when it runs (axolotl).
     experts_dequantised_per_layer: bool = False
+    # The stack trains the fused 16-bit experts by indexing them per expert (transformers' gpt-oss).
+    experts_indexed: bool = False
     train_vision_tower: bool
     images_per_sample: float
     image_tokens: int  # what one sample's images add; inside seq_len

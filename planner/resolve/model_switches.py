@@ -28,6 +28,7 @@ class ModelSwitches:
     images_per_sample: float
     image_tokens: int
     experts_dequantised_per_layer: bool = False
+    experts_indexed: bool = False
 
     def fields(self) -> dict[str, object]:
         return {
@@ -35,6 +36,7 @@ class ModelSwitches:
             "loss_kernel": self.loss_kernel,
             "experts_quantized": self.experts_quantized,
             "experts_dequantised_per_layer": self.experts_dequantised_per_layer,
+            "experts_indexed": self.experts_indexed,
             "experts_adapted": self.experts_adapted,
             "train_vision_tower": self.train_vision_tower,
             "images_per_sample": self.images_per_sample,
@@ -178,6 +180,17 @@ def _vision(
     return train, images
 
 
+def _experts_indexed(
+    spec: JobSpec, arch: ModelArch, framework: Framework, experts: Experts
+) -> bool:
+    """The stack trains this family's fused 16-bit experts through transformers' indexed
+    per-expert loop (stack fact `moe_indexed_experts`; comp.indexed_expert_bytes)."""
+    if not arch.fused_experts or experts.quantized:
+        return False
+    fact = stack_family_fact(framework, "moe_indexed_experts", spec.framework_version, arch.family)
+    return fact is not None and fact.value is True and fact.families is not None
+
+
 def resolve_model_switches(
     spec: JobSpec,
     arch: ModelArch,
@@ -200,6 +213,7 @@ def resolve_model_switches(
         experts_quantized=experts.quantized,
         experts_adapted=experts.adapted,
         experts_dequantised_per_layer=experts.dequantised_per_layer,
+        experts_indexed=_experts_indexed(spec, arch, framework, experts),
         train_vision_tower=train,
         images_per_sample=images,
         image_tokens=round(images * arch.image_tokens),

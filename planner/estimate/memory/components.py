@@ -91,6 +91,8 @@ class Job:
     experts_adapted: bool = False
     # The quantised fused experts are dequantised a whole layer at a time (`dequant_buffer_bytes`).
     experts_dequantised_per_layer: bool = False
+    # The fused 16-bit experts are trained by indexing them per expert (`indexed_expert_bytes`).
+    experts_indexed: bool = False
     # Sharded by PyTorch's FSDP2 (fully_shard) rather than FSDP1 (placement.loading_floor_bytes).
     fsdp2: bool = False
     train_vision_tower: bool = False
@@ -665,10 +667,27 @@ def layer_in_flight_bytes(arch: ModelArch, job: Job) -> float:
     the LM head's backward has freed the logits (shadow traces peak at
     _log_softmax_backward_data with the checkpoints and no recomputed layer alive)."""
     per_layer = layer_activation_bytes_per_token(arch, job) * job.tokens
-    tile = tiled_mlp_bytes(arch, job)
+    tile = tiled_mlp_bytes(arch, job) + indexed_expert_bytes(arch, job)
     if not job.gradient_checkpointing:
         return per_layer + tile
     return RECOMPUTED_LAYERS * per_layer + tile + recomputed_mlp_gradient_bytes(arch, job)
+
+
+def indexed_expert_bytes(arch: ModelArch, job: Job) -> float:
+    """What training fused 3-D experts by indexing them costs (`experts_indexed`: transformers
+    4.55 GptOssExperts.forward in training mode loops over the experts hit and multiplies by
+    `self.gate_up_proj[expert_idx]` and `self.down_proj[expert_idx]`; a tensor index copies the
+    slice, and each matmul saves its copy for the input's gradient): a whole MoE layer's experts
+    as held, for the recomputed layer with checkpointing (every MoE layer without). When the
+    experts train, the index's backward (index_backward: zeros_like + index_put) builds a
+    zero gradient of the whole 3-D tensor for each expert, one at a time beside the accumulating
+    gradient: gate_up_proj, 2/3 of a gated layer's expert weights."""
+    if not job.experts_indexed or not arch.moe_layers:
+        return 0.0
+    layer = routed_weight_bytes(arch, job) / arch.moe_layers / job.expert_parallel
+    saved = layer * (1 if job.gradient_checkpointing else arch.moe_layers)
+    full_size_gradient = layer * 2 / 3 if job.method is Method.full else 0.0
+    return saved + full_size_gradient
 
 
 def recomputed_mlp_gradient_bytes(arch: ModelArch, job: Job) -> float:

@@ -175,6 +175,8 @@ def _switch_fields(job: ResolvedJob) -> dict[str, object]:
         fields["experts_quantized"] = True
     if job.experts_dequantised_per_layer:
         fields["experts_dequantised_per_layer"] = True
+    if job.experts_indexed:
+        fields["experts_indexed"] = True
     if job.experts_adapted:
         fields["experts_adapted"] = True
     if job.train_vision_tower:
