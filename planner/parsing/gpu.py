@@ -80,6 +80,11 @@ _NAME = r"(?P<name>" + "|".join(p for p, _ in _CARDS) + "|" + _CONSUMER + r")"
 MEMORY_VARIANTS = {"A100", "A800", "V100", "RTX 3060", "RTX 4060 Ti", "RTX 3080"}
 
 _GB = r"(?:gb|gib|g)(?![a-z])"
+# The board form after a card name or its memory ("h100 pcie", "A100-SXM4-80GB", "a100 80gb
+# pcie", "h200 nvl"): the catalog lists PCIe, SXM and NVL boards of one chip as separate cards
+# (different power, bandwidth and links), so the form stays in the name the catalog reads.
+_FORM = r"[\s-]?(?P<{group}>pcie|sxm[2-5]?|nvl)(?![a-z0-9])"
+_FORMS = {"pcie": "PCIe", "nvl": "NVL"}
 # Memory sizes cards are sold in, written after the name without a unit ("a100-80", "h100 80").
 _BARE_SIZES = r"16|24|32|40|48|80|94|141"
 # Units that make a number after a card something else than its memory.
@@ -131,7 +136,7 @@ _CARD = lazy_pattern(
     + r"(?:(?P<vram_before>\d{1,3})\s?"
     + _GB
     + r"\s?(?:的|-)?\s?)?"
-    r"(?:nvidia\s?|geforce\s?){0,2}" + _NAME + r"(?:'?s)?"
+    r"(?:nvidia\s?|geforce\s?){0,2}" + _NAME + r"(?:'?s)?(?:" + _FORM.format(group="form") + ")?"
     r"(?:\s?[-(_]?\s?(?P<vram_after>\d{1,3})\s?"
     + _GB
     + r"(?!\s?(?:vram\s|gpu\smemory\s)?(?:total|in"
@@ -139,6 +144,7 @@ _CARD = lazy_pattern(
     # "h100 80", "use a100 80 instead": a bare size after a space, unless a number or a unit
     # follows it ("4090 24 layers", "a100 40 3 epochs", "4090 16 bit").
     r"|\s(?P<vram_spaced>" + _BARE_SIZES + r")(?![a-z0-9_.]|\s?[\d.]|\s?" + _UNIT_AFTER + r"))?"
+    r"(?:" + _FORM.format(group="form_after") + ")?"
     r"(?:\s?(?:x|\*)\s?(?P<count_after>\d{1,4})(?!\d|\.\d|\s?(?:gb|g|b|k|bit)\b)|"
     r"\s?(?P<count_cn>\d{1,3})\s?(?:张|块)(?!\d))?"
     r"(?:\s?\*\s?(?P<nodes_after>\d{1,3})\s?(?:机|nodes?))?"
@@ -284,6 +290,10 @@ def _read_cards(r: Reading) -> None:
     for m in r.matches_near(_CARD, _CARD_NAME, _CARD_REACH):
         name = _display(m)
         card: dict[str, Any] = {"gpu": name}
+        written_form = m.group("form") or m.group("form_after")
+        form = _FORMS.get(written_form, written_form.upper()) if written_form else None
+        if form and name.endswith(form):
+            form = None  # "h100 nvl" is the card name itself
         vram = next(
             (
                 size
@@ -295,10 +305,13 @@ def _read_cards(r: Reading) -> None:
         if vram:
             card["gpu_vram_gb"] = vram
             card["gpu"] = with_memory(name, vram)
+        if form:
+            card["gpu"] += " " + form
         count = _count(m, r)
         if count:
             card["num_gpus"] = count
         r.take(m)
+        name = card["gpu"] if form else name  # "h100 pcie vs h100 sxm" are two cards
         if name in bases:
             for key, value in card.items():
                 cards[bases.index(name)].setdefault(key, value)

@@ -1,0 +1,66 @@
+"""Gaps a stress test of the reader found (PCIe/SXM/NVL boards, optimizer precision, epoch keys,
+budgets in yuan, bare Apple M chips): each rule on several spellings."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from planner.catalog.gpus import GpuSpec, all_gpus, read_gpu
+from planner.parsing import parse
+
+_FORM = re.compile(r"\b(PCIe|SXM\d?|NVL)\b")
+
+
+def _fields(text: str) -> dict[str, Any]:
+    result = parse(text)
+    assert result.error is None
+    return result.fields
+
+
+def _spellings(gpu: GpuSpec) -> list[str]:
+    """How people write a board: "H100 PCIe 80GB", "a100 80gb sxm4", "A100-SXM4-80GB"."""
+    form = _FORM.search(gpu.name).group(1)
+    family = re.search(r"\b([A-Z]\d{2,3})\b", gpu.name).group(1)
+    memory = f"{gpu.marketed_gb:g}"
+    return [
+        f"{family} {form} {memory}GB",
+        f"{family.lower()} {form.lower()} {memory}g",
+        f"{family.lower()} {memory}gb {form.lower()}",
+        f"4x NVIDIA {family}-{form.upper()}-{memory}GB",
+    ]
+
+
+_BOARDS = [gpu for gpu in all_gpus() if _FORM.search(gpu.name)]
+
+
+@pytest.mark.parametrize("gpu", _BOARDS, ids=[gpu.key for gpu in _BOARDS])
+def test_every_board_form_in_the_catalog_is_reachable_from_a_question(gpu: GpuSpec) -> None:
+    for spelling in _spellings(gpu):
+        written = _fields(f"lora llama 3 8b on {spelling}")["gpu"]
+        match = read_gpu(written)
+        assert match is not None and match.gpu.key == gpu.key, (spelling, written)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("8b lora on h100 pcie", "h100-pcie"),
+        ("8b lora on h100 sxm", "h100-sxm"),
+        ("8b lora on h100 nvl", "h100-nvl"),
+        ("8b lora on h200 nvl", "h200-nvl"),
+        ("8b lora on 2x a800 pcie", "a800-80g-pcie"),
+        ("8b lora on v100 sxm2", "v100-16g-sxm2"),
+        ("8b lora on l40s", "l40s"),
+    ],
+)
+def test_a_form_without_memory_picks_that_board(text: str, key: str) -> None:
+    assert read_gpu(_fields(text)["gpu"]).gpu.key == key
+
+
+def test_two_forms_of_one_chip_are_a_comparison() -> None:
+    result = parse("8b lora h100 pcie vs h100 sxm")
+    assert result.fields["gpu"] == "H100 PCIe"
+    assert [job.gpu for job in result.alternatives] == ["H100 SXM"]
