@@ -615,6 +615,22 @@ PARSING = Catalog(
         "note.two_bit": Entry(
             "2-bit training is not planned; read as 4-bit", "不规划 2 位训练；按 4 位读取"
         ),
+        "lion_as_sgd": Entry(
+            "{written}: Lion is not planned by name; read as SGD with momentum, which keeps the same"
+            " one state per weight",
+            "{written}：不按 Lion 单独规划；按带动量的 SGD 计，两者每个权重都只存一份状态",
+        ),
+        "lion_8bit_as_adam": Entry(
+            "{written}: 8-bit Lion is not planned by name; read as 8-bit AdamW, whose two 8-bit"
+            " states per weight are an upper bound on Lion's one",
+            "{written}：不按 8 位 Lion 单独规划；按 8 位 AdamW 计，它每个权重存两份 8 位状态，"
+            "是 Lion 一份状态的上限",
+        ),
+        "paged_lion_as_paged_adam": Entry(
+            "{written}: paged Lion is not planned by name; read as paged AdamW (paged states live"
+            " outside the GPU pool either way)",
+            "{written}：不按分页 Lion 单独规划；按分页 AdamW 计（分页状态都不占 GPU 显存池）",
+        ),
         "note.hourly_price": Entry(
             "{price} is a price per hour, not a budget", "{price} 是每小时价格，不是预算"
         ),

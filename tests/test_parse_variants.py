@@ -64,3 +64,38 @@ def test_two_forms_of_one_chip_are_a_comparison() -> None:
     result = parse("8b lora h100 pcie vs h100 sxm")
     assert result.fields["gpu"] == "H100 PCIe"
     assert [job.gpu for job in result.alternatives] == ["H100 SXM"]
+
+
+@pytest.mark.parametrize(
+    ("text", "optimizer"),
+    [
+        ("lora llama 3 8b on 4090 lion 8bit", "adamw_8bit"),
+        ("full ft 1b 4090 8-bit lion", "adamw_8bit"),
+        ("full ft 1b 4090 optim=lion_8bit", "adamw_8bit"),
+        ("full ft 1b 4090 paged_lion_8bit", "paged_adamw_8bit"),
+        ("full ft 1b 4090 lion", "sgd"),
+        ("full ft 1b 4090 --optim lion_32bit", "sgd"),
+        ("lora 8b 4090 adamw 8bit", "adamw_8bit"),
+        ("lora 8b 4090 paged adamw 8-bit", "paged_adamw_8bit"),
+    ],
+)
+def test_8bit_after_an_optimizer_is_the_optimizers_and_lion_says_how_it_was_read(
+    text: str, optimizer: str
+) -> None:
+    result = parse(text)
+    assert result.fields["optimizer"] == optimizer
+    assert "quant" not in result.fields
+    assert result.fields["method"] != "qlora"
+    if "lion" in text:
+        assert any("Lion" in said for said in result.assumptions)
+
+
+def test_a_word_holding_lion_is_no_optimizer() -> None:
+    assert "optimizer" not in _fields("lora 8b on 1 million samples, 4090")
+
+
+@pytest.mark.parametrize("text", ["lion optimizer (8-bit)", "adamw optimizer 8bit", "adam (8-bit)"])
+def test_bits_a_word_after_an_optimizer_name_are_its_own(text: str) -> None:
+    fields = _fields(f"lora llama 3 8b on a 3090, {text}")
+    assert fields["optimizer"] == "adamw_8bit"
+    assert fields["method"] == "lora"

@@ -38,11 +38,27 @@ _FULL = lazy_pattern(
 )
 _SFT = lazy_pattern(r"(?<![a-z])sft(?![a-z])")
 
+# Lion (Chen et al. 2023, arXiv:2302.06675) keeps one momentum buffer per weight; JobSpec has no
+# Lion, so it is read as the known optimizer with the same state (SGD with momentum) or, for the
+# 8-bit and paged bitsandbytes ones, with at least as much: each reading says so. "8bit" right
+# after an optimizer name is that optimizer's precision, never the base model's quantisation.
+# Between an optimizer's name and its bits: "lion optimizer (8-bit)", "adamw 8bit".
+_THEN_BITS = r"(?:\s?optimi[sz]er)?[-_\s(]{0,2}8[-_\s]?bit"
+_LION_SPELLINGS = [
+    (r"paged[-_\s]?lion[-_\s]?8[-_\s]?bit", "paged_adamw_8bit", "paged_lion_as_paged_adam"),
+    (r"paged[-_\s]?lion(?:[-_\s]?32[-_\s]?bit)?", "paged_adamw", "paged_lion_as_paged_adam"),
+    (
+        r"(?<![a-z])lion" + _THEN_BITS + r"|8[-_\s]?bit\slion(?![a-z])",
+        "adamw_8bit",
+        "lion_8bit_as_adam",
+    ),
+    (r"(?<![a-z])lion(?:[-_\s]?32[-_\s]?bit)?(?![a-z0-9])", "sgd", "lion_as_sgd"),
+]
 _OPTIMIZER_SPELLINGS = [
     (r"paged[-_\s]?adamw?[-_\s]?8[-_\s]?bit", "paged_adamw_8bit"),
     (r"paged[-_\s]?adamw?(?:[-_\s]?32[-_\s]?bit)?", "paged_adamw"),
     (
-        r"adamw?[-_\s]?(?:bnb[-_\s]?)?8[-_\s]?bit|8[-_\s]?bit\s?adamw?|adam8bit|bnb\sadam",
+        r"adamw?(?:[-_\s]?bnb)?" + _THEN_BITS + r"|8[-_\s]?bit\s?adamw?|adam8bit|bnb\sadam",
         "adamw_8bit",
     ),
     (r"adafactor", "adafactor"),
@@ -94,6 +110,7 @@ _TRUE_VALUE = r"\s?[=:]\s?['\"]?(?:true|1|on|yes|unsloth|auto)\b"
 # A word every precision spelling contains.
 _PRECISION_WORDS = ("bf16", "bfloat", "fp16", "float", "half", "mixed", "fp32", "precision")
 _OPTIMIZERS = [(lazy_pattern(pattern), name) for pattern, name in _OPTIMIZER_SPELLINGS]
+_LIONS = [(lazy_pattern(pattern), name, said) for pattern, name, said in _LION_SPELLINGS]
 _PRECISION = [(lazy_pattern(pattern), name) for pattern, name in _PRECISION_SPELLINGS]
 # A word every spelling of each switch contains: without one, its forms are not searched.
 _SWITCH_WORDS = {
@@ -162,6 +179,12 @@ def _compared_methods(text: str) -> list[str]:
 
 
 def _read_optimizer(r: Reading) -> None:
+    if "lion" in r.text:
+        for pattern, name, said in _LIONS:
+            m = pattern.search(r.text)
+            if m:
+                r.put("optimizer", name, PARSING(said, written=m.group(0).strip()))
+                r.take(m)
     if not any(word in r.text for word in ("adam", "adafactor", "sgd")):
         return
     for pattern, name in _OPTIMIZERS:
