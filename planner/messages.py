@@ -616,8 +616,8 @@ PARSING = Catalog(
             "2-bit training is not planned; read as 4-bit", "不规划 2 位训练；按 4 位读取"
         ),
         "lion_as_sgd": Entry(
-            "{written}: Lion is not planned by name; read as SGD with momentum, which keeps the same"
-            " one state per weight",
+            "{written}: Lion is not planned by name; read as SGD with momentum, which keeps the"
+            " same one state per weight",
             "{written}：不按 Lion 单独规划；按带动量的 SGD 计，两者每个权重都只存一份状态",
         ),
         "lion_8bit_as_adam": Entry(
