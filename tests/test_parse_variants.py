@@ -99,3 +99,22 @@ def test_bits_a_word_after_an_optimizer_name_are_its_own(text: str) -> None:
     fields = _fields(f"lora llama 3 8b on a 3090, {text}")
     assert fields["optimizer"] == "adamw_8bit"
     assert fields["method"] == "lora"
+
+
+@pytest.mark.parametrize(
+    ("text", "epochs", "num_gpus"),
+    [
+        ("llama 8b lora epochs 3 4090", 3, None),
+        ("llama 8b lora epochs 3 4090s", 3, None),
+        ("llama 8b lora epoch 3 4090 x2", 3, 2),
+        ("7b lora, 3 epochs 2 4090s", 3, 2),
+        ("7b lora 3 epochs 2 a100", 3, 2),
+        ("8b lora 1.5 epochs 2 h100", 1.5, 2),
+    ],
+)
+def test_a_number_next_to_the_epochs_key_is_the_epoch_count_and_the_next_one_the_cards(
+    text: str, epochs: float, num_gpus: int | None
+) -> None:
+    fields = _fields(text)
+    assert fields["epochs"] == epochs
+    assert fields.get("num_gpus") == num_gpus
