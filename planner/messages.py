@@ -631,6 +631,12 @@ PARSING = Catalog(
             " outside the GPU pool either way)",
             "{written}：不按分页 Lion 单独规划；按分页 AdamW 计（分页状态都不占 GPU 显存池）",
         ),
+        "note.yuan_budget": Entry(
+            "{written} is a budget in yuan, but budgets are planned in US dollars (prices are dated"
+            " dollar quotes, with no exchange rate kept): say the budget in US dollars",
+            "{written} 是人民币预算，但预算按美元规划（价格是带日期的美元报价，不保存汇率）："
+            "请用美元说明预算",
+        ),
         "note.hourly_price": Entry(
             "{price} is a price per hour, not a budget", "{price} 是每小时价格，不是预算"
         ),

@@ -10,6 +10,7 @@ import pytest
 
 from planner.catalog.gpus import GpuSpec, all_gpus, read_gpu
 from planner.parsing import parse
+from planner.words import in_language
 
 _FORM = re.compile(r"\b(PCIe|SXM\d?|NVL)\b")
 
@@ -118,3 +119,30 @@ def test_a_number_next_to_the_epochs_key_is_the_epoch_count_and_the_next_one_the
     fields = _fields(text)
     assert fields["epochs"] == epochs
     assert fields.get("num_gpus") == num_gpus
+
+
+@pytest.mark.parametrize(
+    "budget",
+    [
+        "预算 5000 元",
+        "5000块预算",
+        "2000 元以内",
+        "RMB 3000",
+        "¥2000",
+        "￥2000",
+        "CNY 1000",
+        "budget 5000 rmb",
+        "预算 3000 块",
+    ],
+)
+def test_a_budget_in_yuan_is_not_converted_and_asks_for_dollars(budget: str) -> None:
+    result = parse(f"qwen2.5 7b lora on 2块4090, {budget}")
+    assert result.error is None and result.spec is not None
+    assert "budget_usd" not in result.fields
+    assert result.fields["num_gpus"] == 2
+    assert any("US dollars" in str(note) for note in result.unread)
+
+
+def test_the_yuan_note_speaks_chinese_to_a_chinese_question() -> None:
+    note = parse("用lora微调qwen2.5 7b，一张4090，预算 5000 元").unread[0]
+    assert "美元" in str(in_language(note, "zh"))

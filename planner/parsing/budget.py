@@ -27,6 +27,17 @@ _BUDGET = lazy_pattern(
     + r")\s?(?P<scale2>k)?\s?"
     r"(?:\$|usd|dollars?|bucks|美元|美金|刀)(?![a-z]))"
 )
+# A budget in yuan ("预算 5000 元", "5000块预算", "2000 元以内", "RMB 3000", "¥2000", "budget 5000
+# rmb"): prices are dated US-dollar quotes and no dated exchange rate is kept, so it is not
+# converted but set aside with a note asking for the dollar figure. "块" alone is also the Chinese
+# count of cards ("4块4090"): it is yuan only after 预算/budget or before 预算/以内/左右.
+_YUAN_WORDS = ("元", "块", "rmb", "cny", "¥", "￥", "yuan", "人民币")
+_YUAN = lazy_pattern(
+    r"(?:(?<![a-z])(?P<key>budget|预算)\s?(?:of|is|:|=|under|around|about|max|是|有|大概|约|为|~)?\s?)?"
+    r"(?:(?:[¥￥]|(?<![a-z])(?:rmb|cny))\s?" + NUM + r"\s?k?|" + NUM + r"\s?k?\s?"
+    r"(?:元|(?<![a-z])(?:rmb|cny|yuan)(?![a-z])|人民币|块钱|(?(key)块(?![\da-z卡])|"
+    r"块(?=\s?(?:预算|以内|之内|左右)))))(?:\s?(?:预算|以内|之内|左右))?"
+)
 # "budget 500", "budget: 2k", "1.5k budget": a budget with no currency is in dollars (stated).
 # "token budget 8k" and "budget 200 GPU-hours" are not money.
 _NOT_MONEY = (
@@ -127,6 +138,9 @@ def read_gpu_hours(r: Reading) -> None:
 
 
 def read_budget(r: Reading) -> None:
+    for m in r.matches_if(_YUAN_WORDS, _YUAN):
+        r.notes.append(PARSING("note.yuan_budget", written=m.group(0).strip()))
+        r.take(m)
     for m in r.matches_if(_MONEY_WORDS, _RATE):
         r.notes.append(PARSING("note.hourly_price", price=m.group(0).strip()))
         r.take(m)
