@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from planner.catalog.gpus import GpuSpec, all_gpus, read_gpu
+from planner.catalog.gpus import GpuSpec, all_gpus, is_apple_silicon, read_gpu
 from planner.parsing import parse
 from planner.words import in_language
 
@@ -146,3 +146,28 @@ def test_a_budget_in_yuan_is_not_converted_and_asks_for_dollars(budget: str) -> 
 def test_the_yuan_note_speaks_chinese_to_a_chinese_question() -> None:
     note = parse("用lora微调qwen2.5 7b，一张4090，预算 5000 元").unread[0]
     assert "美元" in str(in_language(note, "zh"))
+
+
+@pytest.mark.parametrize(
+    ("text", "gpu"),
+    [
+        ("lora llama 8b on my M2 macbook", "Apple M2"),
+        ("lora llama 8b on macbook air m2", "Apple M2"),
+        ("qlora 7b on an M3 16gb macbook", "Apple M3"),
+        ("lora 8b m4 mac mini", "Apple M4"),
+        ("lora 8b on apple m1", "Apple M1"),
+        ("M2 Pro mac mini lora 3b", "Apple M2 Pro"),
+        ("lora 8b macbook pro m3 max 64gb", "Apple M3 Max"),
+        ("lora 8b on my macbook pro", "Mac (Apple silicon)"),
+    ],
+)
+def test_a_bare_m_chip_beside_a_mac_word_is_one_apple_machine(text: str, gpu: str) -> None:
+    result = parse(text)
+    assert result.fields["gpu"] == gpu
+    assert result.alternatives == [] and result.unread == []
+    assert is_apple_silicon(result.fields["gpu"])
+
+
+def test_a_bare_m_in_a_model_name_is_no_mac() -> None:
+    fields = _fields("bge-m3 lora on a 4090")
+    assert fields["gpu"] == "RTX 4090"

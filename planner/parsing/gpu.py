@@ -63,14 +63,22 @@ _CARDS: list[tuple[str, str]] = [
     (r"(?:ascend\s?)?910b", "Ascend 910B"),
     (r"gaudi\s?2", "Gaudi2"),
     (r"gaudi\s?3", "Gaudi3"),
-    (r"(?:apple\s?)?m[1-4]\s?(?:pro|max|ultra)", "Apple {apple}"),
-    # A Mac without its chip named ("my macbook pro 64gb"); a named chip wins (the pattern above).
+    # A chip with its tier, or a bare one ("M2") beside "apple" or a Mac word: alone, "m3" may be
+    # part of a model name ("bge-m3").
+    (
+        r"(?:apple\s?)?m[1-4]\s?(?:pro|max|ultra)|apple\s?m[1-4]"
+        r"|m[1-4](?=\s?(?:\d{1,3}\s?gb?\s?)?(?:mac|apple))",
+        "Apple {apple}",
+    ),
+    # A Mac without its chip named ("my macbook pro 64gb"); a named chip wins (the pattern above);
+    # a bare chip after the Mac word ("macbook air m2") names it.
     (
         r"(?:mac\s?book(?:\s?(?:pro|air))?|mac\s?(?:studio|mini)|apple\s?silicon)"
-        r"(?!.{0,16}m[1-9]\s?(?:pro|max|ultra))",
+        r"(?!.{0,16}m[1-9]\s?(?:pro|max|ultra))(?:\s?m[1-4](?![a-z0-9]))?",
         "Mac (Apple silicon)",
     ),
 ]
+_MAC = ("Apple", "Mac (Apple silicon)")
 _CARD_DISPLAYS = [(lazy_pattern(pattern), display) for pattern, display in _CARDS]
 _CONSUMER = (
     r"(?:(?:rtx|gtx)\s?-?)?(?P<consumer>[1-5]0[5-9]0|1660)(?:\s?(?P<tier>ti\s?super|ti|super))?"
@@ -208,12 +216,15 @@ def _display(m: re.Match[str]) -> str:
         written_tier = (m.group("tier") or "").replace(" ", "")
         tier = {"ti": " Ti", "super": " SUPER", "tisuper": " Ti SUPER"}.get(written_tier, "")
         return f"{prefix} {consumer}{tier}"
-    written = m.group("name")
+    written, start, end = m.group("name"), m.start("name"), m.end("name")
     for pattern, display in _CARD_DISPLAYS:
-        if pattern.fullmatch(written):
-            if "{apple}" in display:
-                chip = written.removeprefix("apple").strip().upper().replace(" ", "")
-                return display.format(apple=chip[:2] + " " + chip[2:].title())
+        # Matched in place: a bare "m2" is a chip only with the Mac word after it in view.
+        found = pattern.match(m.string, start)
+        if found and found.end() == end:
+            chip = re.search(r"m[1-4]\s?(?:pro|max|ultra)?$", written)
+            if chip and display.startswith(("Apple", "Mac")):
+                name = chip.group(0).upper().replace(" ", "")
+                return "Apple " + (name[:2] + " " + name[2:].title()).strip()
             return display
     raise AssertionError(written)
 
@@ -312,6 +323,11 @@ def _read_cards(r: Reading) -> None:
             card["num_gpus"] = count
         r.take(m)
         name = card["gpu"] if form else name  # "h100 pcie vs h100 sxm" are two cards
+        if name.startswith(_MAC):
+            # "M2 macbook", "M2 Pro mac mini": the chip and the Mac word are one machine.
+            name = _MAC[0]
+            if name in bases and cards[bases.index(name)]["gpu"] == _MAC[1]:
+                cards[bases.index(name)]["gpu"] = card["gpu"]
         if name in bases:
             for key, value in card.items():
                 cards[bases.index(name)].setdefault(key, value)
