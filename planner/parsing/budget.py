@@ -2,7 +2,8 @@
 dollars), a deadline ("by tomorrow", "in 6 hours", "within 2 days", "5.5days内", "3天x24 GPU
 小时"), and a measured speed ("14k tokens/sec").
 
-Prices per hour ("12$/h") are not a budget; time a run took ("took 5 days") is not a deadline.
+Prices per hour ("12$/h") are not a budget; a budget in yuan ("预算 5000 元") is set aside with a
+note asking for dollars; time a run took ("took 5 days") is not a deadline.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Forms (phrasing.md): "2x3090", "8xA100 80G", "4 * NVIDIA A10G", "8 A100", "singl
 "dual 3090s", "a 2nd 4090", "4张4090", "8卡A800", "单卡", "8 80GB A100", "A100 40G*4", "x4 NVIDIA
 A100", "3060ti6G", "12G-RTX2080Ti", "A100(40G)", "23G的A100", node products "3*8*A100", "8x8H800",
 "2台8xA100", "2 nodes * 8 GPUs", and cards without a name ("8x 80GB GPUs", "4 GPUs", "8卡").
+Board forms stay in the name ("h100 pcie", "A100-SXM4-80GB", "h200 nvl"); Macs by chip ("M2
+macbook", "macbook air m2", "m3 max").
 Two different cards ("4090 vs H100") become a comparison.
 """
 
