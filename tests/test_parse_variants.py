@@ -171,3 +171,10 @@ def test_a_bare_m_chip_beside_a_mac_word_is_one_apple_machine(text: str, gpu: st
 def test_a_bare_m_in_a_model_name_is_no_mac() -> None:
     fields = _fields("bge-m3 lora on a 4090")
     assert fields["gpu"] == "RTX 4090"
+
+
+def test_a_dotted_epochs_key_still_reads_its_value() -> None:
+    assert (
+        _fields("litgpt finetune_lora 1b --train.micro_batch_size 4 --train.epochs 2")["epochs"]
+        == 2
+    )

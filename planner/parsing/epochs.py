@@ -15,7 +15,7 @@ from planner.patterns import lazy_pattern
 # "1 epoch 3090 10 hours": a card's number after the word is not a count of epochs. Nor, once a
 # count stands before the word ("3 epochs 2 4090s"), is the number after it.
 _KEY_VALUE = lazy_pattern(
-    r"(?<![\d.]\s)(?<![\d.])(?:num_train_epochs|num_epochs|n_epochs|train_epochs|max_epochs|epochs?|轮数|训练轮数)\s?"
+    r"(?<!\d\s)(?<!\d)(?:num_train_epochs|num_epochs|n_epochs|train_epochs|max_epochs|epochs?|轮数|训练轮数)\s?"
     r"(?:=|:|of|to)?\s?(?!" + GEFORCE_NUMBER + r")(?P<num>" + NUM + r")(?![a-z0-9_]|\.\d)"
 )
 _VALUE_KEY = lazy_pattern(
