@@ -4,6 +4,8 @@ and the started fakes of Slack and Discord that many tests share."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from itertools import count
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -16,9 +18,19 @@ if TYPE_CHECKING:
     from tests.fakes.slack_api import FakeSlack
 
 
+@pytest.fixture(scope="session")
+def _state_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("state")
+
+
+_STATE_DIRS = count()
+
+
 @pytest.fixture(autouse=True)
-def _isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> None:
-    monkeypatch.setenv("GPUPLAN_STATE_DIR", str(tmp_path_factory.mktemp("state")))
+def _isolated_environment(_state_root: Path, monkeypatch) -> None:
+    # A fresh state directory per test, named but not made: the SQLite store makes it when a test
+    # first saves (bot/state/sqlite.py), so the thousands of tests that never save skip a mkdir.
+    monkeypatch.setenv("GPUPLAN_STATE_DIR", str(_state_root / str(next(_STATE_DIRS))))
     monkeypatch.delenv("GPUPLAN_PRICES", raising=False)
     # No bot a test starts refreshes prices on its own, and a feed no test points elsewhere is
     # refused on loopback rather than fetched from the internet.
