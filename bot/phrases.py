@@ -303,8 +303,15 @@ def nothing_cheaper(within_budget: bool) -> Message:
     return Message(_say("nothing_cheaper.title"), _say(f"nothing_cheaper.{why}"))
 
 
-def did_not_understand(unread: Sequence[str]) -> str:
-    return _say("did_not_understand", unread=Listing(unread, en_sep="; ", zh_sep="; "))
+def did_not_understand(unread: Sequence[str]) -> list[str]:
+    """The asker's words we could not read, under "I did not understand"; our own notes (catalog
+    sentences such as "2-bit training is not planned; read as 4-bit") each as its own line, since
+    they were understood."""
+    words = [part for part in unread if not isinstance(part, Said)]
+    notes = [part for part in unread if isinstance(part, Said)]
+    if not words:
+        return notes
+    return [*notes, _say("did_not_understand", unread=Listing(words, en_sep="; ", zh_sep="; "))]
 
 
 def comparing_cards(cards: Sequence[str]) -> str:

@@ -260,3 +260,19 @@ def test_after_training_notes_are_catalog_sentences() -> None:
     notes = plan.after_training.notes if plan.after_training else []
     assert len(notes) == 3 and all(isinstance(note, Said) for note in notes)
     assert all(_CJK.search(note.to("zh")) for note in notes)
+
+
+def test_a_note_the_reader_adds_is_a_line_of_its_own_not_something_it_did_not_understand() -> None:
+    """The reader understood "2-bit" (and says how it read it): the note is a warning line of its
+    own in either language, never under "I did not understand"."""
+    for text, note, lost in (
+        ("用 2-bit 微调 llama 3 8b，4k 上下文", "不规划 2 位训练；按 4 位读取", "没看懂"),
+        (
+            "2-bit finetune llama 3 8b, 4k ctx",
+            "2-bit training is not planned; read as 4-bit",
+            "I did",
+        ),
+    ):
+        conversation, key = _thread()
+        warnings = conversation.respond(key, text).reply.warnings
+        assert note in warnings and not any(line.startswith(lost) for line in warnings)

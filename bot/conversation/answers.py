@@ -443,4 +443,4 @@ def _clipped(part: str, limit: int) -> str:
 
 def _unread_warnings(result: ParseResult) -> list[str]:
     unread = [_clipped(part, 80) for part in result.unread[:MAX_UNREAD_SHOWN]]
-    return [phrases.did_not_understand(unread)] if unread else []
+    return phrases.did_not_understand(unread)
