@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from adapters.cli import main
@@ -400,6 +400,7 @@ _SCALARS = st.one_of(
     ),
     st.text(max_size=30),
 )
+@example(values={"on": None, "yes": True, "null": "x"}, why="")
 def test_written_yaml_reads_back_as_the_same_values(values: dict[str, Any], why: str) -> None:
     """Strings that look like other types ("no", "1e3", "null"), quotes, colons, '#' and any
     unicode stay what they were; a comment never changes a value."""

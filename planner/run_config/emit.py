@@ -9,6 +9,7 @@ every file back with a YAML parser.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Union
@@ -56,21 +57,37 @@ def yaml_text(entries: Sequence[Entry | None], header: Sequence[str] = ()) -> st
     return "\n".join(lines) + "\n"
 
 
+# A plain key YAML 1.1 reads back as the same string: an identifier that is not one of its
+# bool or null words (PyYAML, which TRL and axolotl load with, reads `on:` as True).
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+_YAML_WORDS = frozenset(
+    word
+    for base in ("yes", "no", "true", "false", "on", "off", "null", "y", "n")
+    for word in (base, base.capitalize(), base.upper())
+)
+
+
+def _key(key: str) -> str:
+    """`key` as written: plain where it reads back as itself, else double-quoted."""
+    return key if _PLAIN_KEY.fullmatch(key) and key not in _YAML_WORDS else _quoted(key)
+
+
 def _write(mapping: Block, indent: int, lines: list[str]) -> None:
     pad = " " * indent
     for entry in mapping.entries:
         comment = f"  # {_printable(entry.why)}" if entry.why else ""
         value = entry.value
+        key = _key(entry.key)
         if isinstance(value, Block):
-            lines.append(f"{pad}{entry.key}:{comment}")
+            lines.append(f"{pad}{key}:{comment}")
             _write(value, indent + 2, lines)
         elif isinstance(value, str) and _literal_block(value):
-            lines.append(f"{pad}{entry.key}: |{comment}")
+            lines.append(f"{pad}{key}: |{comment}")
             lines.extend(
                 f"{pad}  {line}" if line else "" for line in value.rstrip("\n").split("\n")
             )
         elif isinstance(value, Sequence) and value and isinstance(value[0], Block):
-            lines.append(f"{pad}{entry.key}:{comment}")
+            lines.append(f"{pad}{key}:{comment}")
             for item in value:
                 nested: list[str] = []
                 _write(item, indent + 4, nested)
@@ -78,9 +95,9 @@ def _write(mapping: Block, indent: int, lines: list[str]) -> None:
                 lines.extend(nested[1:])
         elif isinstance(value, Sequence) and not isinstance(value, str):
             items = ", ".join(scalar(item) for item in value)
-            lines.append(f"{pad}{entry.key}: [{items}]{comment}")
+            lines.append(f"{pad}{key}: [{items}]{comment}")
         else:
-            lines.append(f"{pad}{entry.key}: {scalar(value)}{comment}")
+            lines.append(f"{pad}{key}: {scalar(value)}{comment}")
 
 
 def _literal_block(text: str) -> bool:
