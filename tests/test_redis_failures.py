@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -60,7 +61,9 @@ STATES: dict[str, tuple[Callable[[RedisStates], AbstractContextManager[None]], s
     "out of memory": (RedisStates.out_of_memory, "out_of_memory"),
     "read-only replica": (RedisStates.read_only, "read_only"),
     "busy script": (RedisStates.busy, "busy"),
-    "stalled (DEBUG SLEEP)": (RedisStates.sleeping, "timeout"),
+    # The stall must outlast a timed-out write and a conversation's timed-out read (0.5 s each)
+    # with a plan between them, also on a slow shared host: 1.5 s did not, once in a fresh clone.
+    "stalled (DEBUG SLEEP)": (partial(RedisStates.sleeping, seconds=2.5), "timeout"),
     "loading": (RedisStates.loading, "loading"),
 }
 # NO_MEMORY when the thread could not be read, NOT_REMEMBERED when only the save failed.
