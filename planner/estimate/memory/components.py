@@ -758,6 +758,12 @@ def preference_logits_bytes_per_entry(job: Job) -> float:
 FUSED_CE_FREE_FRACTION = 0.5
 
 
+def sizes_loss_from_free_memory(job: Job) -> bool:
+    """The stack's own fused loss runs (no `loss_kernel` named) and it sizes its chunks from the
+    memory free on the card (`FrameworkProfile.loss_sized_by_free_memory`)."""
+    return job.profile.loss_sized_by_free_memory and job.loss_kernel is None
+
+
 def card_sized_loss_bytes(arch: ModelArch, job: Job, free_bytes: float) -> float | None:
     """The loss region of a fused loss that sizes its chunks from the memory it finds free
     (`FrameworkProfile.loss_sized_by_free_memory`), on a card with `free_bytes` free at the
@@ -770,7 +776,7 @@ def card_sized_loss_bytes(arch: ModelArch, job: Job, free_bytes: float) -> float
     whether a job fits (it shrinks to what is free), but it is what max_memory_reserved shows
     on the card: Unsloth's notebooks on A100/L4/T4 peak 2–14 GiB above their load.
     """
-    if not job.profile.loss_sized_by_free_memory or job.loss_kernel is not None:
+    if not sizes_loss_from_free_memory(job):
         return None
     full = job.logits_tokens * arch.vocab_size * job.profile.logits_bytes_per_entry
     target = FUSED_CE_FREE_FRACTION * free_bytes

@@ -391,13 +391,16 @@ def estimate_memory(
     `card_gib` a colocated vLLM engine's pool is its gpu_memory_utilization share of the card,
     and the reserved pool is capped by what the card holds (`reserved_on_card`)."""
     count, layout = num_gpus or job.num_gpus, sharding or job.sharding
+    cjob = component_job(job, count, layout)
     peak = peak_bytes(job, count, layout)
     # On the card, a loss sized from its free memory grows into it (`_card_sized_loss`): the
     # peaks there show it, while what the card must hold (required, the breakdown) does not.
-    on_card = peak if card_gib is None else peak_bytes(job, count, layout, card_gib)
+    on_card = peak
+    if card_gib is not None and comp.sizes_loss_from_free_memory(cjob):
+        on_card = peak_bytes(job, count, layout, card_gib)
     grown = on_card.allocated - peak.allocated, on_card.reserved - peak.reserved
     share = peak.share
-    host = host_ram_bytes(job, component_job(job, count, layout), count, peak.paged_share)
+    host = host_ram_bytes(job, cjob, count, peak.paged_share)
     pool = 0.0
     if card_gib is not None and job.rollout is Rollout.vllm_colocate:
         fraction = job.rollout_memory_fraction
