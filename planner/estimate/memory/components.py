@@ -187,13 +187,19 @@ def kbit_upcasts_shared_weights(job: Job) -> bool:
     )
 
 
+def kbit_unquantised_bytes(job: Job) -> float:
+    """Bytes per weight a bitsandbytes base leaves unquantised (embeddings, norms, fused 3-D
+    experts): 4 where k-bit preparation upcasts them (`kbit_upcasts_shared_weights`), else 2."""
+    return 4.0 if kbit_upcasts_shared_weights(job) else 2.0
+
+
 def shared_weight_bytes(arch: ModelArch, job: Job) -> float:
     """Embeddings, an untied lm_head, norms, routers and a vision tower as held: never
     quantised."""
     if job.method is not Method.qlora or job.quant is None:
         per = base_weight_bytes_per_param(job)
     else:
-        per = 4.0 if kbit_upcasts_shared_weights(job) else 2.0
+        per = kbit_unquantised_bytes(job)
     return (embedding_params(arch) + small_params(arch)) * per
 
 
@@ -235,7 +241,7 @@ def weights_bytes(arch: ModelArch, job: Job) -> float:
         per_weight += job.profile.nf4_extra_bytes_per_weight
     return (
         quantised * per_weight
-        + fused * (4.0 if kbit_upcasts_shared_weights(job) else 2.0)
+        + fused * kbit_unquantised_bytes(job)
         + shared_weight_bytes(arch, job)
         + dequant_buffer_bytes(arch, job)
     )
@@ -288,7 +294,7 @@ def routed_weight_bytes(arch: ModelArch, job: Job) -> float:
     if job.method is not Method.qlora or job.quant is None:
         return arch.routed_expert_params * base_weight_bytes_per_param(job)
     if arch.fused_experts and not job.experts_quantized:
-        return arch.routed_expert_params * (4.0 if kbit_upcasts_shared_weights(job) else 2.0)
+        return arch.routed_expert_params * kbit_unquantised_bytes(job)
     return arch.routed_expert_params * quantised_bytes_per_weight(
         job.quant, job.profile.double_quant
     )
