@@ -504,6 +504,7 @@ def _resolve(spec: JobSpec, arch: ModelArch | None) -> ResolvedJob:
         warned,
         framework,
         experts,
+        version,
     )
     stack_kernel = _stack_loss_kernel(spec, framework, version, model_arch, said)
     if stack_kernel is not None:

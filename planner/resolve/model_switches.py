@@ -101,6 +101,7 @@ def _moe(
     arch: ModelArch,
     num_gpus: int,
     framework: Framework,
+    version: str | None,
     experts: Experts,
     said: list[str],
     warned: list[str],
@@ -146,17 +147,17 @@ def _moe(
         said.append(MODEL_SWITCHES("ep", wanted=wanted, each=each, experts=arch.num_experts))
     elif num_gpus > 1:
         said.append(MODEL_SWITCHES("ep.none"))
-    if wanted == 1 and _runs_expert_loop(spec, framework):
+    if wanted == 1 and _runs_expert_loop(spec, framework, version):
         said.append(MODEL_SWITCHES("expert_loop", stack=stack(framework).name))
     if arch.family in ("gpt-oss", "gpt_oss") and not experts.quantized:
         said.append(MODEL_SWITCHES("gpt_oss_bf16"))
     return wanted
 
 
-def _runs_expert_loop(spec: JobSpec, framework: Framework) -> bool:
+def _runs_expert_loop(spec: JobSpec, framework: Framework, version: str | None) -> bool:
     """Whether the stack's MoE blocks are transformers' eager per-expert loop for this method
     (stack fact `moe_expert_loop`; planner/estimate/throughput.py prices it)."""
-    fact = method_fact(framework, "moe_expert_loop", spec.framework_version, spec.method.value)
+    fact = method_fact(framework, "moe_expert_loop", version, spec.method.value)
     return fact is not None and bool(fact.value)
 
 
@@ -181,13 +182,13 @@ def _vision(
 
 
 def _experts_indexed(
-    spec: JobSpec, arch: ModelArch, framework: Framework, experts: Experts
+    arch: ModelArch, framework: Framework, version: str | None, experts: Experts
 ) -> bool:
     """The stack trains this family's fused 16-bit experts through transformers' indexed
     per-expert loop (stack fact `moe_indexed_experts`; comp.indexed_expert_bytes)."""
     if not arch.fused_experts or experts.quantized:
         return False
-    fact = stack_family_fact(framework, "moe_indexed_experts", spec.framework_version, arch.family)
+    fact = stack_family_fact(framework, "moe_indexed_experts", version, arch.family)
     return fact is not None and fact.value is True and fact.families is not None
 
 
@@ -199,9 +200,12 @@ def resolve_model_switches(
     warned: list[str],
     framework: Framework = Framework.hf,
     experts: Experts | None = None,
+    version: str | None = None,
 ) -> ModelSwitches:
+    """The model's switches (MoE, vision, loss kernel, FP8) at the stack's resolved `version`
+    (the release the job is planned at: catalog.stacks.resolve_version)."""
     experts = experts or Experts(False, False)
-    expert_parallel = _moe(spec, arch, num_gpus, framework, experts, said, warned)
+    expert_parallel = _moe(spec, arch, num_gpus, framework, version, experts, said, warned)
     train, images = _vision(spec, arch, said, warned)
     if spec.loss_kernel is not None:
         said.append(STACKS("loss.stated", kernel=LOSS_KERNEL_WORDS[spec.loss_kernel]))
@@ -213,7 +217,7 @@ def resolve_model_switches(
         experts_quantized=experts.quantized,
         experts_adapted=experts.adapted,
         experts_dequantised_per_layer=experts.dequantised_per_layer,
-        experts_indexed=_experts_indexed(spec, arch, framework, experts),
+        experts_indexed=_experts_indexed(arch, framework, version, experts),
         train_vision_tower=train,
         images_per_sample=images,
         image_tokens=round(images * arch.image_tokens),
